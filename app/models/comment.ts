@@ -1,0 +1,35 @@
+import type { Context } from "../../lib/core/context.ts";
+import { Model, type Action, type Decision } from "../../lib/core/model.ts";
+import { type RelationDeclarations, belongsTo } from "../../lib/core/relations.ts";
+import { Type, type Static } from "../../lib/core/schema.ts";
+import { Post } from "./post.ts";
+import { ownedBy } from "./policy.ts";
+import { User } from "./user.ts";
+
+const schema = Type.Object({
+  uuid: Type.String({ format: "uuid" }),
+  content: Type.String({ minLength: 1, maxLength: 10_000 }),
+  post: Type.String({ minLength: 1 }),
+  author: Type.String({ minLength: 1 }),
+  isEdited: Type.Optional(Type.Boolean()),
+});
+
+export interface Comment extends Static<typeof schema> {}
+
+/**
+ * Comments carry their post and author keys as plain strings (spec 2.3). A comment can only be
+ * written in one's own name, and only its author edits or deletes it.
+ */
+export class Comment extends Model {
+  static override readonly schema = schema;
+  static override readonly relations: RelationDeclarations = {
+    post: belongsTo(() => Post),
+    author: belongsTo(() => User),
+  };
+  static override readonly indexes = [{ name: "by_post", hash: "post", range: "createdAt" }];
+
+  override canAct(ctx: Context, action: Action): Decision {
+    if (action === "read") return true;
+    return ownedBy(ctx, this.author);
+  }
+}

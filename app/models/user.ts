@@ -1,0 +1,39 @@
+import { PasswordBehavior } from "../../lib/core/behaviors/password.ts";
+import type { Context } from "../../lib/core/context.ts";
+import { Model, type Action, type Decision } from "../../lib/core/model.ts";
+import { Type, type Static } from "../../lib/core/schema.ts";
+import { ownedBy, signedIn } from "./policy.ts";
+
+const schema = Type.Object({
+  uuid: Type.String({ format: "uuid" }),
+  username: Type.String({ minLength: 3, maxLength: 64 }),
+  email: Type.String({ format: "email", maxLength: 254 }),
+  name: Type.String({ maxLength: 200 }),
+  bio: Type.Optional(Type.String({ maxLength: 4000 })),
+});
+
+export interface User extends Static<typeof schema> {
+  password: PasswordBehavior;
+}
+
+/**
+ * Public profiles: anyone reads a user, but the email only its owner. A signed-in identity creates
+ * its own profile (its id becomes the uuid) and only it may change or delete it.
+ */
+export class User extends Model {
+  static override readonly schema = schema;
+  static override readonly identity = true;
+  static override readonly behaviors = { password: PasswordBehavior };
+
+  override canAct(ctx: Context, action: Action): Decision {
+    if (action === "read") return true;
+    if (action === "create") return signedIn(ctx);
+    return ownedBy(ctx, this.uuid);
+  }
+
+  override redact(ctx: Context, data: Record<string, unknown>): Record<string, unknown> {
+    if (ctx.getCurrentUserId() === this.uuid) return data;
+    const { email: _hidden, ...rest } = data;
+    return rest;
+  }
+}

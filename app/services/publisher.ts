@@ -1,0 +1,39 @@
+import type { Context } from "../../lib/core/context.ts";
+import type { OperationCall } from "../../lib/core/invoke.ts";
+import type { Decision } from "../../lib/core/model.ts";
+import { Operation } from "../../lib/core/operation.ts";
+import { Type, type Static } from "../../lib/core/schema.ts";
+import { Service } from "../../lib/core/service.ts";
+import { signedIn } from "../models/policy.ts";
+
+const Options = Type.Object({
+  /** Prepended to every published message, e.g. the blog's name. */
+  prefix: Type.String({ default: "Published" }),
+});
+
+const PublishInput = Type.Object({ message: Type.String({ minLength: 1, maxLength: 1000 }) });
+const PublishPostInput = Type.Object({ postId: Type.String({ minLength: 1 }) });
+const PublishPostOutput = Type.Object({ postId: Type.String(), status: Type.String() });
+
+/** Publishing needs a signed-in user; publishing a post goes through the domain (only its author may). */
+export class PublisherService extends Service<Static<typeof Options>> {
+  static override readonly type = "Publisher";
+  static override readonly options = Options;
+
+  override canAct(ctx: Context, _operation: string): Decision {
+    return signedIn(ctx);
+  }
+
+  @Operation({ input: PublishInput, output: Type.String() })
+  async publish({ message }: Static<typeof PublishInput>): Promise<string> {
+    return `${this.options.prefix}: ${message}`;
+  }
+
+  @Operation({ input: PublishPostInput, output: PublishPostOutput })
+  async publishPost({ postId }: Static<typeof PublishPostInput>, { ctx }: OperationCall): Promise<Static<typeof PublishPostOutput>> {
+    const post = this.app.model("Post");
+    if (!post) throw new Error("the Post model is not registered");
+    const { data } = await this.app.domain.patch(ctx, post, { slug: postId }, { status: "published" });
+    return { postId, status: String(data.status) };
+  }
+}

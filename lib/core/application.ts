@@ -1,0 +1,116 @@
+import type { Repository, RepositoryFactory } from "../store/repository.ts";
+import { resolveServices, type ServiceConfig, ConfigurationError } from "./config.ts";
+import { ContinuationSealer } from "./continuation.ts";
+import { Domain } from "./domain.ts";
+import { EventBus } from "./events.ts";
+import type { ModelClass } from "./model.ts";
+import { describeModel, type ModelInfo } from "./model-info.ts";
+import { operationsOf, type OperationDefinition } from "./operation.ts";
+import type { Service, ServiceClass } from "./service.ts";
+
+export interface ApplicationDefinition {
+  name: string;
+  version: string;
+  models: ModelClass[];
+  /** Service classes the configuration may name by `type` (framework ones included). */
+  serviceTypes: ServiceClass[];
+  services: Record<string, ServiceConfig>;
+}
+
+export interface ServiceEntry {
+  name: string;
+  service: Service<unknown>;
+  operations: OperationDefinition[];
+}
+
+/**
+ * Skip non-final models: a class another registered class extends is a base shadowed by the
+ * application's subclass, and only the most derived class is served.
+ */
+export function finalModels(models: readonly ModelClass[]): ModelClass[] {
+  const unique = [...new Set(models)];
+  return unique.filter((candidate) => !unique.some((other) => other !== candidate && Object.prototype.isPrototypeOf.call(candidate, other)));
+}
+
+export class Application {
+  readonly events = new EventBus();
+  readonly domain: Domain;
+  private readonly byName = new Map<string, ModelInfo>();
+  private readonly byPlural = new Map<string, ModelInfo>();
+  private readonly serviceEntries = new Map<string, ServiceEntry>();
+  private readonly repositories = new Map<string, Repository>();
+  private factory: RepositoryFactory | undefined;
+  private sealerInstance: ContinuationSealer | undefined;
+
+  constructor(readonly definition: ApplicationDefinition) {
+    for (const cls of finalModels(definition.models)) {
+      const info = describeModel(cls);
+      const clash = this.byPlural.get(info.plural) ?? this.byName.get(info.name);
+      if (clash) throw new ConfigurationError(`models ${clash.cls.name} and ${cls.name} share the name or route segment '${info.plural}'`);
+      this.byName.set(info.name, info);
+      this.byPlural.set(info.plural, info);
+    }
+    for (const { name, cls, options } of resolveServices(definition.services, definition.serviceTypes)) {
+      const service = new cls(name, options as never);
+      service.app = this;
+      this.serviceEntries.set(name.toLowerCase(), { name, service, operations: operationsOf(cls) });
+    }
+    this.domain = new Domain({ repository: (info) => this.repository(info), sealer: () => this.sealer(), events: this.events });
+  }
+
+  get name(): string {
+    return this.definition.name;
+  }
+
+  get version(): string {
+    return this.definition.version;
+  }
+
+  models(): ModelInfo[] {
+    return [...this.byName.values()];
+  }
+
+  model(name: string): ModelInfo | undefined {
+    return this.byName.get(name);
+  }
+
+  modelByPlural(plural: string): ModelInfo | undefined {
+    return this.byPlural.get(plural.toLowerCase());
+  }
+
+  services(): ServiceEntry[] {
+    return [...this.serviceEntries.values()];
+  }
+
+  service(name: string): ServiceEntry | undefined {
+    return this.serviceEntries.get(name.toLowerCase());
+  }
+
+  /** Chooses where records live (DynamoDB, memory, files); set once at startup by the host. */
+  useStore(factory: RepositoryFactory): this {
+    this.factory = factory;
+    this.repositories.clear();
+    return this;
+  }
+
+  repository(info: ModelInfo): Repository {
+    let repository = this.repositories.get(info.name);
+    if (!repository) {
+      if (!this.factory) throw new Error("no store configured: call app.useStore() at startup");
+      repository = this.factory(info.name, info.table);
+      this.repositories.set(info.name, repository);
+    }
+    return repository;
+  }
+
+  /** Continuation tokens are sealed with the application secret (`APP_SECRET`). */
+  sealer(): ContinuationSealer {
+    if (!this.sealerInstance) {
+      const secret = process.env.APP_SECRET;
+      const local = process.env.IS_OFFLINE === "true" || process.env.NODE_ENV === "test" || process.env.VITEST !== undefined || !process.env.AWS_LAMBDA_FUNCTION_NAME;
+      if (!secret && !local) throw new ConfigurationError("APP_SECRET is not set: it seals continuation tokens and must be a long random string");
+      this.sealerInstance = new ContinuationSealer(secret ?? "local-development-secret-not-for-deployment");
+    }
+    return this.sealerInstance;
+  }
+}

@@ -1,0 +1,54 @@
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { Behavior } from "../behavior.ts";
+
+/**
+ * Passwords are stored as a PHC string (`$scrypt$ln=..,r=..,p=..$salt$hash`) so the cost can be
+ * raised later and old hashes still verify (and can be re-hashed on the next successful login).
+ */
+const DEFAULT_COST = { ln: 15, r: 8, p: 1 };
+const KEY_LENGTH = 32;
+
+function derive(password: string, salt: Buffer, cost: { ln: number; r: number; p: number }): Promise<Buffer> {
+  const options: ScryptOptions = { N: 2 ** cost.ln, r: cost.r, p: cost.p, maxmem: 256 * 2 ** cost.ln * cost.r };
+  return new Promise((resolve, reject) => {
+    scrypt(password.normalize("NFKC"), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)));
+  });
+}
+
+function parse(phc: string): { cost: { ln: number; r: number; p: number }; salt: Buffer; hash: Buffer } | undefined {
+  const match = /^\$scrypt\$ln=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9+/_-]+)\$([A-Za-z0-9+/_-]+)$/.exec(phc);
+  if (!match) return undefined;
+  const [, ln, r, p, salt, hash] = match as unknown as [string, string, string, string, string, string];
+  return {
+    cost: { ln: Number(ln), r: Number(r), p: Number(p) },
+    salt: Buffer.from(salt, "base64url"),
+    hash: Buffer.from(hash, "base64url"),
+  };
+}
+
+export class PasswordBehavior extends Behavior {
+  /** Tests lower the cost to keep suites fast; production keeps the default. */
+  static cost = { ...DEFAULT_COST };
+
+  isSet(): boolean {
+    return typeof this.state.__hash === "string";
+  }
+
+  async set(password: string): Promise<void> {
+    const cost = PasswordBehavior.cost;
+    const salt = randomBytes(16);
+    const hash = await derive(password, salt, cost);
+    this.state.__hash = `$scrypt$ln=${cost.ln},r=${cost.r},p=${cost.p}$${salt.toString("base64url")}$${hash.toString("base64url")}`;
+  }
+
+  async verify(password: string): Promise<boolean> {
+    const stored = typeof this.state.__hash === "string" ? parse(this.state.__hash) : undefined;
+    if (!stored) {
+      // Spend the same time as a real check so that "no password" is not observable.
+      await derive(password, randomBytes(16), PasswordBehavior.cost);
+      return false;
+    }
+    const candidate = await derive(password, stored.salt, stored.cost);
+    return candidate.length === stored.hash.length && timingSafeEqual(candidate, stored.hash);
+  }
+}

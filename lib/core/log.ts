@@ -1,0 +1,39 @@
+/**
+ * Structured logs: one JSON object per line in Lambda (CloudWatch parses it), a readable line in
+ * `serverless offline` and local tools.
+ */
+type Level = "debug" | "info" | "warn" | "error";
+type Fields = Record<string, unknown>;
+
+const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+function threshold(): number {
+  const configured = (process.env.LOG_LEVEL ?? "info").toLowerCase() as Level;
+  return ORDER[configured] ?? ORDER.info;
+}
+
+function readable(): boolean {
+  return process.env.IS_OFFLINE === "true" || process.env.LOG_FORMAT === "pretty";
+}
+
+function write(level: Level, message: string, fields: Fields): void {
+  if (ORDER[level] < threshold()) return;
+  const stream = level === "error" || level === "warn" ? process.stderr : process.stdout;
+  if (readable()) {
+    const extras = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");
+    stream.write(`${level.toUpperCase().padEnd(5)} ${message}${extras ? ` ${extras}` : ""}\n`);
+    return;
+  }
+  stream.write(`${JSON.stringify({ level, time: new Date().toISOString(), message, ...fields })}\n`);
+}
+
+export const log = {
+  debug: (message: string, fields: Fields = {}) => write("debug", message, fields),
+  info: (message: string, fields: Fields = {}) => write("info", message, fields),
+  warn: (message: string, fields: Fields = {}) => write("warn", message, fields),
+  error: (message: string, fields: Fields = {}) => write("error", message, fields),
+};
+
+export function errorFields(error: unknown): Fields {
+  return error instanceof Error ? { error: error.message, errorName: error.name, stack: error.stack } : { error: String(error) };
+}

@@ -1,0 +1,132 @@
+import type { ModelClass, IndexDeclaration, ListLimits } from "./model.ts";
+import { operationsOf, type OperationDefinition } from "./operation.ts";
+import { normalizeRelations, type Relation } from "./relations.ts";
+import { TIMESTAMP_FIELDS, type JsonSchema, type ObjectSchema } from "./schema.ts";
+
+export interface KeyShape {
+  hash: string;
+  range?: string;
+}
+
+export interface TableShape {
+  key: KeyShape;
+  indexes: (IndexDeclaration & KeyShape)[];
+}
+
+/**
+ * Everything the framework derives from a model class, computed once per class. Faces and stores
+ * read this instead of re-deriving field lists (one derivation, no drift).
+ */
+export interface ModelInfo {
+  cls: ModelClass;
+  name: string;
+  plural: string;
+  keyFields: readonly string[];
+  /** The key is a server-generated UUID (the default key). */
+  generatedKey: boolean;
+  schema: ObjectSchema;
+  relations: Record<string, Relation>;
+  behaviors: readonly string[];
+  operations: OperationDefinition[];
+  /** Fields the server owns: timestamps, a generated key, foreign keys taken from the current user. */
+  serverFields: ReadonlySet<string>;
+  /** Schema of a stored record as clients read it: client fields plus server-managed ones. */
+  outputSchema: ObjectSchema;
+  /** Create / full replace input: the client fields, nothing else. */
+  inputSchema: ObjectSchema;
+  /** Patch input: the same fields, none required. */
+  patchSchema: ObjectSchema;
+  table: TableShape;
+  limits: ListLimits;
+}
+
+const cache = new WeakMap<ModelClass, ModelInfo>();
+
+export function pluralize(name: string): string {
+  const lower = name.toLowerCase();
+  if (/[^aeiou]y$/.test(lower)) return `${lower.slice(0, -1)}ies`;
+  if (/(s|x|z|ch|sh)$/.test(lower)) return `${lower}es`;
+  return `${lower}s`;
+}
+
+export function describeModel(cls: ModelClass): ModelInfo {
+  const known = cache.get(cls);
+  if (known) return known;
+  const keyFields = cls.FRAMEWORK_PRIMARY_KEY;
+  if (keyFields.length < 1 || keyFields.length > 2) {
+    throw new Error(`${cls.name}: FRAMEWORK_PRIMARY_KEY must name one or two fields (DynamoDB partition and sort key)`);
+  }
+  const relations = normalizeRelations(cls.relations);
+  const generatedKey = keyFields.length === 1 && keyFields[0] === "uuid";
+  const currentUserFields = Object.values(relations).flatMap((r) => (r.kind === "belongsTo" && r.fromCurrentUser ? [r.field] : []));
+  const serverFields = new Set<string>([...TIMESTAMP_FIELDS, ...currentUserFields, ...(generatedKey ? ["uuid"] : [])]);
+  const behaviors = Object.keys(cls.behaviors);
+
+  for (const field of keyFields) {
+    if (!(field in cls.schema.properties)) throw new Error(`${cls.name}: key field '${field}' is not in the schema`);
+  }
+
+  const clientProperties: Record<string, JsonSchema> = {};
+  for (const [field, schema] of Object.entries(cls.schema.properties)) {
+    if (serverFields.has(field) || behaviors.includes(field) || field.startsWith("__")) continue;
+    clientProperties[field] = schema;
+  }
+  const required = (cls.schema.required ?? []).filter((f) => f in clientProperties);
+  const inputSchema: ObjectSchema = { type: "object", properties: clientProperties, required, additionalProperties: false };
+  const patchSchema: ObjectSchema = { type: "object", properties: clientProperties, additionalProperties: false };
+
+  const outputProperties: Record<string, JsonSchema> = { ...clientProperties };
+  for (const field of keyFields) outputProperties[field] = cls.schema.properties[field] as JsonSchema;
+  for (const field of currentUserFields) outputProperties[field] = { type: "string" };
+  for (const field of TIMESTAMP_FIELDS) outputProperties[field] = { type: "string", format: "date-time" };
+  const outputSchema: ObjectSchema = {
+    type: "object",
+    properties: outputProperties,
+    required: [...new Set([...keyFields, ...(cls.schema.required ?? []).filter((f) => f in outputProperties), ...TIMESTAMP_FIELDS])],
+  };
+
+  const info: ModelInfo = {
+    cls,
+    name: cls.name,
+    plural: cls.plural ?? pluralize(cls.name),
+    keyFields,
+    generatedKey,
+    schema: cls.schema,
+    relations,
+    behaviors,
+    operations: operationsOf(cls),
+    serverFields,
+    outputSchema,
+    inputSchema,
+    patchSchema,
+    table: tableShape(keyFields, relations, cls.indexes),
+    limits: cls.limits,
+  };
+  cache.set(cls, info);
+  return info;
+}
+
+/**
+ * Every belongs-to foreign key gets an index (children of X are a Query, never a Scan), unless the
+ * table's own partition key already is that field; declared indexes add sort orders.
+ */
+function tableShape(keyFields: readonly string[], relations: Record<string, Relation>, declared: readonly IndexDeclaration[]): TableShape {
+  const key: KeyShape = keyFields[1] ? { hash: keyFields[0] as string, range: keyFields[1] } : { hash: keyFields[0] as string };
+  const indexes: TableShape["indexes"] = [...declared];
+  for (const relation of Object.values(relations)) {
+    if (relation.kind !== "belongsTo" || relation.field === key.hash) continue;
+    if (indexes.some((i) => i.hash === relation.field)) continue;
+    indexes.push({ name: `by_${relation.field}`, hash: relation.field, range: key.hash });
+  }
+  return { key, indexes };
+}
+
+export function keyOf(info: ModelInfo, record: Record<string, unknown>): Record<string, string | number> {
+  const key: Record<string, string | number> = {};
+  for (const field of info.keyFields) {
+    const value = record[field];
+    if (typeof value !== "string" && typeof value !== "number") throw new Error(`${info.name}: record has no key field '${field}'`);
+    key[field] = value;
+  }
+  return key;
+}

@@ -1,0 +1,62 @@
+import type { ModelClass } from "./model.ts";
+
+/**
+ * Relations are declared with thunks so that models may refer to each other across modules
+ * whatever the import order.
+ */
+export interface BelongsTo {
+  kind: "belongsTo";
+  target: () => ModelClass;
+  /** The attribute of this model holding the related key (a plain string). */
+  field: string;
+  /** Set by the server from the current user on create (e.g. Post.author); never client input. */
+  fromCurrentUser: boolean;
+}
+
+export interface Contains {
+  kind: "contains";
+  target: () => ModelClass;
+  /** The belongs-to attribute on the child that points back at this model. */
+  field: string;
+}
+
+export interface ManyToMany {
+  kind: "manyToMany";
+  target: () => ModelClass;
+  through: () => ModelClass;
+  /** Attribute of the join model holding this model's key. */
+  from: string;
+  /** Attribute of the join model holding the target's key. */
+  to: string;
+}
+
+export type Relation = BelongsTo | Contains | ManyToMany;
+
+export function belongsTo(
+  target: () => ModelClass,
+  options: { field?: string; fromCurrentUser?: boolean } = {},
+): Omit<BelongsTo, "field"> & { field?: string } {
+  return { kind: "belongsTo", target, field: options.field, fromCurrentUser: options.fromCurrentUser ?? false };
+}
+
+export function contains(target: () => ModelClass, field: string): Contains {
+  return { kind: "contains", target, field };
+}
+
+export function manyToMany(
+  target: () => ModelClass,
+  options: { through: () => ModelClass; from: string; to: string },
+): ManyToMany {
+  return { kind: "manyToMany", target, ...options };
+}
+
+export type RelationDeclarations = Record<string, Relation | (Omit<BelongsTo, "field"> & { field?: string })>;
+
+/** Resolves defaults (a belongs-to's attribute is named after the relation unless told otherwise). */
+export function normalizeRelations(declared: RelationDeclarations): Record<string, Relation> {
+  const out: Record<string, Relation> = {};
+  for (const [name, relation] of Object.entries(declared)) {
+    out[name] = relation.kind === "belongsTo" ? { ...relation, field: relation.field ?? name } : relation;
+  }
+  return out;
+}

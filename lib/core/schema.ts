@@ -1,0 +1,32 @@
+/**
+ * Models declare their fields with TypeBox: the builder's output *is* JSON Schema (the single
+ * source for validation, GraphQL and OpenAPI) and gives static types for free.
+ */
+export { Type } from "@sinclair/typebox";
+export type { Static, TObject, TSchema, TProperties } from "@sinclair/typebox";
+
+/** The JSON Schema subset the framework reads when it derives validators, GraphQL types and OpenAPI. */
+export interface JsonSchema {
+  type?: string | string[];
+  format?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  additionalProperties?: boolean | JsonSchema;
+  description?: string;
+  [keyword: string]: unknown;
+}
+
+export interface ObjectSchema extends JsonSchema {
+  type: "object";
+  properties: Record<string, JsonSchema>;
+}
+
+/** Server-managed timestamps every stored model carries; never accepted from a client. */
+export const TIMESTAMP_FIELDS = ["createdAt", "updatedAt"] as const;
+
+/** The record version that backs ETags and conditional writes. */
+export const VERSION_FIELD = "__version";

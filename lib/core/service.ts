@@ -1,0 +1,37 @@
+import type { TObject } from "@sinclair/typebox";
+import type { Application } from "./application.ts";
+import type { Context } from "./context.ts";
+import type { Decision } from "./model.ts";
+
+/**
+ * A service bean: configured under a name in the application configuration by its `type`, with
+ * options checked against its `options` schema when the application starts. Its operations are
+ * exposed like model operations; its `canAct` denies by default.
+ */
+export class Service<Options = Record<string, unknown>> {
+  /** The configuration `type`; matched case-insensitively, with or without a namespace. */
+  static readonly type: string = "Service";
+  static readonly options: TObject | undefined = undefined;
+
+  /** Set by the application right after construction, before any operation runs. */
+  app!: Application;
+
+  constructor(
+    readonly name: string,
+    readonly options: Options,
+  ) {}
+
+  canAct(_ctx: Context, _operation: string): Decision {
+    return "no policy declared";
+  }
+}
+
+export type ServiceClass = (new (name: string, options: never) => Service<unknown>) & {
+  readonly type: string;
+  readonly options: TObject | undefined;
+};
+
+/** `Framework/GraphQLService`, `Webda/GraphQLService` and `GraphQLService` name the same type. */
+export function normalizeTypeName(type: string): string {
+  return type.slice(type.lastIndexOf("/") + 1).toLowerCase();
+}

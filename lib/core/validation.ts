@@ -1,0 +1,63 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import addFormatsModule, { type FormatsPlugin } from "ajv-formats";
+import { ValidationError, type FieldError } from "./errors.ts";
+import type { JsonSchema } from "./schema.ts";
+
+// ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
+const loaded = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
+const addFormats: FormatsPlugin = loaded.default ?? loaded;
+
+const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, verbose: true });
+addFormats(ajv);
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function compile(schema: JsonSchema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+/** ajv reports the parent for a missing or extra property; clients want the property's own pointer. */
+export function toFieldError(error: ErrorObject): FieldError {
+  const params = error.params as { missingProperty?: string; additionalProperty?: string };
+  if (error.keyword === "required" && params.missingProperty !== undefined) {
+    return { path: `${error.instancePath}/${escapePointer(params.missingProperty)}`, message: "is required" };
+  }
+  if (error.keyword === "additionalProperties" && params.additionalProperty !== undefined) {
+    return { path: `${error.instancePath}/${escapePointer(params.additionalProperty)}`, message: "is not an allowed field" };
+  }
+  return { path: error.instancePath || "/", message: error.message ?? "is invalid" };
+}
+
+/** Validates and throws one ValidationError listing every problem (not just the first). */
+export function assertValid(schema: JsonSchema, value: unknown, message = "Validation failed"): void {
+  const validate = compile(schema);
+  if (validate(value)) return;
+  const seen = new Set<string>();
+  const errors: FieldError[] = [];
+  for (const error of validate.errors ?? []) {
+    // A union (e.g. an enum of literals) reports one error per branch plus its own: keep it short.
+    if (error.keyword === "const" || error.keyword === "type" && error.schemaPath.includes("anyOf")) continue;
+    const field = error.keyword === "anyOf" ? { path: error.instancePath || "/", message: describeUnion(error) } : toFieldError(error);
+    const id = `${field.path} ${field.message}`;
+    if (!seen.has(id)) errors.push(field);
+    seen.add(id);
+  }
+  throw new ValidationError(errors.length > 0 ? errors : [{ path: "/", message: "is invalid" }], message);
+}
+
+function describeUnion(error: ErrorObject): string {
+  const branches = (error.parentSchema as JsonSchema | undefined)?.anyOf ?? [];
+  const literals = branches.map((b) => b.const).filter((c): c is string | number => typeof c === "string" || typeof c === "number");
+  return literals.length === branches.length && literals.length > 0
+    ? `must be one of ${literals.map((l) => JSON.stringify(l)).join(", ")}`
+    : "must match one of the allowed shapes";
+}

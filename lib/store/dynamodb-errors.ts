@@ -1,0 +1,28 @@
+import { ConflictError, NotFoundError, PreconditionFailedError, ThrottledError } from "../core/errors.ts";
+import type { Item } from "./repository.ts";
+
+const THROTTLING = new Set([
+  "ProvisionedThroughputExceededException",
+  "ThrottlingException",
+  "RequestLimitExceeded",
+  "LimitExceededException",
+]);
+
+export function isConditionFailure(error: unknown): error is Error & { Item?: Item } {
+  return error instanceof Error && error.name === "ConditionalCheckFailedException";
+}
+
+/**
+ * A failed guard tells apart "not there" from "changed by someone else" through the old item that
+ * DynamoDB returns with the failure (ReturnValuesOnConditionCheckFailure).
+ */
+export function guardFailure(error: Error & { Item?: Item }, kind: "create" | "update"): Error {
+  if (kind === "create") return new ConflictError("A record with this key already exists");
+  return error.Item ? new PreconditionFailedError() : new NotFoundError();
+}
+
+/** The SDK already retried with backoff; what is still throttled becomes a 429 for the client. */
+export function mapDynamoError(error: unknown): unknown {
+  if (error instanceof Error && THROTTLING.has(error.name)) return new ThrottledError(1, "The database is busy, retry shortly");
+  return error;
+}

@@ -1,0 +1,245 @@
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from "@aws-sdk/lib-dynamodb";
+import { PreconditionFailedError } from "../core/errors.ts";
+import type { TableShape } from "../core/model-info.ts";
+import { VERSION_FIELD } from "../core/schema.ts";
+import { evaluate, planDynamoQuery, type Expression } from "../query/index.ts";
+import { guardFailure, isConditionFailure, mapDynamoError } from "./dynamodb-errors.ts";
+import { cursorOf, keyFieldsOf, pickKey } from "./keys.ts";
+import type { Item, Key, ListRequest, Page, Repository, WriteOptions } from "./repository.ts";
+
+const BATCH_GET_MAX = 100;
+const REPLACE_ATTEMPTS = 5;
+/** DynamoDB's own per-request page cap; we grow towards it when a filter rejects most items. */
+const MAX_PAGE = 1000;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export class DynamoRepository implements Repository {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    readonly table: TableShape,
+  ) {}
+
+  private guard(options?: WriteOptions): { condition: string; names: Record<string, string>; values: Record<string, unknown> } {
+    const names: Record<string, string> = { "#k": this.table.key.hash };
+    if (options?.expectedVersion === undefined) return { condition: "attribute_exists(#k)", names, values: {} };
+    return {
+      condition: "attribute_exists(#k) AND #ver = :expected",
+      names: { ...names, "#ver": VERSION_FIELD },
+      values: { ":expected": options.expectedVersion },
+    };
+  }
+
+  private async run<T>(work: () => Promise<T>, kind: "create" | "update" = "update"): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (isConditionFailure(error)) throw guardFailure(error, kind);
+      throw mapDynamoError(error);
+    }
+  }
+
+  async get(key: Key): Promise<Item | undefined> {
+    return this.run(async () => {
+      const result = await this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }));
+      return result.Item;
+    });
+  }
+
+  async getMany(keys: Key[]): Promise<Item[]> {
+    const found: Item[] = [];
+    for (let i = 0; i < keys.length; i += BATCH_GET_MAX) {
+      let pending: Key[] | undefined = keys.slice(i, i + BATCH_GET_MAX);
+      for (let attempt = 0; pending && pending.length > 0; attempt++) {
+        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
+        const request: Key[] = pending;
+        const result = await this.run(() =>
+          this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: request, ConsistentRead: true } } })),
+        );
+        found.push(...(result.Responses?.[this.tableName] ?? []));
+        pending = result.UnprocessedKeys?.[this.tableName]?.Keys as Key[] | undefined;
+      }
+    }
+    return found;
+  }
+
+  async create(item: Item): Promise<Item> {
+    const stored = { ...item, [VERSION_FIELD]: 1 };
+    await this.run(
+      () =>
+        this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: stored,
+            ConditionExpression: "attribute_not_exists(#k)",
+            ExpressionAttributeNames: { "#k": this.table.key.hash },
+          }),
+        ),
+      "create",
+    );
+    return stored;
+  }
+
+  /**
+   * A put conditional on the version it replaces: with `expectedVersion` once, without it re-read
+   * and retried so that a concurrent write is never silently overwritten by a stale base.
+   */
+  async replace(key: Key, item: Item, options?: WriteOptions): Promise<Item> {
+    for (let attempt = 0; ; attempt++) {
+      const base = options?.expectedVersion ?? ((await this.get(key))?.[VERSION_FIELD] as number | undefined);
+      const stored = { ...item, ...key, [VERSION_FIELD]: (base ?? 0) + 1 };
+      const guard = this.guard({ expectedVersion: base ?? 0 });
+      try {
+        await this.run(() =>
+          this.client.send(
+            new PutCommand({
+              TableName: this.tableName,
+              Item: stored,
+              ConditionExpression: guard.condition,
+              ExpressionAttributeNames: guard.names,
+              ExpressionAttributeValues: guard.values,
+              ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+            }),
+          ),
+        );
+        return stored;
+      } catch (error) {
+        const retry = error instanceof PreconditionFailedError && options?.expectedVersion === undefined && attempt < REPLACE_ATTEMPTS;
+        if (!retry) throw error;
+      }
+    }
+  }
+
+  async patch(key: Key, set: Item, remove: string[], options?: WriteOptions): Promise<Item> {
+    const guard = this.guard(options);
+    const names: Record<string, string> = { ...guard.names, "#ver": VERSION_FIELD };
+    const values: Record<string, unknown> = { ...guard.values, ":one": 1 };
+    const keyFields = new Set(keyFieldsOf(this.table));
+    const assignments: string[] = [];
+    const removals: string[] = [];
+    let n = 0;
+    for (const [field, value] of Object.entries(set)) {
+      if (keyFields.has(field) || field === VERSION_FIELD || value === undefined) continue;
+      names[`#f${n}`] = field;
+      values[`:f${n}`] = value;
+      assignments.push(`#f${n} = :f${n}`);
+      n++;
+    }
+    for (const field of remove) {
+      if (keyFields.has(field)) continue;
+      names[`#f${n}`] = field;
+      removals.push(`#f${n}`);
+      n++;
+    }
+    assignments.push("#ver = #ver + :one");
+    const update = `SET ${assignments.join(", ")}${removals.length > 0 ? ` REMOVE ${removals.join(", ")}` : ""}`;
+    const result = await this.run(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: update,
+          ConditionExpression: guard.condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: "ALL_NEW",
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+        }),
+      ),
+    );
+    return result.Attributes as Item;
+  }
+
+  async delete(key: Key, options?: WriteOptions): Promise<Item> {
+    const guard = this.guard(options);
+    const result = await this.run(() =>
+      this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: key,
+          ConditionExpression: guard.condition,
+          ExpressionAttributeNames: guard.names,
+          ...(Object.keys(guard.values).length > 0 ? { ExpressionAttributeValues: guard.values } : {}),
+          ReturnValues: "ALL_OLD",
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+        }),
+      ),
+    );
+    return result.Attributes as Item;
+  }
+
+  /**
+   * Reads until the page holds `limit` accepted records plus one look-ahead (so that `next` is set
+   * exactly when more exist), growing the read size when the filter rejects most of what it reads.
+   */
+  async list(request: ListRequest): Promise<Page> {
+    const where = request.where as Expression | undefined;
+    const plan = planDynamoQuery({ ...(where ? { where } : {}), orderBy: request.orderBy ?? [] }, this.table);
+    const index = plan.kind === "query" && plan.indexName ? this.table.indexes.find((i) => i.name === plan.indexName) : undefined;
+    const cursorFields = [...new Set([...keyFieldsOf(this.table), ...(index ? [index.hash, ...(index.range ? [index.range] : [])] : [])])];
+    const items: Item[] = [];
+    let startKey: Record<string, unknown> | undefined = request.after;
+    let pageSize = Math.min(MAX_PAGE, request.limit + 1);
+    let more = false;
+    const hasValues = Object.keys(plan.values).length > 0;
+    const hasNames = Object.keys(plan.names).length > 0;
+    do {
+      const common = {
+        TableName: this.tableName,
+        Limit: pageSize,
+        ExclusiveStartKey: startKey,
+        ...(plan.filterExpression ? { FilterExpression: plan.filterExpression } : {}),
+        ...(hasNames ? { ExpressionAttributeNames: plan.names } : {}),
+        ...(hasValues ? { ExpressionAttributeValues: plan.values } : {}),
+      };
+      const result = await this.run(() =>
+        plan.kind === "query"
+          ? this.client.send(
+              new QueryCommand({
+                ...common,
+                ...(plan.indexName ? { IndexName: plan.indexName } : {}),
+                KeyConditionExpression: plan.keyCondition,
+                ScanIndexForward: plan.scanForward,
+              }),
+            )
+          : this.client.send(new ScanCommand(common)),
+      );
+      const rows = result.Items ?? [];
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i] as Item;
+        if (plan.residual && !evaluate(plan.residual, row)) continue;
+        if (request.accept && !request.accept(row)) continue;
+        if (items.length === request.limit) {
+          more = true;
+          break;
+        }
+        items.push(row);
+      }
+      startKey = result.LastEvaluatedKey;
+      pageSize = Math.min(MAX_PAGE, pageSize * 2);
+    } while (!more && startKey);
+    const last = items[items.length - 1];
+    return more && last ? { items, next: cursorOf(last, cursorFields) } : { items };
+  }
+
+  async clear(): Promise<void> {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey }));
+      await Promise.all((page.Items ?? []).map((item) => this.client.send(new DeleteCommand({ TableName: this.tableName, Key: pickKey(this.table, item) }))));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  }
+}

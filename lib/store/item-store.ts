@@ -1,0 +1,138 @@
+import { ConflictError, NotFoundError, PreconditionFailedError } from "../core/errors.ts";
+import type { TableShape } from "../core/model-info.ts";
+import { VERSION_FIELD } from "../core/schema.ts";
+import { evaluate, type Expression } from "../query/index.ts";
+import { compareValues, cursorOf, keyFieldsOf, keyString, pickKey } from "./keys.ts";
+import type { Item, Key, ListRequest, OrderTerm, Page, Repository, WriteOptions } from "./repository.ts";
+
+/**
+ * The part shared by stores that hold whole items by key (memory, file): conditional writes and
+ * filtered, ordered, resumable listing. Subclasses only load, save and enumerate items.
+ */
+export abstract class ItemStore implements Repository {
+  /** Serialises writes per key so that a read-check-write is atomic within this process. */
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(readonly table: TableShape) {}
+
+  protected abstract load(id: string): Promise<Item | undefined>;
+  protected abstract save(id: string, item: Item): Promise<void>;
+  protected abstract remove(id: string): Promise<void>;
+  protected abstract all(): Promise<Item[]>;
+  abstract clear(): Promise<void>;
+
+  private id(key: Key): string {
+    return keyString(this.table, key);
+  }
+
+  private async exclusive<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(id) ?? Promise.resolve();
+    const run = previous.then(work, work);
+    const settled = run.catch(() => undefined);
+    this.locks.set(id, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(id) === settled) this.locks.delete(id);
+    }
+  }
+
+  private current(id: string, options: WriteOptions | undefined): Promise<Item> {
+    return this.load(id).then((stored) => {
+      if (!stored) throw new NotFoundError();
+      if (options?.expectedVersion !== undefined && stored[VERSION_FIELD] !== options.expectedVersion) {
+        throw new PreconditionFailedError();
+      }
+      return stored;
+    });
+  }
+
+  async get(key: Key): Promise<Item | undefined> {
+    return this.load(this.id(key));
+  }
+
+  async getMany(keys: Key[]): Promise<Item[]> {
+    const found = await Promise.all(keys.map((k) => this.get(k)));
+    return found.filter((i): i is Item => i !== undefined);
+  }
+
+  create(item: Item): Promise<Item> {
+    const id = this.id(pickKey(this.table, item));
+    return this.exclusive(id, async () => {
+      if (await this.load(id)) throw new ConflictError("A record with this key already exists");
+      const stored = { ...structuredClone(item), [VERSION_FIELD]: 1 };
+      await this.save(id, stored);
+      return structuredClone(stored);
+    });
+  }
+
+  replace(key: Key, item: Item, options?: WriteOptions): Promise<Item> {
+    const id = this.id(key);
+    return this.exclusive(id, async () => {
+      const stored = await this.current(id, options);
+      const next = { ...structuredClone(item), ...key, [VERSION_FIELD]: (stored[VERSION_FIELD] as number) + 1 };
+      await this.save(id, next);
+      return structuredClone(next);
+    });
+  }
+
+  patch(key: Key, set: Item, remove: string[], options?: WriteOptions): Promise<Item> {
+    const id = this.id(key);
+    return this.exclusive(id, async () => {
+      const stored = await this.current(id, options);
+      const next: Item = { ...stored, ...structuredClone(set), ...key, [VERSION_FIELD]: (stored[VERSION_FIELD] as number) + 1 };
+      for (const field of remove) delete next[field];
+      await this.save(id, next);
+      return structuredClone(next);
+    });
+  }
+
+  delete(key: Key, options?: WriteOptions): Promise<Item> {
+    const id = this.id(key);
+    return this.exclusive(id, async () => {
+      const stored = await this.current(id, options);
+      await this.remove(id);
+      return stored;
+    });
+  }
+
+  async list(request: ListRequest): Promise<Page> {
+    const order = this.orderFor(request.orderBy);
+    const compare = (a: Item, b: Item): number => {
+      for (const term of order) {
+        const c = compareValues(a[term.field], b[term.field]);
+        if (c !== 0) return term.direction === "ASC" ? c : -c;
+      }
+      return 0;
+    };
+    const where = request.where as Expression | undefined;
+    const rows = (await this.all()).filter((item) => !where || evaluate(where, item)).sort(compare);
+    const after = request.after;
+    let start = 0;
+    if (after) {
+      const marker: Item = { ...after };
+      while (start < rows.length && compare(rows[start] as Item, marker) <= 0) start++;
+    }
+    const items: Item[] = [];
+    let next: Page["next"];
+    for (let i = start; i < rows.length; i++) {
+      const row = rows[i] as Item;
+      if (request.accept && !request.accept(row)) continue;
+      if (items.length === request.limit) {
+        next = cursorOf(items[items.length - 1] as Item, order.map((t) => t.field));
+        break;
+      }
+      items.push(row);
+    }
+    return next ? { items, next } : { items };
+  }
+
+  /** The requested order, then the key, so that every position (and so every cursor) is unique. */
+  private orderFor(orderBy: OrderTerm[] | undefined): OrderTerm[] {
+    const terms = [...(orderBy ?? [])];
+    for (const field of keyFieldsOf(this.table)) {
+      if (!terms.some((t) => t.field === field)) terms.push({ field, direction: terms[0]?.direction ?? "ASC" });
+    }
+    return terms;
+  }
+}

@@ -1,0 +1,41 @@
+import type { TableShape } from "../core/model-info.ts";
+import type { Cursor, Item, Key, KeyValue } from "./repository.ts";
+
+export function keyFieldsOf(table: TableShape): string[] {
+  return table.key.range ? [table.key.hash, table.key.range] : [table.key.hash];
+}
+
+export function pickKey(table: TableShape, item: Item): Key {
+  const key: Key = {};
+  for (const field of keyFieldsOf(table)) {
+    const value = item[field];
+    if (typeof value !== "string" && typeof value !== "number") throw new Error(`item has no key attribute '${field}'`);
+    key[field] = value;
+  }
+  return key;
+}
+
+/** A stable string for a key, usable as a map key or (encoded) as a file name. */
+export function keyString(table: TableShape, key: Key): string {
+  return JSON.stringify(keyFieldsOf(table).map((f) => key[f] ?? null));
+}
+
+/** Compares two attribute values the way DynamoDB orders keys: numbers numerically, strings by code unit. */
+export function compareValues(a: unknown, b: unknown): number {
+  if (a === b) return 0;
+  if (a === undefined || a === null) return -1;
+  if (b === undefined || b === null) return 1;
+  if (typeof a === "number" && typeof b === "number") return a - b;
+  const sa = String(a);
+  const sb = String(b);
+  return sa < sb ? -1 : sa > sb ? 1 : 0;
+}
+
+export function cursorOf(item: Item, fields: string[]): Cursor {
+  const cursor: Cursor = {};
+  for (const field of fields) {
+    const value = item[field];
+    if (typeof value === "string" || typeof value === "number") cursor[field] = value as KeyValue;
+  }
+  return cursor;
+}

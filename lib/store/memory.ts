@@ -1,0 +1,33 @@
+import type { TableShape } from "../core/model-info.ts";
+import { ItemStore } from "./item-store.ts";
+import type { Item } from "./repository.ts";
+
+/** Items in a Map, deep-copied in and out so callers never share state with the store. */
+export class MemoryRepository extends ItemStore {
+  private readonly items = new Map<string, Item>();
+
+  constructor(table: TableShape) {
+    super(table);
+  }
+
+  protected async load(id: string): Promise<Item | undefined> {
+    const item = this.items.get(id);
+    return item && structuredClone(item);
+  }
+
+  protected async save(id: string, item: Item): Promise<void> {
+    this.items.set(id, structuredClone(item));
+  }
+
+  protected async remove(id: string): Promise<void> {
+    this.items.delete(id);
+  }
+
+  protected async all(): Promise<Item[]> {
+    return [...this.items.values()];
+  }
+
+  async clear(): Promise<void> {
+    this.items.clear();
+  }
+}

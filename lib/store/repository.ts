@@ -1,0 +1,64 @@
+import type { TableShape } from "../core/model-info.ts";
+
+export type KeyValue = string | number;
+export type Key = Record<string, KeyValue>;
+export type Item = Record<string, unknown>;
+
+/** Where to resume a read: the key attributes (table and index) of the last record returned. */
+export type Cursor = Record<string, KeyValue>;
+
+export interface OrderTerm {
+  field: string;
+  direction: "ASC" | "DESC";
+}
+
+/**
+ * The filter and order a store needs. `where` is the query language's expression; it stays
+ * `unknown`-typed here so that the store contract does not depend on the parser's internals.
+ */
+export interface ListRequest<Where = unknown> {
+  where?: Where;
+  orderBy?: OrderTerm[];
+  limit: number;
+  after?: Cursor;
+  /** Read permission: records it refuses are skipped and the page is filled from further reads. */
+  accept?: (item: Item) => boolean;
+}
+
+export interface Page {
+  items: Item[];
+  /** Present exactly when more matching records exist after the last item. */
+  next?: Cursor;
+}
+
+export interface WriteOptions {
+  /** Optimistic concurrency: the write happens only if the stored `__version` equals this. */
+  expectedVersion?: number;
+}
+
+/** A read or write the store refused because the data did not match its guard. */
+export type StoreGuard = "exists" | "missing" | "version";
+
+/**
+ * One contract, three implementations (DynamoDB, memory, file) held together by one shared test
+ * suite. Every stored item carries `__version`, which each write increments.
+ */
+export interface Repository {
+  readonly table: TableShape;
+  get(key: Key): Promise<Item | undefined>;
+  /** Missing keys are simply absent from the result; order is not guaranteed. */
+  getMany(keys: Key[]): Promise<Item[]>;
+  /** Fails with ConflictError when the key exists: a create never overwrites. */
+  create(item: Item): Promise<Item>;
+  /** Full replace. NotFoundError when missing, PreconditionFailedError on a stale version. */
+  replace(key: Key, item: Item, options?: WriteOptions): Promise<Item>;
+  /** Writes only the given attributes (and removes the listed ones); others are left untouched. */
+  patch(key: Key, set: Item, remove: string[], options?: WriteOptions): Promise<Item>;
+  /** Returns the deleted item. NotFoundError when missing, PreconditionFailedError on a stale version. */
+  delete(key: Key, options?: WriteOptions): Promise<Item>;
+  list(request: ListRequest): Promise<Page>;
+  /** Removes everything: for tests and local seeding only. */
+  clear(): Promise<void>;
+}
+
+export type RepositoryFactory = (modelName: string, table: TableShape) => Repository;

@@ -1,0 +1,127 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { ConflictError, NotFoundError, PreconditionFailedError } from "../../lib/core/errors.ts";
+import type { TableShape } from "../../lib/core/model-info.ts";
+import { parseFilter } from "../../lib/query/index.ts";
+import type { Item, Repository } from "../../lib/store/repository.ts";
+
+/** Tables every implementation is checked on: a single key, and a composite key with an index. */
+export const SINGLE: TableShape = { key: { hash: "id" }, indexes: [{ name: "by_group", hash: "group", range: "rank" }] };
+export const COMPOSITE: TableShape = { key: { hash: "owner", range: "name" }, indexes: [{ name: "by_name", hash: "name", range: "owner" }] };
+
+/** Reads every page of a listing and joins them. */
+export async function readAll(repository: Repository, request: Omit<Parameters<Repository["list"]>[0], "after">): Promise<Item[]> {
+  const all: Item[] = [];
+  let after: Record<string, string | number> | undefined;
+  for (let pages = 0; pages < 10_000; pages++) {
+    const page = await repository.list({ ...request, ...(after ? { after } : {}) });
+    all.push(...page.items);
+    if (!page.next) return all;
+    expect(page.items.length).toBe(request.limit);
+    after = page.next;
+  }
+  throw new Error("pagination did not end");
+}
+
+/**
+ * The one contract of every store. Each implementation runs this suite, so they cannot drift.
+ */
+export function repositoryContract(name: string, make: (table: TableShape) => Promise<Repository>): void {
+  describe(`${name} repository contract`, () => {
+    let single: Repository;
+    let composite: Repository;
+
+    beforeEach(async () => {
+      single = await make(SINGLE);
+      composite = await make(COMPOSITE);
+      await single.clear();
+      await composite.clear();
+    });
+
+    it("creates with version 1 and refuses to overwrite an existing key", async () => {
+      const created = await single.create({ id: "a", group: "g", rank: 1, nested: { x: [1, 2] } });
+      expect(created.__version).toBe(1);
+      await expect(single.create({ id: "a", group: "other", rank: 2 })).rejects.toBeInstanceOf(ConflictError);
+      expect(await single.get({ id: "a" })).toEqual({ id: "a", group: "g", rank: 1, nested: { x: [1, 2] }, __version: 1 });
+    });
+
+    it("returns undefined for a missing key and keeps composite keys apart", async () => {
+      expect(await single.get({ id: "nope" })).toBeUndefined();
+      await composite.create({ owner: "u1", name: "n1", v: 1 });
+      await composite.create({ owner: "u1", name: "n2", v: 2 });
+      await composite.create({ owner: "u2", name: "n1", v: 3 });
+      expect((await composite.get({ owner: "u2", name: "n1" }))?.v).toBe(3);
+      const many = await composite.getMany([{ owner: "u1", name: "n2" }, { owner: "u9", name: "n9" }, { owner: "u1", name: "n1" }]);
+      expect(many.map((i) => i.v).sort()).toEqual([1, 2]);
+    });
+
+    it("replaces a whole item, bumping the version, and checks the expected version", async () => {
+      await single.create({ id: "a", group: "g", rank: 1, drop: true });
+      const replaced = await single.replace({ id: "a" }, { id: "a", group: "h", rank: 2 }, { expectedVersion: 1 });
+      expect(replaced).toEqual({ id: "a", group: "h", rank: 2, __version: 2 });
+      expect(await single.get({ id: "a" })).toEqual(replaced);
+      await expect(single.replace({ id: "a" }, { id: "a", group: "x", rank: 3 }, { expectedVersion: 1 })).rejects.toBeInstanceOf(PreconditionFailedError);
+      await expect(single.replace({ id: "zz" }, { id: "zz", group: "x", rank: 3 })).rejects.toBeInstanceOf(NotFoundError);
+      expect((await single.get({ id: "a" }))?.group).toBe("h");
+    });
+
+    it("patches only the given attributes and removes the listed ones", async () => {
+      await single.create({ id: "a", group: "g", rank: 1, keep: "k", gone: "x" });
+      const patched = await single.patch({ id: "a" }, { rank: 5, added: { deep: true } }, ["gone"]);
+      expect(patched).toEqual({ id: "a", group: "g", rank: 5, keep: "k", added: { deep: true }, __version: 2 });
+      await expect(single.patch({ id: "a" }, { rank: 6 }, [], { expectedVersion: 1 })).rejects.toBeInstanceOf(PreconditionFailedError);
+      await expect(single.patch({ id: "missing" }, { rank: 6 }, [])).rejects.toBeInstanceOf(NotFoundError);
+      expect(await single.get({ id: "missing" })).toBeUndefined();
+    });
+
+    it("keeps every one of 50 concurrent patches of distinct attributes", async () => {
+      await single.create({ id: "hot", group: "g", rank: 0 });
+      await Promise.all(Array.from({ length: 50 }, (_, i) => single.patch({ id: "hot" }, { [`f${i}`]: i }, [])));
+      const item = await single.get({ id: "hot" });
+      for (let i = 0; i < 50; i++) expect(item?.[`f${i}`]).toBe(i);
+      expect(item?.__version).toBe(51);
+    });
+
+    it("deletes, returning the old item, with an optional version guard", async () => {
+      await single.create({ id: "a", group: "g", rank: 1 });
+      await expect(single.delete({ id: "a" }, { expectedVersion: 7 })).rejects.toBeInstanceOf(PreconditionFailedError);
+      expect((await single.delete({ id: "a" }, { expectedVersion: 1 })).group).toBe("g");
+      await expect(single.delete({ id: "a" })).rejects.toBeInstanceOf(NotFoundError);
+    });
+
+    it("lists every item exactly once across pages, at any page size", async () => {
+      await Promise.all(Array.from({ length: 23 }, (_, i) => single.create({ id: `i${String(i).padStart(2, "0")}`, group: i % 2 ? "odd" : "even", rank: i })));
+      for (const limit of [1, 4, 23, 50]) {
+        const all = await readAll(single, { limit });
+        expect(all.map((i) => i.id).sort()).toEqual(Array.from({ length: 23 }, (_, i) => `i${String(i).padStart(2, "0")}`));
+      }
+    });
+
+    it("never returns a short page while matches remain, with a filter and a permission check", async () => {
+      await Promise.all(Array.from({ length: 60 }, (_, i) => single.create({ id: `r${i}`, group: "g", rank: i, secret: i % 3 === 0 })));
+      const where = parseFilter("rank >= 10");
+      const accept = (item: Item) => item.secret !== true;
+      const all = await readAll(single, { where, limit: 7, accept });
+      const expected = Array.from({ length: 60 }, (_, i) => i).filter((i) => i >= 10 && i % 3 !== 0);
+      expect(all.map((i) => i.rank).sort((a, b) => Number(a) - Number(b))).toEqual(expected);
+    });
+
+    it("serves an index order and resumes exactly after the last item", async () => {
+      await Promise.all(Array.from({ length: 12 }, (_, i) => single.create({ id: `o${i}`, group: i < 8 ? "a" : "b", rank: (i * 7) % 12 })));
+      const where = parseFilter("group = 'a'");
+      const asc = await readAll(single, { where, orderBy: [{ field: "rank", direction: "ASC" }], limit: 3 });
+      const ranksA = Array.from({ length: 8 }, (_, i) => (i * 7) % 12).sort((x, y) => x - y);
+      expect(asc.map((i) => i.rank)).toEqual(ranksA);
+      const desc = await readAll(single, { where, orderBy: [{ field: "rank", direction: "DESC" }], limit: 5 });
+      expect(desc.map((i) => i.rank)).toEqual([...ranksA].reverse());
+    });
+
+    it("lists a composite-key table by its sort key within one partition", async () => {
+      await Promise.all(["c", "a", "b"].map((n) => composite.create({ owner: "me", name: n })));
+      await composite.create({ owner: "you", name: "a" });
+      const mine = await readAll(composite, { where: parseFilter("owner = 'me'"), orderBy: [{ field: "name", direction: "ASC" }], limit: 2 });
+      expect(mine.map((i) => i.name)).toEqual(["a", "b", "c"]);
+      const byName = await readAll(composite, { where: parseFilter("name = 'a'"), limit: 1 });
+      expect(byName.map((i) => i.owner).sort()).toEqual(["me", "you"]);
+    });
+  });
+}

@@ -1,0 +1,4 @@
+import { MemoryRepository } from "../../lib/store/memory.ts";
+import { repositoryContract } from "./contract.ts";
+
+repositoryContract("memory", async (table) => new MemoryRepository(table));
