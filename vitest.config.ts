@@ -1,5 +1,8 @@
 import { defineConfig } from "vitest/config";
 
+// Lambda runs Node 22; the SDK's notice about Node 20 support is noise in local test output.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+
 export default defineConfig({
   test: {
     include: ["lib/**/*.test.ts", "test/**/*.test.ts", "functions/**/*.test.ts", "app/**/*.test.ts"],

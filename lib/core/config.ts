@@ -1,5 +1,5 @@
-import { Ajv } from "ajv";
 import { normalizeTypeName, type ServiceClass } from "./service.ts";
+import { createAjv } from "./validation.ts";
 
 export interface ServiceConfig {
   type: string;
@@ -11,7 +11,7 @@ export class ConfigurationError extends Error {
 }
 
 // Defaults are applied here (and only here) so that services see complete options.
-const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+const ajv = createAjv({ useDefaults: true });
 
 /**
  * Checks every configured service against its type's option schema. Messages name the service,

@@ -7,8 +7,14 @@ import type { JsonSchema } from "./schema.ts";
 const loaded = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
 const addFormats: FormatsPlugin = loaded.default ?? loaded;
 
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false, verbose: true });
-addFormats(ajv);
+/** Every validator of the framework speaks the same JSON Schema dialect, formats included. */
+export function createAjv(options: { useDefaults?: boolean } = {}): Ajv {
+  const instance = new Ajv({ allErrors: true, strict: false, coerceTypes: false, verbose: true, useDefaults: options.useDefaults ?? false });
+  addFormats(instance);
+  return instance;
+}
+
+const ajv = createAjv();
 
 const compiled = new WeakMap<object, ValidateFunction>();
 

@@ -1,0 +1,36 @@
+import { Application } from "../../lib/core/application.ts";
+import { Context } from "../../lib/core/context.ts";
+import { PasswordBehavior } from "../../lib/core/behaviors/password.ts";
+import type { RepositoryFactory } from "../../lib/store/repository.ts";
+import { memoryStore } from "../../lib/store/select.ts";
+import { definition } from "../../app/index.ts";
+
+// Hashing cost is a production concern; tests keep it low so suites stay fast.
+PasswordBehavior.cost = { ln: 10, r: 8, p: 1 };
+
+export const ALICE = "0b6d3f3e-7a51-4c1e-9a43-6f1c2f0a0001";
+export const BOB = "0b6d3f3e-7a51-4c1e-9a43-6f1c2f0a0002";
+
+export function as(userId?: string): Context {
+  return new Context(userId ? { userId } : {});
+}
+
+/** A fresh blog application on its own store (memory unless told otherwise). */
+export function blog(store: RepositoryFactory = memoryStore): Application {
+  return new Application(definition).useStore(store);
+}
+
+export function model(app: Application, name: string) {
+  const info = app.model(name);
+  if (!info) throw new Error(`no model ${name}`);
+  return info;
+}
+
+export const post = (slug: string, status = "published", extra: Record<string, unknown> = {}) => ({
+  slug,
+  title: `Title of ${slug}`,
+  content: "Some content",
+  status,
+  viewCount: 0,
+  ...extra,
+});
