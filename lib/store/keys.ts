@@ -1,4 +1,5 @@
 import type { TableShape } from "../core/model-info.ts";
+import { compareStrings } from "../query/index.ts";
 import type { Cursor, Item, Key, KeyValue } from "./repository.ts";
 
 export function keyFieldsOf(table: TableShape): string[] {
@@ -20,15 +21,13 @@ export function keyString(table: TableShape, key: Key): string {
   return JSON.stringify(keyFieldsOf(table).map((f) => key[f] ?? null));
 }
 
-/** Compares two attribute values the way DynamoDB orders keys: numbers numerically, strings by code unit. */
+/** Compares two attribute values the way DynamoDB orders keys: numbers numerically, strings by UTF-8 bytes. */
 export function compareValues(a: unknown, b: unknown): number {
   if (a === b) return 0;
   if (a === undefined || a === null) return -1;
   if (b === undefined || b === null) return 1;
   if (typeof a === "number" && typeof b === "number") return a - b;
-  const sa = String(a);
-  const sb = String(b);
-  return sa < sb ? -1 : sa > sb ? 1 : 0;
+  return compareStrings(String(a), String(b));
 }
 
 export function cursorOf(item: Item, fields: string[]): Cursor {

@@ -1,0 +1,28 @@
+export type {
+  AndExpression,
+  CompareExpression,
+  CompareOperator,
+  ContainsExpression,
+  Direction,
+  Expression,
+  Field,
+  InExpression,
+  IsNullExpression,
+  LikeExpression,
+  NotExpression,
+  OrExpression,
+  OrderBy,
+  Predicate,
+  Query,
+  Value,
+} from "./ast.ts";
+export { fieldSegments } from "./ast.ts";
+export { parseFilter, parseQuery } from "./parser.ts";
+export { printExpression, printQuery, printValue } from "./print.ts";
+export { columnOf } from "./positions.ts";
+export { checkExpression, checkQuery, type CheckOptions } from "./check.ts";
+export type { JsonSchema } from "./schema.ts";
+export { compareRecords, evaluate, readField } from "./evaluate.ts";
+export { matchLike } from "./like.ts";
+export { compareStrings } from "./order.ts";
+export { planDynamoQuery, type DynamoPlan, type DynamoRead, type KeyShape, type TableShape } from "./plan.ts";

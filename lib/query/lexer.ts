@@ -1,0 +1,98 @@
+import type { CompareOperator } from "./ast.ts";
+import { queryError } from "./fail.ts";
+
+/** Columns are 1-based offsets in UTF-16 code units, as editors and browsers count them. */
+export type Token =
+  | { kind: "word"; text: string; column: number }
+  | { kind: "string"; value: string; column: number }
+  | { kind: "number"; value: number; text: string; column: number }
+  | { kind: "punct"; text: "(" | ")" | "[" | "]" | ","; column: number }
+  | { kind: "operator"; text: CompareOperator; column: number }
+  | { kind: "end"; column: number };
+
+const WORD_START = /[A-Za-z_]/;
+const WORD_PART = /[A-Za-z0-9_]/;
+const DIGIT = /[0-9]/;
+const NUMBER = /-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const WHITESPACE = /\s/;
+const PUNCTUATION = new Set(["(", ")", "[", "]", ","]);
+
+/** Backslash escapes only these; any other backslash stays, so LIKE sees `\%` and `\_` intact. */
+const ESCAPABLE = new Set(["'", '"', "\\"]);
+
+export function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const char = text.charAt(i);
+    const column = i + 1;
+    if (WHITESPACE.test(char)) {
+      i++;
+    } else if (WORD_START.test(char)) {
+      const end = scanWord(text, i);
+      tokens.push({ kind: "word", text: text.slice(i, end), column });
+      i = end;
+    } else if (DIGIT.test(char) || (char === "-" && DIGIT.test(text.charAt(i + 1)))) {
+      NUMBER.lastIndex = i;
+      const match = NUMBER.exec(text);
+      const literal = match?.[0] ?? char;
+      tokens.push({ kind: "number", value: Number(literal), text: literal, column });
+      i += literal.length;
+    } else if (char === "'" || char === '"') {
+      const [value, end] = scanString(text, i);
+      tokens.push({ kind: "string", value, column });
+      i = end;
+    } else if (PUNCTUATION.has(char)) {
+      tokens.push({ kind: "punct", text: char as "(" | ")" | "[" | "]" | ",", column });
+      i++;
+    } else {
+      const operator = scanOperator(text, i);
+      if (operator === undefined) {
+        throw queryError(`unexpected character '${char}' at column ${column}`);
+      }
+      tokens.push({ kind: "operator", text: operator, column });
+      i += operator.length;
+    }
+  }
+  tokens.push({ kind: "end", column: text.length + 1 });
+  return tokens;
+}
+
+/** A dotted path is one token, so `a . b` (with spaces) is not a field. */
+function scanWord(text: string, start: number): number {
+  let i = start + 1;
+  for (;;) {
+    while (i < text.length && WORD_PART.test(text.charAt(i))) i++;
+    if (text.charAt(i) !== ".") return i;
+    if (!WORD_START.test(text.charAt(i + 1))) {
+      throw queryError(`expected a field name after '.' at column ${i + 2}`);
+    }
+    i += 2;
+  }
+}
+
+function scanString(text: string, start: number): [string, number] {
+  const quote = text.charAt(start);
+  let value = "";
+  let i = start + 1;
+  while (i < text.length) {
+    const char = text.charAt(i);
+    if (char === quote) return [value, i + 1];
+    if (char === "\\" && ESCAPABLE.has(text.charAt(i + 1))) {
+      value += text.charAt(i + 1);
+      i += 2;
+    } else {
+      value += char;
+      i++;
+    }
+  }
+  throw queryError(`expected a closing ${quote} for the string that starts at column ${start + 1}`);
+}
+
+function scanOperator(text: string, i: number): CompareOperator | undefined {
+  const two = text.slice(i, i + 2);
+  if (two === "!=" || two === "<=" || two === ">=") return two;
+  const one = text.charAt(i);
+  if (one === "=" || one === "<" || one === ">") return one;
+  return undefined;
+}

@@ -1,0 +1,225 @@
+import type { CompareOperator, Direction, Expression, OrderBy, Query, Value } from "./ast.ts";
+import { queryError } from "./fail.ts";
+import { RESERVED } from "./keywords.ts";
+import { tokenize, type Token } from "./lexer.ts";
+import { setColumn } from "./positions.ts";
+
+/** Parses a full query; empty or blank text is a query for every record. */
+export function parseQuery(text: string): Query {
+  const parser = new Parser(text);
+  return parser.query();
+}
+
+/** Parses a bare expression (no ORDER BY, LIMIT or OFFSET); undefined for blank text. */
+export function parseFilter(text: string): Expression | undefined {
+  const parser = new Parser(text);
+  return parser.filter();
+}
+
+const MAX_LIMIT = Number.MAX_SAFE_INTEGER;
+
+class Parser {
+  private readonly tokens: Token[];
+  private position = 0;
+
+  constructor(text: string) {
+    this.tokens = tokenize(text);
+  }
+
+  query(): Query {
+    const where = this.startsClause() ? undefined : this.or();
+    const query: Query = { orderBy: [] };
+    if (where !== undefined) query.where = where;
+    if (this.acceptKeyword("ORDER")) {
+      this.expectKeyword("BY", "BY after ORDER");
+      query.orderBy = this.orderList();
+    }
+    if (this.acceptKeyword("LIMIT")) query.limit = this.limit();
+    if (this.acceptKeyword("OFFSET")) query.offset = this.offset();
+    this.expectEnd(this.endExpectation(query));
+    return query;
+  }
+
+  filter(): Expression | undefined {
+    if (this.peek().kind === "end") return undefined;
+    const expression = this.or();
+    this.expectEnd("AND, OR or the end of the filter");
+    return expression;
+  }
+
+  private startsClause(): boolean {
+    const token = this.peek();
+    return token.kind === "end" || isKeyword(token, "ORDER") || isKeyword(token, "LIMIT") || isKeyword(token, "OFFSET");
+  }
+
+  /** Names what could still follow, so trailing garbage gets a precise message. */
+  private endExpectation(query: Query): string {
+    const options: string[] = [];
+    if (query.orderBy.length === 0 && query.limit === undefined && query.offset === undefined) {
+      if (query.where !== undefined) options.push("AND", "OR");
+      options.push("ORDER BY");
+    } else if (query.orderBy.length > 0 && query.limit === undefined && query.offset === undefined) {
+      options.push("','");
+    }
+    if (query.limit === undefined && query.offset === undefined) options.push("LIMIT");
+    if (query.offset === undefined) options.push("OFFSET");
+    options.push("the end of the query");
+    const last = options.pop() ?? "";
+    return options.length === 0 ? last : `${options.join(", ")} or ${last}`;
+  }
+
+  private or(): Expression {
+    const operands = [this.and()];
+    while (this.acceptKeyword("OR")) operands.push(this.and());
+    return operands.length === 1 && operands[0] ? operands[0] : { kind: "or", operands };
+  }
+
+  private and(): Expression {
+    const operands = [this.unary()];
+    while (this.acceptKeyword("AND")) operands.push(this.unary());
+    return operands.length === 1 && operands[0] ? operands[0] : { kind: "and", operands };
+  }
+
+  private unary(): Expression {
+    if (this.acceptKeyword("NOT")) return { kind: "not", operand: this.unary() };
+    if (this.acceptPunct("(")) {
+      const inner = this.or();
+      this.expectPunct(")", "AND, OR or ')'");
+      return inner;
+    }
+    return this.predicate();
+  }
+
+  private predicate(): Expression {
+    const fieldToken = this.peek();
+    const field = this.field("a field name, NOT or '('");
+    const column = fieldToken.column;
+    const token = this.peek();
+    if (token.kind === "operator") {
+      this.position++;
+      const value = this.value(`after '${token.text}'`);
+      return setColumn({ kind: "compare", field, operator: token.text as CompareOperator, value }, column);
+    }
+    if (this.acceptKeyword("LIKE")) {
+      const pattern = this.next();
+      if (pattern.kind !== "string") throw this.unexpected(pattern, "a quoted pattern after LIKE");
+      return setColumn({ kind: "like", field, pattern: pattern.value }, column);
+    }
+    if (this.acceptKeyword("IN")) {
+      this.expectPunct("[", "'[' after IN");
+      const values = [this.value("after '['")];
+      while (this.acceptPunct(",")) values.push(this.value("after ','"));
+      this.expectPunct("]", "',' or ']'");
+      return setColumn({ kind: "in", field, values }, column);
+    }
+    if (this.acceptKeyword("CONTAINS")) {
+      return setColumn({ kind: "contains", field, value: this.value("after CONTAINS") }, column);
+    }
+    if (this.acceptKeyword("IS")) {
+      const negated = this.acceptKeyword("NOT");
+      this.expectKeyword("NULL", negated ? "NULL after IS NOT" : "NULL or NOT after IS");
+      return setColumn({ kind: "isNull", field, negated }, column);
+    }
+    throw this.unexpected(token, `an operator (=, !=, <, <=, >, >=, LIKE, IN, CONTAINS or IS) after '${field}'`);
+  }
+
+  private field(expected: string): string {
+    const token = this.next();
+    if (token.kind !== "word" || RESERVED.has(token.text.split(".")[0]?.toUpperCase() ?? "")) {
+      throw this.unexpected(token, expected);
+    }
+    return token.text;
+  }
+
+  private value(context: string): Value {
+    const token = this.next();
+    if (token.kind === "string" || token.kind === "number") return token.value;
+    if (isKeyword(token, "TRUE")) return true;
+    if (isKeyword(token, "FALSE")) return false;
+    const hint = isKeyword(token, "NULL") ? " (use IS NULL to test for null)" : "";
+    throw this.unexpected(token, `a value ${context}`, hint);
+  }
+
+  private orderList(): OrderBy[] {
+    const list: OrderBy[] = [];
+    do {
+      const column = this.peek().column;
+      const field = this.field(list.length === 0 ? "a field name after ORDER BY" : "a field name after ','");
+      let direction: Direction = "ASC";
+      if (this.acceptKeyword("DESC")) direction = "DESC";
+      else this.acceptKeyword("ASC");
+      list.push(setColumn({ field, direction }, column));
+    } while (this.acceptPunct(","));
+    return list;
+  }
+
+  private limit(): number {
+    const token = this.next();
+    const valid = token.kind === "number" && /^[0-9]+$/.test(token.text) && token.value > 0 && token.value <= MAX_LIMIT;
+    if (!valid) throw this.unexpected(token, "a positive integer after LIMIT");
+    return token.value;
+  }
+
+  private offset(): string {
+    const token = this.next();
+    if (token.kind !== "string") throw this.unexpected(token, "a quoted token after OFFSET");
+    return token.value;
+  }
+
+  private peek(): Token {
+    // The lexer always ends with an `end` token and the parser never steps past it.
+    return this.tokens[this.position] ?? { kind: "end", column: 0 };
+  }
+
+  private next(): Token {
+    const token = this.peek();
+    if (token.kind !== "end") this.position++;
+    return token;
+  }
+
+  private acceptKeyword(keyword: string): boolean {
+    if (!isKeyword(this.peek(), keyword)) return false;
+    this.position++;
+    return true;
+  }
+
+  private expectKeyword(keyword: string, expected: string): void {
+    if (!this.acceptKeyword(keyword)) throw this.unexpected(this.peek(), expected);
+  }
+
+  private acceptPunct(text: string): boolean {
+    const token = this.peek();
+    if (token.kind !== "punct" || token.text !== text) return false;
+    this.position++;
+    return true;
+  }
+
+  private expectPunct(text: string, expected: string): void {
+    if (!this.acceptPunct(text)) throw this.unexpected(this.peek(), expected);
+  }
+
+  private expectEnd(expected: string): void {
+    const token = this.peek();
+    if (token.kind !== "end") throw this.unexpected(token, expected);
+  }
+
+  private unexpected(token: Token, expected: string, hint = ""): Error {
+    const found = token.kind === "end" ? "" : `, found ${describe(token)}`;
+    return queryError(`expected ${expected} at column ${token.column}${found}${hint}`);
+  }
+}
+
+function isKeyword(token: Token, keyword: string): boolean {
+  return token.kind === "word" && token.text.toUpperCase() === keyword;
+}
+
+function describe(token: Exclude<Token, { kind: "end" }>): string {
+  switch (token.kind) {
+    case "string":
+      return `the string ${JSON.stringify(token.value)}`;
+    case "number":
+      return `'${token.text}'`;
+    default:
+      return `'${token.text}'`;
+  }
+}

@@ -1,0 +1,41 @@
+import { fieldSegments, type Value } from "./ast.ts";
+
+/** The DynamoDB type tags the filter needs, each under one fixed placeholder. */
+export type TypeTag = "NULL" | "L" | "S";
+
+/**
+ * Hands out expression placeholders so no user-supplied name or value is ever spliced into
+ * an expression string. A name used twice shares its placeholder; every value gets its own.
+ */
+export class Placeholders {
+  readonly names: Record<string, string> = {};
+  readonly values: Record<string, unknown> = {};
+  private readonly nameIds = new Map<string, string>();
+  private valueCount = 0;
+
+  path(field: string): string {
+    return fieldSegments(field).map((segment) => this.name(segment)).join(".");
+  }
+
+  value(value: Value): string {
+    const id = `:v${this.valueCount++}`;
+    this.values[id] = value;
+    return id;
+  }
+
+  typeTag(tag: TypeTag): string {
+    const id = `:${tag}`;
+    this.values[id] = tag;
+    return id;
+  }
+
+  private name(segment: string): string {
+    let id = this.nameIds.get(segment);
+    if (id === undefined) {
+      id = `#n${this.nameIds.size}`;
+      this.nameIds.set(segment, id);
+      this.names[id] = segment;
+    }
+    return id;
+  }
+}
