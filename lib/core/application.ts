@@ -15,6 +15,18 @@ export interface ApplicationDefinition {
   /** Service classes the configuration may name by `type` (framework ones included). */
   serviceTypes: ServiceClass[];
   services: Record<string, ServiceConfig>;
+  rest?: RestOptions;
+}
+
+export interface RestOptions {
+  /**
+   * How derived routes map to Lambda functions: one per route (default), one per model or
+   * service, or one for all. Large applications group routes to stay under CloudFormation's
+   * 500-resources-per-stack limit.
+   */
+  packaging?: "route" | "model" | "single";
+  /** Origins allowed by CORS (API Gateway answers preflights); none by default. */
+  corsOrigins?: string[];
 }
 
 export interface ServiceEntry {

@@ -1,0 +1,35 @@
+import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { app } from "../../app/index.ts";
+import { cacheRenderers } from "./renderers.ts";
+import { renderCache, staleFiles, staleMessage, writeCache } from "./cache.ts";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const cacheDir = join(root, "schema-cache");
+
+const usage = `usage: webda <command>
+  build     regenerate schema-cache/ from the models (GraphQL SDL, routes, functions, tables, OpenAPI)
+  check     fail when schema-cache/ is stale`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command] = argv;
+  if (command === "build") {
+    const files = await renderCache(app, cacheRenderers);
+    const changed = await writeCache(cacheDir, files);
+    console.log(changed.length > 0 ? `schema-cache/: wrote ${changed.join(", ")}` : "schema-cache/: up to date");
+    return 0;
+  }
+  if (command === "check") {
+    const stale = await staleFiles(cacheDir, await renderCache(app, cacheRenderers));
+    if (stale.length > 0) {
+      console.error(staleMessage(stale));
+      return 1;
+    }
+    console.log("schema-cache/: up to date");
+    return 0;
+  }
+  console.error(usage);
+  return command === undefined || command === "help" || command === "--help" ? 0 : 2;
+}
+
+process.exitCode = await main(process.argv.slice(2));

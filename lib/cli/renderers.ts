@@ -1,0 +1,4 @@
+import { restCache, type CacheRenderer } from "./cache.ts";
+
+/** Every face that writes into schema-cache/ registers its renderer here. */
+export const cacheRenderers: CacheRenderer[] = [restCache];

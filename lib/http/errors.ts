@@ -1,0 +1,35 @@
+import { DomainError, type ErrorCode } from "../core/errors.ts";
+import { errorFields, log } from "../core/log.ts";
+import { json, type HttpResponse } from "./response.ts";
+
+/** An HTTP-only refusal (wrong media type, body too large, wrong method, malformed JSON). */
+export class HttpError extends DomainError {
+  constructor(
+    status: number,
+    code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(status, code, message);
+  }
+}
+
+export class MethodNotAllowedError extends HttpError {
+  constructor(allowed: string[]) {
+    super(405, "METHOD_NOT_ALLOWED", "Method not allowed", { allow: allowed.join(", ") });
+  }
+}
+
+/**
+ * The one place an error becomes an HTTP answer. Domain errors say what the client did wrong;
+ * anything else is ours: the client gets a request id, the log gets the stack under the same id.
+ */
+export function errorResponse(error: unknown, requestId: string): HttpResponse {
+  if (error instanceof DomainError) {
+    const headers: Record<string, string> = error instanceof HttpError ? { ...error.headers } : {};
+    if (error.status === 429 && "retryAfterSeconds" in error) headers["retry-after"] = String(error.retryAfterSeconds);
+    return json(error.status, error.toJSON(), headers);
+  }
+  log.error("unhandled error", { requestId, ...errorFields(error) });
+  return json(500, { code: 500, message: "Internal error", requestId });
+}

@@ -1,0 +1,55 @@
+import middy, { type MiddlewareObj } from "@middy/core";
+import type { Context as LambdaContext } from "aws-lambda";
+import { log } from "../core/log.ts";
+import { errorResponse } from "./errors.ts";
+import { fromApiGateway, type ApiGatewayEvent, type HttpRequest } from "./request.ts";
+import { toApiGateway, type HttpResponse } from "./response.ts";
+
+export type HttpHandler = (request: HttpRequest, lambda: LambdaContext) => Promise<HttpResponse>;
+type Result = ReturnType<typeof toApiGateway>;
+type Internal = { started: number };
+
+function accessLog(name: string, event: ApiGatewayEvent, lambda: LambdaContext | undefined, status: number, started: number | undefined): void {
+  const request = fromApiGateway(event);
+  log.info("request", {
+    requestId: lambda?.awsRequestId ?? request.requestId,
+    method: request.method,
+    path: request.path,
+    route: name,
+    status,
+    durationMs: started === undefined ? undefined : Math.round((performance.now() - started) * 100) / 100,
+  });
+}
+
+/**
+ * Errors become our error body in this one place (never offline's 200 with an `errorMessage`,
+ * never a stack to the client), and every request leaves one structured log line.
+ */
+function errorsAndAccessLog(name: string): MiddlewareObj<ApiGatewayEvent, Result, Error, LambdaContext, Internal> {
+  return {
+    before: (request) => {
+      request.internal.started = performance.now();
+    },
+    after: (request) => {
+      accessLog(name, request.event, request.context, request.response?.statusCode ?? 0, request.internal.started);
+    },
+    onError: (request) => {
+      const http = fromApiGateway(request.event);
+      const response = errorResponse(request.error, request.context?.awsRequestId ?? http.requestId);
+      request.response = toApiGateway(response, http);
+      accessLog(name, request.event, request.context, response.statusCode, request.internal.started);
+    },
+  };
+}
+
+/** An API Gateway handler (payload v1 or v2) around a handler of HttpRequest -> HttpResponse. */
+export function httpHandler(name: string, handle: HttpHandler) {
+  return middy<ApiGatewayEvent, Result, Error, LambdaContext, Internal>()
+    .use(errorsAndAccessLog(name))
+    .handler(async (event, lambda) => {
+      const request = fromApiGateway(event);
+      // Offline gives every request the same requestContext id; Lambda's own id is unique everywhere.
+      if (lambda?.awsRequestId) request.requestId = lambda.awsRequestId;
+      return toApiGateway(await handle(request, lambda), request);
+    });
+}

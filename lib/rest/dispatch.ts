@@ -1,0 +1,93 @@
+import type { Application } from "../core/application.ts";
+import { Context } from "../core/context.ts";
+import { NotFoundError, ValidationError } from "../core/errors.ts";
+import type { Versioned } from "../core/domain.ts";
+import { isPlainObject } from "../core/sanitize.ts";
+import { readJsonBody } from "../http/body.ts";
+import { resolveUserId } from "../http/identity.ts";
+import type { HttpRequest } from "../http/request.ts";
+import { empty, json, type HttpResponse } from "../http/response.ts";
+import { etagOf, expectedVersion, notModified } from "./etag.ts";
+import { openApiDocument } from "./openapi.ts";
+import type { Match } from "./router.ts";
+import { deriveRoutes } from "./routes.ts";
+
+const documents = new WeakMap<Application, unknown>();
+
+/** Built on first request from the same route table, then kept for the life of the instance. */
+function openApi(app: Application): unknown {
+  let document = documents.get(app);
+  if (!document) {
+    document = openApiDocument(app, deriveRoutes(app));
+    documents.set(app, document);
+  }
+  return document;
+}
+
+function record(result: Versioned, status = 200): HttpResponse {
+  return json(status, result.data, { etag: etagOf(result.version) });
+}
+
+const QUERY_FIELDS = new Set(["q", "limit", "continuationToken", "offset"]);
+
+/** The query route's body: `{q, limit?, continuationToken?}` (`offset` accepted as in GraphQL). */
+function queryArguments(body: unknown): { q: string; limit?: number; offset?: string | null } {
+  const input = body === undefined ? {} : body;
+  if (!isPlainObject(input)) throw new ValidationError([{ path: "/", message: "must be a JSON object" }]);
+  const errors = Object.keys(input).filter((k) => !QUERY_FIELDS.has(k)).map((k) => ({ path: `/${k}`, message: "is not an allowed field" }));
+  if (input.q !== undefined && typeof input.q !== "string") errors.push({ path: "/q", message: "must be a string" });
+  if (input.limit !== undefined && typeof input.limit !== "number") errors.push({ path: "/limit", message: "must be a number" });
+  const token = input.continuationToken ?? input.offset;
+  if (token !== undefined && token !== null && typeof token !== "string") errors.push({ path: "/continuationToken", message: "must be a string or null" });
+  if (errors.length > 0) throw new ValidationError(errors);
+  return {
+    q: (input.q as string | undefined) ?? "",
+    ...(input.limit !== undefined ? { limit: input.limit as number } : {}),
+    ...(token !== undefined ? { offset: token as string | null } : {}),
+  };
+}
+
+/**
+ * Translates a matched request into one domain call and the domain's answer into HTTP: nothing
+ * here validates, strips or checks permissions (the domain does).
+ */
+export async function dispatch(app: Application, match: Match, request: HttpRequest, requestId: string): Promise<HttpResponse> {
+  const userId = resolveUserId(request);
+  const ctx = new Context({ requestId, ...(userId ? { userId } : {}) });
+  const { route, params } = match;
+  const target = route.target;
+  if (target.kind === "openapi") return json(200, openApi(app));
+  const body = readJsonBody(request);
+  if (target.kind === "serviceOperation") {
+    const entry = app.service(target.service);
+    if (!entry) throw new NotFoundError(`No service ${target.service}`);
+    return json(200, await app.domain.invokeService(ctx, entry, target.operation, body));
+  }
+  const info = app.model(target.model);
+  if (!info) throw new NotFoundError(`No model ${target.model}`);
+  const write = () => {
+    const version = expectedVersion(request.headers["if-match"]);
+    return version === undefined ? {} : { expectedVersion: version };
+  };
+  if (target.kind === "modelOperation") {
+    return json(200, await app.domain.invoke(ctx, info, target.operation, target.isStatic ? undefined : params, body));
+  }
+  switch (target.action) {
+    case "create":
+      return record(await app.domain.create(ctx, info, body));
+    case "query":
+      return json(200, await app.domain.query(ctx, info, queryArguments(body)));
+    case "get": {
+      const result = await app.domain.get(ctx, info, params);
+      if (notModified(request.headers["if-none-match"], result.version)) return empty(304, { etag: etagOf(result.version) });
+      return record(result);
+    }
+    case "update":
+      return record(await app.domain.update(ctx, info, params, body, write()));
+    case "patch":
+      return record(await app.domain.patch(ctx, info, params, body, write()));
+    case "delete":
+      await app.domain.delete(ctx, info, params, write());
+      return empty(204);
+  }
+}

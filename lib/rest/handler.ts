@@ -1,0 +1,17 @@
+import type { Application } from "../core/application.ts";
+import { httpHandler } from "../http/handler.ts";
+import { dispatch } from "./dispatch.ts";
+import { Router } from "./router.ts";
+import { deriveRoutes } from "./routes.ts";
+
+/**
+ * The REST Lambda handler for an application: every derived route's function (and the catch-all
+ * that answers unknown routes in our format) is this one handler, finding its route by route key.
+ */
+export function restHandler(app: Application) {
+  const router = new Router(deriveRoutes(app));
+  return httpHandler("rest", async (request) => {
+    const match = router.byRouteKey(request.routeKey, request.path) ?? router.match(request.method, request.path);
+    return dispatch(app, match, request, request.requestId);
+  });
+}

@@ -1,0 +1,71 @@
+import { NotFoundError } from "../core/errors.ts";
+import { MethodNotAllowedError } from "../http/errors.ts";
+import type { Route } from "./routes.ts";
+
+export interface Match {
+  route: Route;
+  /** Path parameters, percent-decoded exactly once. */
+  params: Record<string, string>;
+}
+
+function segments(path: string): string[] {
+  return path.split("/").filter((s) => s !== "");
+}
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new NotFoundError("Malformed percent-encoding in the path");
+  }
+}
+
+/**
+ * Finds a route by its API Gateway route key in O(1) (the normal path: one function per route);
+ * template matching is only for the catch-all, to tell 404 from 405 and list what is allowed.
+ */
+export class Router {
+  private readonly byKey = new Map<string, Route>();
+
+  constructor(readonly routes: readonly Route[]) {
+    for (const route of routes) this.byKey.set(route.key, route);
+  }
+
+  byRouteKey(routeKey: string, rawPath: string): Match | undefined {
+    const route = this.byKey.get(routeKey);
+    if (!route) return undefined;
+    const params = this.extract(route, segments(rawPath));
+    return params ? { route, params } : undefined;
+  }
+
+  /** Matches a method and raw path against every template; throws 404 or 405 (with Allow). */
+  match(method: string, rawPath: string): Match {
+    const parts = segments(rawPath);
+    const allowed: string[] = [];
+    let best: (Match & { literals: number }) | undefined;
+    for (const route of this.routes) {
+      const params = this.extract(route, parts);
+      if (!params) continue;
+      allowed.push(route.method);
+      // Like API Gateway, a literal segment wins over a parameter (`/posts/featured` over `/posts/{slug}`).
+      const literals = parts.length - Object.keys(params).length;
+      if (route.method === method && (!best || literals > best.literals)) best = { route, params, literals };
+    }
+    if (best) return { route: best.route, params: best.params };
+    if (allowed.length > 0) throw new MethodNotAllowedError([...new Set(allowed)]);
+    throw new NotFoundError(`No route for ${method} ${rawPath}`);
+  }
+
+  private extract(route: Route, parts: string[]): Record<string, string> | undefined {
+    const template = segments(route.path);
+    if (template.length !== parts.length) return undefined;
+    const params: Record<string, string> = {};
+    for (let i = 0; i < template.length; i++) {
+      const expected = template[i] as string;
+      const actual = parts[i] as string;
+      if (expected.startsWith("{") && expected.endsWith("}")) params[expected.slice(1, -1)] = decode(actual);
+      else if (expected !== actual) return undefined;
+    }
+    return params;
+  }
+}

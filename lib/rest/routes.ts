@@ -1,0 +1,95 @@
+import type { Application } from "../core/application.ts";
+import type { HttpMethod } from "../core/operation.ts";
+
+export type CrudAction = "create" | "get" | "update" | "patch" | "delete" | "query";
+
+export type RouteTarget =
+  | { kind: "crud"; model: string; action: CrudAction }
+  | { kind: "modelOperation"; model: string; operation: string; isStatic: boolean }
+  | { kind: "serviceOperation"; service: string; operation: string }
+  | { kind: "openapi" };
+
+export interface Route {
+  /** API Gateway's route key, e.g. `GET /posts/{slug}`: the router's O(1) lookup key. */
+  key: string;
+  method: HttpMethod;
+  /** The path template, parameters in braces: `/posttags/{post}/{tag}`. */
+  path: string;
+  /** Names of the `{parameters}` in path order (key fields for model routes). */
+  params: string[];
+  target: RouteTarget;
+  /** The model or service the route belongs to, for per-model packaging. */
+  group: string;
+  /** A stable function-name-safe id: `post-get`, `post-publish`, `publisher-publishpost`. */
+  id: string;
+}
+
+function route(method: HttpMethod, path: string, target: RouteTarget, group: string, id: string): Route {
+  const params = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string);
+  return { key: `${method} ${path}`, method, path, params, target, group, id };
+}
+
+function normalizePath(path: string): string {
+  const trimmed = `/${path.replace(/^\/+|\/+$/g, "")}`;
+  return trimmed;
+}
+
+/**
+ * The REST surface derived from the registry (spec 4.1, 4.2): CRUD and query per model, model
+ * operations under the record (or the collection, for static ones), service operations under
+ * the service name. Nothing is listed by hand; a clash between two derived routes is an error.
+ */
+export function deriveRoutes(app: Application): Route[] {
+  const routes: Route[] = [];
+  for (const info of app.models()) {
+    const base = `/${info.plural}`;
+    const item = `${base}/${info.keyFields.map((f) => `{${f}}`).join("/")}`;
+    const name = info.name.toLowerCase();
+    const crud = (method: HttpMethod, path: string, action: CrudAction) =>
+      routes.push(route(method, path, { kind: "crud", model: info.name, action }, info.name, `${name}-${action}`));
+    crud("POST", base, "create");
+    crud("PUT", base, "query");
+    crud("GET", item, "get");
+    crud("PUT", item, "update");
+    crud("PATCH", item, "patch");
+    crud("DELETE", item, "delete");
+    for (const operation of info.operations) {
+      if (operation.rest === false) continue;
+      const method = operation.rest?.method ?? "PUT";
+      const segment = operation.name.toLowerCase();
+      const path = operation.rest?.path ? normalizePath(operation.rest.path) : `${operation.isStatic ? base : item}/${segment}`;
+      const target: RouteTarget = { kind: "modelOperation", model: info.name, operation: operation.name, isStatic: operation.isStatic };
+      routes.push(route(method, path, target, info.name, `${name}-op-${segment}`));
+    }
+  }
+  for (const entry of app.services()) {
+    for (const operation of entry.operations) {
+      if (operation.rest === false) continue;
+      const method = operation.rest?.method ?? "PUT";
+      const segment = operation.name.toLowerCase();
+      const path = operation.rest?.path ? normalizePath(operation.rest.path) : `/${entry.name.toLowerCase()}/${segment}`;
+      const target: RouteTarget = { kind: "serviceOperation", service: entry.name, operation: operation.name };
+      routes.push(route(method, path, target, entry.name, `${entry.name.toLowerCase()}-${segment}`));
+    }
+  }
+  routes.push(route("GET", "/openapi.json", { kind: "openapi" }, "openapi", "openapi"));
+  assertNoClash(routes);
+  return routes;
+}
+
+/** Two routes that API Gateway would treat as one (same method, same shape of path) cannot coexist. */
+function assertNoClash(routes: Route[]): void {
+  const seen = new Map<string, Route>();
+  for (const r of routes) {
+    const shape = `${r.method} ${r.path.replace(/\{[^}]+\}/g, "{}")}`;
+    const other = seen.get(shape);
+    if (other) throw new Error(`REST routes clash: ${other.key} (${describe(other)}) and ${r.key} (${describe(r)})`);
+    seen.set(shape, r);
+  }
+}
+
+function describe(r: Route): string {
+  const t = r.target;
+  if (t.kind === "openapi") return "OpenAPI document";
+  return t.kind === "crud" ? `${t.model} ${t.action}` : t.kind === "modelOperation" ? `${t.model}.${t.operation}` : `${t.service}.${t.operation}`;
+}
