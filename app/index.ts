@@ -1,5 +1,6 @@
 import pkg from "../package.json" with { type: "json" };
 import { Application, type ApplicationDefinition } from "../lib/core/application.ts";
+import { GraphQLService } from "../lib/graphql/service.ts";
 import { Comment } from "./models/comment.ts";
 import { Post } from "./models/post.ts";
 import { PostTag } from "./models/post-tag.ts";
@@ -15,11 +16,12 @@ export const definition: ApplicationDefinition = {
   name: "blog",
   version: pkg.version,
   models: [Post, User, Comment, Tag, PostTag, UserFollow],
-  serviceTypes: [VersionService, PublisherService, TestBeanService],
+  serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService],
   services: {
     version: { type: "Version" },
     publisher: { type: "Publisher", prefix: "Published" },
     testbean: { type: "TestBean" },
+    graphql: { type: "Framework/GraphQLService" },
   },
 };
 

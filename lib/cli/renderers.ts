@@ -1,4 +1,5 @@
+import { graphqlCache } from "../graphql/cache.ts";
 import { restCache, type CacheRenderer } from "./cache.ts";
 
 /** Every face that writes into schema-cache/ registers its renderer here. */
-export const cacheRenderers: CacheRenderer[] = [restCache];
+export const cacheRenderers: CacheRenderer[] = [restCache, graphqlCache];

@@ -161,6 +161,16 @@ export class Domain {
     return invokeServiceOperation(ctx, entry.service, operation, input, entry.operations);
   }
 
+  /**
+   * Records whose `field` (a partition key of the table or an index) is one of `values`, readable by
+   * the caller, in output form: the join rows of many parents in a constant number of reads.
+   */
+  async loadByField(ctx: Context, info: ModelInfo, field: string, values: (string | number)[]): Promise<Item[]> {
+    if (values.length === 0) return [];
+    const items = await this.deps.repository(info).findByField(field, values);
+    return items.filter((item) => decide(info, item, ctx, "read") === true).map((item) => toOutput(ctx, info, item));
+  }
+
   /** Loads records by key for relations, keeping only those the caller may read. */
   async load(ctx: Context, info: ModelInfo, keys: KeyValues[]): Promise<Item[]> {
     if (keys.length === 0) return [];

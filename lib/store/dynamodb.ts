@@ -1,7 +1,9 @@
 import {
   BatchGetCommand,
   DeleteCommand,
+  ExecuteStatementCommand,
   GetCommand,
+  NumberValue,
   PutCommand,
   QueryCommand,
   ScanCommand,
@@ -13,16 +15,29 @@ import type { TableShape } from "../core/model-info.ts";
 import { VERSION_FIELD } from "../core/schema.ts";
 import { evaluate, planDynamoQuery, type Expression } from "../query/index.ts";
 import { guardFailure, isConditionFailure, mapDynamoError } from "./dynamodb-errors.ts";
-import { cursorOf, keyFieldsOf, pickKey } from "./keys.ts";
-import type { Item, Key, ListRequest, Page, Repository, WriteOptions } from "./repository.ts";
+import { assertPartitionField, cursorOf, keyFieldsOf, pickKey } from "./keys.ts";
+import type { Item, Key, KeyValue, ListRequest, Page, Repository, WriteOptions } from "./repository.ts";
 
 const BATCH_GET_MAX = 100;
+/** PartiQL's documented cap on partition-key values in one `IN` list. */
+const PARTIQL_IN_MAX = 50;
 const REPLACE_ATTEMPTS = 5;
 /** DynamoDB's own per-request page cap; we grow towards it when a filter rejects most items. */
 const MAX_PAGE = 1000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * The document client refuses a JS number beyond ±2^53 (it could not read one back exactly), yet a
+ * query may well compare with one. Its shortest decimal form reads back as the same double, and
+ * DynamoDB takes it as given.
+ */
+function sendableValues(values: Record<string, unknown>): Record<string, unknown> {
+  const sendable = (value: unknown): unknown =>
+    typeof value === "number" && Math.abs(value) > Number.MAX_SAFE_INTEGER ? NumberValue.from(String(value)) : value;
+  return Object.fromEntries(Object.entries(values).map(([id, value]) => [id, sendable(value)]));
 }
 
 export class DynamoRepository implements Repository {
@@ -71,6 +86,40 @@ export class DynamoRepository implements Repository {
         found.push(...(result.Responses?.[this.tableName] ?? []));
         pending = result.UnprocessedKeys?.[this.tableName]?.Keys as Key[] | undefined;
       }
+    }
+    return found;
+  }
+
+  /**
+   * PartiQL `SELECT ... WHERE "field" IN [...]` on the partition key of the table or an index:
+   * DynamoDB serves it as key lookups (no Scan), up to 50 values per statement, paged by NextToken.
+   */
+  async findByField(field: string, values: KeyValue[]): Promise<Item[]> {
+    const { index } = assertPartitionField(this.table, field);
+    if (!/^[A-Za-z0-9_]+$/.test(field)) throw new Error(`cannot use the attribute name '${field}' in a PartiQL statement`);
+    const source = index ? `"${this.tableName}"."${index}"` : `"${this.tableName}"`;
+    const unique = [...new Set(values)];
+    const found: Item[] = [];
+    for (let i = 0; i < unique.length; i += PARTIQL_IN_MAX) {
+      const chunk = unique.slice(i, i + PARTIQL_IN_MAX);
+      const statement = `SELECT * FROM ${source} WHERE "${field}" IN [${chunk.map(() => "?").join(", ")}]`;
+      let next: string | undefined;
+      do {
+        const token = next;
+        const result = await this.run(() =>
+          this.client.send(
+            new ExecuteStatementCommand({
+              Statement: statement,
+              Parameters: chunk,
+              // Reads right after a write see it on the table; an index is eventually consistent.
+              ...(index ? {} : { ConsistentRead: true }),
+              ...(token ? { NextToken: token } : {}),
+            }),
+          ),
+        );
+        found.push(...((result.Items ?? []) as Item[]));
+        next = result.NextToken;
+      } while (next);
     }
     return found;
   }
@@ -202,7 +251,7 @@ export class DynamoRepository implements Repository {
         ExclusiveStartKey: startKey,
         ...(plan.filterExpression ? { FilterExpression: plan.filterExpression } : {}),
         ...(hasNames ? { ExpressionAttributeNames: plan.names } : {}),
-        ...(hasValues ? { ExpressionAttributeValues: plan.values } : {}),
+        ...(hasValues ? { ExpressionAttributeValues: sendableValues(plan.values) } : {}),
       };
       const result = await this.run(() =>
         plan.kind === "query"

@@ -2,8 +2,8 @@ import { ConflictError, NotFoundError, PreconditionFailedError } from "../core/e
 import type { TableShape } from "../core/model-info.ts";
 import { VERSION_FIELD } from "../core/schema.ts";
 import { evaluate, type Expression } from "../query/index.ts";
-import { compareValues, cursorOf, keyFieldsOf, keyString, pickKey } from "./keys.ts";
-import type { Item, Key, ListRequest, OrderTerm, Page, Repository, WriteOptions } from "./repository.ts";
+import { assertPartitionField, compareValues, cursorOf, keyFieldsOf, keyString, pickKey } from "./keys.ts";
+import type { Item, Key, KeyValue, ListRequest, OrderTerm, Page, Repository, WriteOptions } from "./repository.ts";
 
 /**
  * The part shared by stores that hold whole items by key (memory, file): conditional writes and
@@ -54,6 +54,12 @@ export abstract class ItemStore implements Repository {
   async getMany(keys: Key[]): Promise<Item[]> {
     const found = await Promise.all(keys.map((k) => this.get(k)));
     return found.filter((i): i is Item => i !== undefined);
+  }
+
+  async findByField(field: string, values: KeyValue[]): Promise<Item[]> {
+    assertPartitionField(this.table, field);
+    const wanted = new Set(values);
+    return (await this.all()).filter((item) => wanted.has(item[field] as KeyValue)).map((item) => structuredClone(item));
   }
 
   create(item: Item): Promise<Item> {

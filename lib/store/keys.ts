@@ -38,3 +38,14 @@ export function cursorOf(item: Item, fields: string[]): Cursor {
   }
   return cursor;
 }
+
+/**
+ * The index (undefined for the table itself) whose partition key is `field`. Every store refuses
+ * other fields alike, so that code which works on memory does not Scan in DynamoDB.
+ */
+export function assertPartitionField(table: TableShape, field: string): { index?: string } {
+  if (table.key.hash === field) return {};
+  const index = table.indexes.find((i) => i.hash === field);
+  if (index) return { index: index.name };
+  throw new Error(`'${field}' is not the partition key of the table or of an index: it cannot be looked up without a Scan`);
+}

@@ -48,6 +48,12 @@ export interface Repository {
   get(key: Key): Promise<Item | undefined>;
   /** Missing keys are simply absent from the result; order is not guaranteed. */
   getMany(keys: Key[]): Promise<Item[]>;
+  /**
+   * Every item whose `field` equals one of `values`, in any order. `field` must be the partition
+   * key of the table or of an index, so that DynamoDB reads it as key lookups, never a Scan (the
+   * join rows of many parents in a constant number of calls).
+   */
+  findByField(field: string, values: KeyValue[]): Promise<Item[]>;
   /** Fails with ConflictError when the key exists: a create never overwrites. */
   create(item: Item): Promise<Item>;
   /** Full replace. NotFoundError when missing, PreconditionFailedError on a stale version. */

@@ -54,6 +54,20 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
       expect(many.map((i) => i.v).sort()).toEqual([1, 2]);
     });
 
+    it("finds items by the partition key of the table or of an index, many values at once", async () => {
+      await Promise.all(Array.from({ length: 70 }, (_, i) => single.create({ id: `k${i}`, group: `g${i % 7}`, rank: i })));
+      const byKey = await single.findByField("id", [...Array.from({ length: 60 }, (_, i) => `k${i}`), "absent", "k0"]);
+      expect(byKey.map((i) => i.id).sort()).toEqual(Array.from({ length: 60 }, (_, i) => `k${i}`).sort());
+      const byIndex = await single.findByField("group", ["g1", "g3", "none"]);
+      expect(byIndex.map((i) => i.rank).sort((a, b) => Number(a) - Number(b))).toEqual([1, 3, 8, 10, 15, 17, 22, 24, 29, 31, 36, 38, 43, 45, 50, 52, 57, 59, 64, 66]);
+      await Promise.all(["x", "y"].map((n) => composite.create({ owner: "o1", name: n })));
+      await composite.create({ owner: "o2", name: "x" });
+      expect((await composite.findByField("owner", ["o1"])).map((i) => i.name).sort()).toEqual(["x", "y"]);
+      expect((await composite.findByField("name", ["x"])).map((i) => i.owner).sort()).toEqual(["o1", "o2"]);
+      expect(await single.findByField("id", [])).toEqual([]);
+      await expect(single.findByField("rank", [1])).rejects.toThrow(/partition key/);
+    });
+
     it("replaces a whole item, bumping the version, and checks the expected version", async () => {
       await single.create({ id: "a", group: "g", rank: 1, drop: true });
       const replaced = await single.replace({ id: "a" }, { id: "a", group: "h", rank: 2 }, { expectedVersion: 1 });

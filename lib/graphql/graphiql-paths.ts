@@ -1,0 +1,2 @@
+/** Where the GraphiQL function answers; the GraphQL function redirects browsers there. */
+export const GRAPHIQL_PATH = "/graphiql";

@@ -1,0 +1,167 @@
+import { execute, getOperationAST, subscribe, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema } from "graphql";
+import { processRequest, type FormatPayloadParams } from "graphql-helix";
+import type { Application } from "../core/application.ts";
+import { Context } from "../core/context.ts";
+import { DomainError } from "../core/errors.ts";
+import { isPlainObject } from "../core/sanitize.ts";
+import { readJsonBody } from "../http/body.ts";
+import { resolveUserId } from "../http/identity.ts";
+import type { HttpRequest } from "../http/request.ts";
+import type { HttpResponse } from "../http/response.ts";
+import { graphqlContext, type GraphQLContext } from "./context.ts";
+import { DocumentCache } from "./documents.ts";
+import { formatError } from "./errors.ts";
+import { GRAPHIQL_PATH } from "./graphiql-paths.ts";
+import { negotiate, wantsHtml, JSON_MEDIA } from "./media.ts";
+import type { GraphQLOptions } from "./service.ts";
+
+interface Params {
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+}
+
+class RequestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+function answer(status: number, media: string, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return { statusCode: status, headers: { "content-type": `${media}; charset=utf-8`, ...headers }, body: JSON.stringify(body) };
+}
+
+function optionalString(value: unknown, name: string): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "string") throw new RequestError(400, "BAD_REQUEST", `'${name}' must be a string`);
+  return value;
+}
+
+function variablesOf(value: unknown): Record<string, unknown> | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!isPlainObject(value)) throw new RequestError(400, "BAD_REQUEST", "'variables' must be a JSON object");
+  return value;
+}
+
+/** `{query, variables, operationName}` from a POST body (JSON) or GET query parameters. */
+function paramsOf(request: HttpRequest): Params {
+  let raw: Record<string, unknown>;
+  if (request.method === "GET") {
+    let variables: unknown;
+    try {
+      variables = request.query.variables ? (JSON.parse(request.query.variables) as unknown) : undefined;
+    } catch {
+      throw new RequestError(400, "BAD_REQUEST", "'variables' is not valid JSON");
+    }
+    raw = { query: request.query.query, variables, operationName: request.query.operationName };
+  } else {
+    const body = readJsonBody(request);
+    if (!isPlainObject(body)) throw new RequestError(400, "BAD_REQUEST", "The body must be a JSON object with a 'query' string");
+    raw = body;
+  }
+  const query = optionalString(raw.query, "query");
+  if (!query) throw new RequestError(400, "BAD_REQUEST", "Provide the GraphQL document in 'query'");
+  const variables = variablesOf(raw.variables);
+  const operationName = optionalString(raw.operationName, "operationName");
+  return { query, ...(variables ? { variables } : {}), ...(operationName ? { operationName } : {}) };
+}
+
+/**
+ * The GraphQL endpoint over HTTP (GraphQL-over-HTTP): POST with JSON, GET for queries only,
+ * application/graphql-response+json when accepted (4xx for request errors) else application/json
+ * (200 for every well-formed request). Execution goes through graphql-helix with our cached
+ * parse/validate, resolvers calling the domain.
+ */
+export class GraphQLEndpoint {
+  readonly documents: DocumentCache;
+
+  constructor(
+    private readonly app: Application,
+    readonly schema: GraphQLSchema,
+    private readonly options: GraphQLOptions,
+  ) {
+    this.documents = new DocumentCache(schema, options.limits, { introspection: options.introspection, size: options.documentCacheSize });
+  }
+
+  async handle(request: HttpRequest): Promise<HttpResponse> {
+    if (request.method === "GET" && this.options.exposeGraphiQL && wantsHtml(request.headers.accept)) {
+      const search = new URLSearchParams(request.query).toString();
+      return { statusCode: 302, headers: { location: `${GRAPHIQL_PATH}${search ? `?${search}` : ""}`, vary: "accept" }, body: "" };
+    }
+    const media = negotiate(request.headers.accept);
+    const respond = (status: number, body: unknown, headers: Record<string, string> = {}) => answer(status, media ?? JSON_MEDIA, body, { vary: "accept", ...headers });
+    try {
+      if (request.method !== "GET" && request.method !== "POST") throw new RequestError(405, "METHOD_NOT_ALLOWED", "Use GET or POST", { allow: "GET, POST" });
+      if (!media) throw new RequestError(406, "NOT_ACCEPTABLE", "Accept application/graphql-response+json or application/json");
+      return await this.execute(request, paramsOf(request), media, respond);
+    } catch (error) {
+      if (error instanceof RequestError) return respond(error.status, { errors: [{ message: error.message, extensions: { code: error.code } }] }, error.headers);
+      if (error instanceof DomainError) {
+        const extensions = { code: error.code, ...(error.errors.length > 0 ? { errors: error.errors } : {}) };
+        return respond(error.status, { errors: [{ message: error.message, extensions }] });
+      }
+      throw error;
+    }
+  }
+
+  private async execute(request: HttpRequest, params: Params, media: string, respond: (status: number, body: unknown, headers?: Record<string, string>) => HttpResponse): Promise<HttpResponse> {
+    const requestId = request.requestId;
+    const document = this.checkOperation(params, request.method);
+    const userId = resolveUserId(request);
+    const ctx = new Context({ requestId, ...(userId ? { userId } : {}) });
+    const result = await processRequest<GraphQLContext, unknown>({
+      schema: this.schema,
+      // The parsed document when it parsed (helix then skips parsing); else the text, so that
+      // helix reports the syntax error through our parse.
+      query: document ?? params.query,
+      ...(params.variables ? { variables: params.variables } : {}),
+      ...(params.operationName ? { operationName: params.operationName } : {}),
+      // Our own negotiation decides the media type; helix only has to give one JSON result.
+      request: { method: request.method, headers: { accept: JSON_MEDIA }, body: {}, query: {} },
+      // graphql's own functions, never helix's copy: under loaders that give helix graphql's CommonJS
+      // build and us its ESM build, the schema would otherwise come "from another realm".
+      execute,
+      subscribe,
+      parse: this.documents.parse,
+      validate: this.documents.validate,
+      contextFactory: () => graphqlContext(this.app, ctx),
+      formatPayload: ({ payload }: FormatPayloadParams<GraphQLContext, unknown>) => ({
+        ...payload,
+        ...(payload.errors ? { errors: payload.errors.map((e: GraphQLError) => formatError(e, requestId)) } : {}),
+      }),
+    });
+    if (result.type !== "RESPONSE") throw new RequestError(400, "OPERATION_NOT_SUPPORTED", "Streamed results (@defer, @stream) are not supported");
+    const payload = result.payload as ExecutionResult;
+    const allow = result.headers.find((h) => h.name.toLowerCase() === "allow");
+    if (result.status === 405) return respond(405, payload, allow ? { allow: allow.value } : {});
+    // A request error (nothing executed) has no `data`: 4xx in the modern media type, 200 in the legacy one.
+    const executed = "data" in payload;
+    const status = executed || media === JSON_MEDIA ? 200 : result.status >= 400 ? result.status : 400;
+    return respond(status, payload);
+  }
+
+  /**
+   * For a valid document (both steps cached), refusals that depend on which operation runs:
+   * none chosen, a mutation over GET (405, GraphQL-over-HTTP), a subscription over HTTP.
+   * Syntax and validation errors are left to the normal path, which reports them.
+   */
+  private checkOperation(params: Params, method: string): DocumentNode | undefined {
+    let document: DocumentNode;
+    try {
+      document = this.documents.parse(params.query);
+    } catch {
+      return undefined;
+    }
+    if (this.documents.validate(this.schema, document).length > 0) return document;
+    const operation = getOperationAST(document, params.operationName);
+    if (!operation) throw new RequestError(400, "BAD_REQUEST", "Name the operation to run in 'operationName'");
+    if (operation.operation === "mutation" && method === "GET") throw new RequestError(405, "METHOD_NOT_ALLOWED", "Mutations need POST", { allow: "POST" });
+    if (operation.operation === "subscription") throw new RequestError(400, "OPERATION_NOT_SUPPORTED", "Subscriptions are served over the WebSocket endpoint, not HTTP");
+    return document;
+  }
+}

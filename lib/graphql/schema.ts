@@ -1,0 +1,54 @@
+import { GraphQLObjectType, GraphQLSchema, type GraphQLFieldConfigMap } from "graphql";
+import type { Application } from "../core/application.ts";
+import type { GraphQLContext } from "./context.ts";
+import { meQuery, modelMutations, modelQueries } from "./crud.ts";
+import { TypeConverter } from "./json-types.ts";
+import { ModelTypes } from "./model-types.ts";
+import { operationFields } from "./operations.ts";
+import { AnyScalar, DateScalar, LongScalar } from "./scalars.ts";
+import { graphqlOptions, type GraphQLOptions } from "./service.ts";
+import { modelSubscriptions } from "./subscriptions.ts";
+
+type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
+
+/** Adds fields to a root type, refusing a second field of the same name (two models, an operation). */
+function add(target: Fields, fields: Fields, root: string): void {
+  for (const [name, field] of Object.entries(fields)) {
+    if (name in target) throw new Error(`GraphQL: two ${root} fields are named '${name}'`);
+    target[name] = field;
+  }
+}
+
+/**
+ * Generates the schema from the registry in the spec's order (part 1): the (final) models, one
+ * object and one input type each, CRUD queries and mutations, operations, subscriptions, then the
+ * schema object. The one source of truth: the SDL in schema-cache/ is printed from this.
+ */
+export function buildGraphQLSchema(app: Application, options: GraphQLOptions = graphqlOptions(app)): GraphQLSchema {
+  const types = new ModelTypes(app, new TypeConverter());
+  const models = app.models();
+  const query: Fields = {};
+  const mutation: Fields = {};
+  const subscription: Fields = {};
+  for (const info of models) {
+    types.object(info);
+    types.input(info);
+  }
+  for (const info of models) {
+    add(query, modelQueries(info, types), "Query");
+    add(mutation, modelMutations(info, types), "Mutation");
+  }
+  const identity = models.find((info) => info.cls.identity && info.keyFields.length === 1);
+  if (options.exposeMe && identity) add(query, meQuery(identity, types), "Query");
+  for (const operation of operationFields(app, types)) {
+    add(operation.root === "query" ? query : mutation, { [operation.name]: operation.field }, operation.root === "query" ? "Query" : "Mutation");
+  }
+  if (options.subscriptions) for (const info of models) add(subscription, modelSubscriptions(info, types), "Subscription");
+  return new GraphQLSchema({
+    query: new GraphQLObjectType({ name: "Query", fields: query }),
+    mutation: Object.keys(mutation).length > 0 ? new GraphQLObjectType({ name: "Mutation", fields: mutation }) : null,
+    subscription: Object.keys(subscription).length > 0 ? new GraphQLObjectType({ name: "Subscription", fields: subscription }) : null,
+    // Every model gets a type (spec 2.4), reachable from a root field or not.
+    types: [...models.flatMap((info) => [types.object(info), types.results(info)]), types.deleteResult, LongScalar, DateScalar, AnyScalar],
+  });
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { graphqlBlog } from "./support.ts";
+
+const g = graphqlBlog({ limits: { maxDepth: 10, maxAliases: 15, maxRootFields: 20, maxTokens: 1000, maxCost: 10_000, listFactor: 10 } });
+
+async function refusal(query: string): Promise<string | undefined> {
+  const answer = await g.post(query, { accept: "application/graphql-response+json" });
+  if (answer.body.errors) expect(answer.statusCode).toBe(400);
+  return answer.body.errors?.[0]?.extensions.code;
+}
+
+describe("abuse limits, before any resolver runs", () => {
+  it("refuses depth beyond 10 (QUERY_TOO_DEEP) and allows 10", async () => {
+    // Comments 1, results 2, post 3, comments 4, results 5, post 6, comments 7, results 8, post 9.
+    const nest = (leaf: string) => `{ Comments(limit: 1) { results { post { comments(limit: 1) { results { post { comments(limit: 1) { results { post { ${leaf} } } } } } } } } } }`;
+    expect(await refusal(nest("slug"))).toBeUndefined();
+    expect(await refusal(nest("comments(limit: 1) { continuationToken }"))).toBe("QUERY_TOO_DEEP");
+  });
+
+  it("refuses more than 15 aliases (TOO_MANY_ALIASES)", async () => {
+    const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: versionVersion`).join(" ")} }`;
+    expect(await refusal(aliases(15))).toBeUndefined();
+    expect(await refusal(aliases(16))).toBe("TOO_MANY_ALIASES");
+  });
+
+  it("refuses more than 20 root fields (TOO_MANY_ROOT_FIELDS), fragments included", async () => {
+    const many = graphqlBlog({ limits: { maxDepth: 10, maxAliases: 100, maxRootFields: 20, maxTokens: 1000, maxCost: 10_000, listFactor: 10 } });
+    const fields = (n: number) => Array.from({ length: n }, (_, i) => `a${i}: versionVersion`).join(" ");
+    expect((await many.post(`{ ${fields(20)} }`)).body.errors).toBeUndefined();
+    expect((await many.post(`{ ...F } fragment F on Query { ${fields(21)} }`)).body.errors?.[0]?.extensions.code).toBe("TOO_MANY_ROOT_FIELDS");
+  });
+
+  it("refuses more than 1000 tokens (TOO_MANY_TOKENS)", async () => {
+    const tokens = `{ ${"versionVersion ".repeat(1000)} }`;
+    expect(await refusal(tokens)).toBe("TOO_MANY_TOKENS");
+  });
+
+  it("refuses an estimated cost over the maximum (QUERY_TOO_COSTLY), counting limits", async () => {
+    const nested = (outer: string, inner: string) => `{ Posts${outer} { results { slug comments${inner} { results { content } } } } }`;
+    expect(await refusal(nested("(limit: 50)", "(limit: 50)"))).toBeUndefined();
+    expect(await refusal(nested("", ""))).toBe("QUERY_TOO_COSTLY");
+    expect(await refusal(`query($n: Long) { Posts(limit: $n) { results { comments(limit: $n) { results { content } } } } }`)).toBe("QUERY_TOO_COSTLY");
+    expect(await refusal(`{ Posts(limit: 50) { results { author { username } tags { name } } } }`)).toBeUndefined();
+  });
+
+  it("does not count introspection, so GraphiQL's schema query passes", async () => {
+    const { getIntrospectionQuery } = await import("graphql");
+    const answer = await g.post(getIntrospectionQuery());
+    expect(answer.body.errors).toBeUndefined();
+  });
+});
