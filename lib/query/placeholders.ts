@@ -1,5 +1,16 @@
 import { fieldSegments, type Value } from "./ast.ts";
 
+/**
+ * Whether DynamoDB accepts the value in an expression. Its numbers span 1E-130 to about 1E+126 in
+ * magnitude and it rejects the whole request (ValidationException) for any other, although such a
+ * literal is a well-formed query; no stored number can equal one, so `evaluate` decides instead.
+ */
+export function sendable(value: Value): boolean {
+  if (typeof value !== "number") return true;
+  const magnitude = Math.abs(value);
+  return magnitude === 0 || (magnitude >= 1e-130 && magnitude < 1e126);
+}
+
 /** The DynamoDB type tags the filter needs, each under one fixed placeholder. */
 export type TypeTag = "NULL" | "L" | "S";
 

@@ -1,7 +1,7 @@
 import type { Expression, Predicate } from "./ast.ts";
 import { fieldSegments } from "./ast.ts";
 import { likeShape } from "./like.ts";
-import type { Placeholders } from "./placeholders.ts";
+import { sendable, type Placeholders } from "./placeholders.ts";
 
 /** DynamoDB refuses an IN with more operands than this. */
 const MAX_IN_VALUES = 100;
@@ -25,14 +25,15 @@ export function expressible(expression: Expression, keyAttributes: ReadonlySet<s
 function predicateExpressible(predicate: Predicate): boolean {
   switch (predicate.kind) {
     case "compare":
+      if (!sendable(predicate.value)) return false;
       // DynamoDB rejects `<` and friends on a BOOL operand; evaluate says false, the residual agrees.
       return predicate.operator === "=" || predicate.operator === "!=" || typeof predicate.value !== "boolean";
     case "like":
       return likeShape(predicate.pattern).kind !== "other";
     case "in":
-      return predicate.values.length > 0 && predicate.values.length <= MAX_IN_VALUES;
+      return predicate.values.length > 0 && predicate.values.length <= MAX_IN_VALUES && predicate.values.every(sendable);
     case "contains":
-      return typeof predicate.value !== "boolean";
+      return typeof predicate.value !== "boolean" && sendable(predicate.value);
     case "isNull":
       return true;
   }

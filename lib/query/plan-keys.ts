@@ -2,7 +2,7 @@ import type { Expression, OrderBy, Value } from "./ast.ts";
 import { queryError } from "./fail.ts";
 import { likeShape } from "./like.ts";
 import { compareScalars } from "./order.ts";
-import type { Placeholders } from "./placeholders.ts";
+import { sendable, type Placeholders } from "./placeholders.ts";
 
 export interface KeyShape {
   hash: string;
@@ -52,9 +52,9 @@ function orderError(field: string): Error {
   return queryError(`cannot ORDER BY '${field}': no index serves this order; declare one on the model`);
 }
 
-/** Key attributes hold only non-empty strings or numbers, so no other value can bind one. */
+/** Key attributes hold only non-empty strings or numbers DynamoDB can store, so no other value can bind one. */
 function keyValue(value: Value): value is string | number {
-  return typeof value === "number" || (typeof value === "string" && value !== "");
+  return (typeof value === "number" && sendable(value)) || (typeof value === "string" && value !== "");
 }
 
 function keyEquality(conjunct: Expression, attribute: string): Value | undefined {

@@ -178,6 +178,21 @@ describe("planDynamoQuery: residual", () => {
     expect(result.residual?.kind).toBe("and");
     expect(result).toMatchObject({ names: {}, values: {} });
   });
+
+  it("moves numbers DynamoDB cannot hold, which it would refuse in an expression", () => {
+    const result = plan("views < 1e200 AND score > -1e-200 AND views IN [1, 1e130] AND tags CONTAINS 2e-131 AND views >= 1e125");
+    expect(readable(result.filterExpression, result)).toBe("views >= 1e+125");
+    expect(result.residual).toEqual(parseQuery("views < 1e200 AND score > -1e-200 AND views IN [1, 1e130] AND tags CONTAINS 2e-131").where);
+  });
+
+  it("never binds a key with a number DynamoDB cannot hold", () => {
+    const result = plan("uuid = 1e300 AND post = 'p'", comments);
+    expect(result).toMatchObject({ kind: "query", indexName: "by_post" });
+    expect(result.residual).toEqual(parseQuery("uuid = 1e300").where);
+    const range = plan("author = 'a' AND slug > 1e-300");
+    expect(range.kind === "query" && readable(range.keyCondition, range)).toBe('author = "a"');
+    expect(range.residual).toEqual(parseQuery("slug > 1e-300").where);
+  });
 });
 
 describe("planDynamoQuery: ORDER BY", () => {
