@@ -1,10 +1,16 @@
 import js from "@eslint/js";
+import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", ".serverless/", ".esbuild/", ".data/", "coverage/", "schema-cache/", "bench/out/"] },
+  { ignores: [".scratch/", "node_modules/", ".serverless/", ".esbuild/", ".data/", "coverage/", "schema-cache/", "bench/out/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    // Plain JS files (serverless plugins) run on Node.
+    files: ["**/*.mjs", "**/*.js"],
+    languageOptions: { globals: globals.node },
+  },
   {
     rules: {
       "@typescript-eslint/no-explicit-any": "error",

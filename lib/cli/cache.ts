@@ -13,6 +13,22 @@ export type CacheRenderer = (app: Application) => CacheFiles | Promise<CacheFile
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
+/** provider.httpApi: payload 2.0, and CORS only for the origins the application names. */
+function httpApiConfig(origins: string[]): Record<string, unknown> {
+  if (origins.length === 0) return { payload: "2.0" };
+  return {
+    payload: "2.0",
+    cors: {
+      allowedOrigins: origins,
+      allowedHeaders: ["Content-Type", "Authorization", "If-Match", "If-None-Match"],
+      allowedMethods: ["GET", "POST", "PUT", "PATCH", "DELETE"],
+      exposedResponseHeaders: ["ETag", "Retry-After"],
+      allowCredentials: true,
+      maxAge: 600,
+    },
+  };
+}
+
 /** The REST route table and what serverless.yml includes: functions, tables, IAM statements. */
 export const restCache: CacheRenderer = (app) => {
   const routes = deriveRoutes(app);
@@ -23,6 +39,7 @@ export const restCache: CacheRenderer = (app) => {
     "resources.json": json({ Resources: tableResources(models, "${self:custom.tablePrefix}") }),
     "iam.json": json(tableIamStatements(models)),
     "openapi.json": json(openApiDocument(app, routes)),
+    "http-api.json": json(httpApiConfig(app.definition.rest?.corsOrigins ?? [])),
   };
 };
 

@@ -5,7 +5,8 @@ import { cacheRenderers } from "./renderers.ts";
 import { renderCache, staleFiles, staleMessage, writeCache } from "./cache.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const cacheDir = join(root, "schema-cache");
+// Overridable so that the staleness check itself can be tested against a doctored copy.
+const cacheDir = process.env.SCHEMA_CACHE_DIR ?? join(root, "schema-cache");
 
 const usage = `usage: webda <command>
   build     regenerate schema-cache/ from the models (GraphQL SDL, routes, functions, tables, OpenAPI)

@@ -118,7 +118,8 @@ export class Application {
   /** Continuation tokens are sealed with the application secret (`APP_SECRET`). */
   sealer(): ContinuationSealer {
     if (!this.sealerInstance) {
-      const secret = process.env.APP_SECRET;
+      // serverless.yml says "unset" when no appSecret param was given.
+      const secret = process.env.APP_SECRET && process.env.APP_SECRET !== "unset" ? process.env.APP_SECRET : undefined;
       const local = process.env.IS_OFFLINE === "true" || process.env.NODE_ENV === "test" || process.env.VITEST !== undefined || !process.env.AWS_LAMBDA_FUNCTION_NAME;
       if (!secret && !local) throw new ConfigurationError("APP_SECRET is not set: it seals continuation tokens and must be a long random string");
       this.sealerInstance = new ContinuationSealer(secret ?? "local-development-secret-not-for-deployment");

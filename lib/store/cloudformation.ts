@@ -53,6 +53,8 @@ export function tableIamStatements(models: ModelInfo[]): Json[] {
         "dynamodb:Query",
         "dynamodb:Scan",
         "dynamodb:ConditionCheckItem",
+        // findByField's `SELECT ... WHERE key IN [...]` (the batched join-row reads).
+        "dynamodb:PartiQLSelect",
       ],
       Resource: arns,
     },

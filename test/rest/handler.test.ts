@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ThrottledError } from "../../lib/core/errors.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
+import { MemoryRepository } from "../../lib/store/memory.ts";
 import { ALICE, BOB, blog, post } from "../support/blog.ts";
 import { call, httpEvent } from "../support/http-events.ts";
 
@@ -86,6 +88,20 @@ describe("REST handler in process", () => {
     expect(answer.statusCode).toBe(500);
     expect(answer.body).toEqual({ code: 500, message: "Internal error", requestId: expect.any(String) });
     expect(JSON.stringify(answer.body)).not.toContain("secret");
+  });
+
+  it("turns a throttled database into 429 with Retry-After", async () => {
+    const throttled = restHandler(blog((model, table) => {
+      const store = new MemoryRepository(table);
+      // Fault injection: DynamoDB still throttling after the SDK's own retries.
+      store.get = () => Promise.reject(new ThrottledError(2));
+      void model;
+      return store;
+    }));
+    const answer = await call(throttled, httpEvent("GET", "/posts/x"));
+    expect(answer.statusCode).toBe(429);
+    expect(answer.headers["retry-after"]).toBe("2");
+    expect(answer.body).toMatchObject({ code: 429 });
   });
 
   it("ignores the test-user header unless offline with the explicit flag", async () => {

@@ -1,0 +1,26 @@
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+
+// DynamoDB Local accepts any credentials but rejects keys with symbols, and `-sharedDb` makes the
+// key and region irrelevant to which database is seen; everything local uses these.
+export const LOCAL_REGION = "us-east-1";
+export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" } as const;
+
+/** Environment that makes any AWS SDK client in a child process talk with the dummy identity. */
+export function localAwsEnv(): Record<string, string> {
+  return {
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_REGION: LOCAL_REGION,
+  };
+}
+
+/** A client for a local endpoint that fails fast instead of retrying a dead socket. */
+export function localDynamoDbClient(endpoint: string, maxAttempts = 3): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    maxAttempts,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 10_000 },
+  });
+}

@@ -1,0 +1,49 @@
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { LOCAL_HOST } from "./ports.ts";
+
+/** Fixed so that URLs in docs, tests and clients never change; serverless.yml says the same. */
+export const OFFLINE_PORTS = { http: 3000, websocket: 3001, lambda: 3002 } as const;
+/** The stage `serverless offline` runs as; with serverless.yml it gives the `blog-local-` prefix. */
+export const OFFLINE_STAGE = "local";
+
+export interface OfflineOptions {
+  projectDir: string;
+  dynamodbEndpoint: string;
+  tablePrefix: string;
+  /** Environment of the serverless process; handlers only see its `AWS_*` part. */
+  env: NodeJS.ProcessEnv;
+}
+
+export function offlineArgs(options: Pick<OfflineOptions, "dynamodbEndpoint" | "tablePrefix">): string[] {
+  return [
+    "offline",
+    "start",
+    `--stage=${OFFLINE_STAGE}`,
+    // Handlers get their environment from serverless.yml, not from this process: the params
+    // are how the endpoint and prefix reach them.
+    `--param=dynamodbEndpoint=${options.dynamodbEndpoint}`,
+    `--param=tablePrefix=${options.tablePrefix}`,
+    `--host=${LOCAL_HOST}`,
+    `--httpPort=${OFFLINE_PORTS.http}`,
+    `--websocketPort=${OFFLINE_PORTS.websocket}`,
+    `--lambdaPort=${OFFLINE_PORTS.lambda}`,
+    "--noPrependStageInUrl",
+  ];
+}
+
+/**
+ * Runs `serverless offline start` as the leader of its own process group, so that it and the
+ * esbuild service it spawns can be signalled together, and a terminal's Ctrl-C reaches it only
+ * through us, in the order we choose.
+ */
+export function spawnOffline(options: OfflineOptions): ChildProcess {
+  const bin = join(options.projectDir, "node_modules", ".bin", "serverless");
+  return spawn(process.execPath, [bin, ...offlineArgs(options)], {
+    cwd: options.projectDir,
+    env: options.env,
+    stdio: "inherit",
+    detached: true,
+  });
+}

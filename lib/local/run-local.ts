@@ -1,0 +1,155 @@
+import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { ChildProcess } from "node:child_process";
+import { signalGroup, terminate } from "./child-process.ts";
+import { startDynamoDbLocal } from "./dynamodb-local.ts";
+import type { DynamoDbLocal } from "./dynamodb-local.ts";
+import { localAwsEnv } from "./local-aws.ts";
+import { OFFLINE_PORTS, spawnOffline } from "./offline.ts";
+import { killWithParent } from "./parent-exit.ts";
+import { assertPortsFree, isPortFree } from "./ports.ts";
+import { parseStartOptions, START_USAGE } from "./start-options.ts";
+import { ensureTables } from "./tables.ts";
+import type { StartOptions } from "./start-options.ts";
+
+export interface RunLocalOptions {
+  projectDir: string;
+  argv: readonly string[];
+  /** The application's tables for a prefix. */
+  tables: (prefix: string) => CreateTableCommandInput[];
+  /** Must equal serverless.yml's `${self:service}-${sls:stage}-` for the offline stage. */
+  defaultTablePrefix: string;
+}
+
+const OFFLINE_GRACE_MS = 10_000;
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+interface Database {
+  endpoint: string;
+  local: DynamoDbLocal | undefined;
+}
+
+async function openDatabase(options: StartOptions): Promise<Database> {
+  const external = process.env.DYNAMODB_ENDPOINT || undefined;
+  if (external) {
+    log(`DynamoDB at ${external} (DYNAMODB_ENDPOINT; not starting DynamoDB Local)`);
+    return { endpoint: external, local: undefined };
+  }
+  const wished = (await isPortFree(options.dbPort)) ? options.dbPort : undefined;
+  const local = await startDynamoDbLocal({ port: wished, dataDir: options.dataDir });
+  const where = options.dataDir === undefined ? "in memory" : `data in ${options.dataDir}`;
+  const moved = wished === undefined ? `; port ${options.dbPort} was taken` : "";
+  log(`DynamoDB Local on ${local.endpoint} (${where}${moved})`);
+  return { endpoint: local.endpoint, local };
+}
+
+/** The serverless process's environment; handlers inherit its `AWS_*` variables. */
+function offlineEnv(db: Database, tablePrefix: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, DYNAMODB_ENDPOINT: db.endpoint, TABLE_PREFIX: tablePrefix };
+  for (const [name, value] of Object.entries(localAwsEnv())) {
+    // Our DynamoDB Local refuses real secret keys (they contain symbols); a foreign endpoint
+    // may want the caller's own identity.
+    if (db.local !== undefined || env[name] === undefined) env[name] = value;
+  }
+  if (db.local !== undefined) {
+    delete env.AWS_SESSION_TOKEN;
+    delete env.AWS_PROFILE;
+  }
+  return env;
+}
+
+/** Creates the tables as the handlers will see them: same endpoint, same identity. */
+async function createTables(endpoint: string, env: NodeJS.ProcessEnv, definitions: CreateTableCommandInput[]): Promise<void> {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: env.AWS_REGION,
+    credentials: {
+      accessKeyId: env.AWS_ACCESS_KEY_ID ?? "",
+      secretAccessKey: env.AWS_SECRET_ACCESS_KEY ?? "",
+      ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}),
+    },
+  });
+  try {
+    const { created, existing } = await ensureTables(client, definitions);
+    const names = [...created.map((n) => `${n} (new)`), ...existing].sort();
+    log(`tables: ${names.length > 0 ? names.join(", ") : "(none)"}`);
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Resolves with the exit code once offline has stopped (by itself or on a signal) and the database too. */
+function superviseOffline(offline: ChildProcess, db: Database): Promise<number> {
+  const pid = offline.pid;
+  if (pid === undefined) return Promise.resolve(1);
+  const sendGroup = (signal: NodeJS.Signals): void => signalGroup(pid, signal);
+  const unregister = killWithParent(sendGroup);
+
+  return new Promise((resolve) => {
+    let stopping = false;
+    const stop = async (code: number): Promise<void> => {
+      if (stopping) return;
+      stopping = true;
+      await terminate(offline, sendGroup, OFFLINE_GRACE_MS);
+      // Whatever offline left in its group (an esbuild service) goes with it.
+      sendGroup("SIGKILL");
+      unregister();
+      await db.local?.stop();
+      resolve(code);
+    };
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (stopping) {
+        // A second Ctrl-C: the user does not want to wait for a graceful stop.
+        sendGroup("SIGKILL");
+        process.exit(130);
+      }
+      log(`\n${signal}: stopping serverless offline and DynamoDB`);
+      void stop(0);
+    };
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
+    offline.once("error", (error) => {
+      log(`serverless offline could not start: ${error.message}`);
+      void stop(1);
+    });
+    offline.once("exit", (code, signal) => {
+      if (!stopping) log(`serverless offline exited (${code ?? signal}); stopping DynamoDB`);
+      void stop(stopping ? 0 : (code ?? 1));
+    });
+  });
+}
+
+/** `npm start`: DynamoDB Local, the tables, then serverless offline until Ctrl-C. Returns the exit code. */
+export async function runLocal(options: RunLocalOptions): Promise<number> {
+  let start: StartOptions;
+  try {
+    start = parseStartOptions(options.argv);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${START_USAGE}\n`);
+    return 2;
+  }
+  if (start.help) {
+    log(START_USAGE);
+    return 0;
+  }
+
+  await assertPortsFree(Object.values(OFFLINE_PORTS));
+  const db = await openDatabase(start);
+  const tablePrefix = process.env.TABLE_PREFIX || options.defaultTablePrefix;
+  const env = offlineEnv(db, tablePrefix);
+  try {
+    await createTables(db.endpoint, env, options.tables(tablePrefix));
+  } catch (error) {
+    await db.local?.stop();
+    throw error;
+  }
+  const offline = spawnOffline({
+    projectDir: options.projectDir,
+    dynamodbEndpoint: db.endpoint,
+    tablePrefix,
+    env,
+  });
+  return superviseOffline(offline, db);
+}

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_DATA_DIR, DEFAULT_DB_PORT, parseStartOptions } from "./start-options.ts";
+
+describe("parseStartOptions", () => {
+  it("defaults to an in-memory database on the usual port", () => {
+    expect(parseStartOptions([])).toEqual({ dataDir: undefined, dbPort: DEFAULT_DB_PORT, help: false });
+  });
+
+  it("keeps data under .data/ with --persist, or where --data-dir says", () => {
+    expect(parseStartOptions(["--persist"]).dataDir).toBe(DEFAULT_DATA_DIR);
+    expect(parseStartOptions(["--data-dir", "/tmp/db"]).dataDir).toBe("/tmp/db");
+    expect(parseStartOptions(["--persist", "--data-dir", "x"]).dataDir).toBe("x");
+  });
+
+  it("reads the database port and help", () => {
+    expect(parseStartOptions(["--db-port", "8123"]).dbPort).toBe(8123);
+    expect(parseStartOptions(["-h"]).help).toBe(true);
+  });
+
+  it("names the option it refuses", () => {
+    expect(() => parseStartOptions(["--db-port", "80x"])).toThrow(/--db-port/);
+    expect(() => parseStartOptions(["--data-dir", " "])).toThrow(/--data-dir/);
+    expect(() => parseStartOptions(["--verbose"])).toThrow(/verbose/);
+  });
+});

@@ -1,0 +1,73 @@
+import { execFile } from "node:child_process";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { acquireOfflineLock } from "../../lib/local/offline-lock.ts";
+import { app } from "../../app/index.ts";
+import { deriveRoutes } from "../../lib/rest/routes.ts";
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const scratch = await mkdtemp(join(tmpdir(), "package-"));
+// Packaging rewrites .esbuild/, which a running `npm start` serves from: never both at once.
+let release: (() => Promise<void>) | undefined;
+beforeAll(async () => {
+  release = await acquireOfflineLock(600_000);
+}, 610_000);
+afterAll(async () => {
+  await release?.();
+  await rm(scratch, { recursive: true, force: true });
+});
+
+interface Resource {
+  Type: string;
+  Properties: Record<string, unknown>;
+}
+
+describe("serverless package", () => {
+  it("packages offline: one function and one API Gateway route per derived route, tables, least-privilege IAM", async () => {
+    const out = join(scratch, "out");
+    await run(join(root, "node_modules/.bin/serverless"), ["package", "--stage", "ci", "--package", out, "--param", `appSecret=${"s".repeat(48)}`], {
+      cwd: root,
+      env: { ...process.env, ALLOW_TEST_USER: "false" },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const template = JSON.parse(await readFile(join(out, "cloudformation-template-update-stack.json"), "utf8")) as { Resources: Record<string, Resource> };
+    const resources = Object.values(template.Resources);
+    const routeKeys = resources.filter((r) => r.Type === "AWS::ApiGatewayV2::Route").map((r) => r.Properties.RouteKey as string);
+    const derived = deriveRoutes(app);
+    for (const route of derived) expect(routeKeys).toContain(route.key);
+    expect(routeKeys).toContain("$default");
+
+    const handlers = resources.filter((r) => r.Type === "AWS::Lambda::Function").map((r) => r.Properties.Handler as string);
+    // Per-route packaging (the default): one function per derived route, plus the catch-all.
+    expect(handlers.filter((h) => h.startsWith("functions/rest"))).toHaveLength(derived.length + 1);
+
+    const tables = resources.filter((r) => r.Type === "AWS::DynamoDB::Table").map((r) => r.Properties.TableName);
+    for (const info of app.models()) expect(tables).toContain(`blog-ci-${info.name}`);
+
+    const role = resources.find((r) => r.Type === "AWS::IAM::Role") as Resource;
+    const statements = JSON.stringify(role.Properties.Policies);
+    expect(statements).not.toMatch(/"Resource":"\*"/);
+  }, 240_000);
+
+  it("refuses to package from a stale schema-cache, naming the command that rebuilds it", async () => {
+    const doctored = join(scratch, "cache");
+    await cp(join(root, "schema-cache"), doctored, { recursive: true });
+    await writeFile(join(doctored, "routes.json"), "[]\n");
+    const check = run(join(root, "node_modules/.bin/tsx"), ["lib/cli/main.ts", "check"], { cwd: root, env: { ...process.env, SCHEMA_CACHE_DIR: doctored } });
+    await expect(check).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("npm run build") });
+  }, 60_000);
+
+  it("refuses a deployed stage without an application secret", async () => {
+    const attempt = run(join(root, "node_modules/.bin/serverless"), ["package", "--stage", "prod", "--package", join(scratch, "nosecret")], {
+      cwd: root,
+      env: { ...process.env, APP_SECRET: "" },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    await expect(attempt).rejects.toMatchObject({ stdout: expect.stringMatching(/appSecret/) });
+  }, 120_000);
+});

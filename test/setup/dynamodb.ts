@@ -1,0 +1,68 @@
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
+import type {} from "vitest";
+import type { TestProject } from "vitest/node";
+import { startDynamoDbLocal } from "../../lib/local/dynamodb-local.ts";
+import { localAwsEnv } from "../../lib/local/local-aws.ts";
+import { ensureTables } from "../../lib/local/tables.ts";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** Endpoint of the DynamoDB every test file shares (also in `process.env.DYNAMODB_ENDPOINT`). */
+    dynamodbEndpoint: string;
+    /** Prefix of the application's tables (also in `process.env.TABLE_PREFIX`). */
+    tablePrefix: string;
+  }
+}
+
+// Not `blog-local-`: a run against the `npm start` database must not touch its data.
+const TEST_TABLE_PREFIX = "blog-test-";
+
+/** Puts the dummy identity in the environment; a real one (symbols in its keys) is refused by DynamoDB Local. */
+function useLocalIdentity(force: boolean): void {
+  for (const [name, value] of Object.entries(localAwsEnv())) {
+    if (force || process.env[name] === undefined) process.env[name] = value;
+  }
+  if (force) {
+    delete process.env.AWS_SESSION_TOKEN;
+    delete process.env.AWS_PROFILE;
+  }
+}
+
+/**
+ * Gives the whole run one DynamoDB with the application's tables: the one `DYNAMODB_ENDPOINT`
+ * names, or a DynamoDB Local started here and stopped by the returned teardown. Environment
+ * set here reaches the test workers, which are forked after global setup.
+ */
+export async function setupDynamoDb(
+  project: TestProject,
+  tables: (prefix: string) => CreateTableCommandInput[],
+): Promise<() => Promise<void>> {
+  const external = process.env.DYNAMODB_ENDPOINT || undefined;
+  const db = external ? undefined : await startDynamoDbLocal();
+  const endpoint = external ?? db?.endpoint ?? "";
+  const prefix = process.env.TABLE_PREFIX ?? TEST_TABLE_PREFIX;
+
+  useLocalIdentity(db !== undefined);
+  // Node 20.19 is our local floor (Lambda runs 22): without this every worker repeats the SDK's
+  // reminder that it will need 22 in 2027.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  process.env.DYNAMODB_ENDPOINT = endpoint;
+  process.env.TABLE_PREFIX = prefix;
+  project.provide("dynamodbEndpoint", endpoint);
+  project.provide("tablePrefix", prefix);
+
+  // Same endpoint, region and credentials as the code under test will use.
+  const client = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION });
+  try {
+    await ensureTables(client, tables(prefix));
+  } catch (error) {
+    await db?.stop();
+    throw error;
+  } finally {
+    client.destroy();
+  }
+  return async () => {
+    await db?.stop();
+  };
+}

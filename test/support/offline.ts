@@ -1,0 +1,79 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { signalGroup, waitForExit } from "../../lib/local/child-process.ts";
+import { OFFLINE_PORTS } from "../../lib/local/offline.ts";
+import { acquireOfflineLock } from "../../lib/local/offline-lock.ts";
+import { isPortFree } from "../../lib/local/ports.ts";
+import { descendantsOf } from "../../lib/local/processes.ts";
+
+const PROJECT_DIR = fileURLToPath(new URL("../..", import.meta.url));
+export const OFFLINE_URL = `http://127.0.0.1:${OFFLINE_PORTS.http}`;
+// Cold start: serverless loads, esbuild bundles, the JVM starts; slow CI machines need the margin.
+const READY_TIMEOUT_MS = 150_000;
+async function portsFree(deadline: number): Promise<void> {
+  for (;;) {
+    const free = await Promise.all(Object.values(OFFLINE_PORTS).map((p) => isPortFree(p)));
+    if (free.every(Boolean)) return;
+    if (Date.now() > deadline) throw new Error(`ports ${Object.values(OFFLINE_PORTS).join(", ")} stayed busy`);
+    await sleep(500);
+  }
+}
+
+export interface Offline {
+  url: string;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+/**
+ * `npm start`'s script (serverless offline + its own DynamoDB Local) with the test-user hook on,
+ * ready once GET /version answers; `stop` ends its whole process group.
+ */
+export async function startOffline(): Promise<Offline> {
+  const deadline = Date.now() + READY_TIMEOUT_MS * 2;
+  // e2e files (and the package test, which rewrites .esbuild/) take turns on the fixed ports.
+  const release = await acquireOfflineLock(READY_TIMEOUT_MS * 2);
+  let child: ChildProcess | undefined;
+  let output = "";
+  const stop = async (): Promise<void> => {
+    if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+      // offline and DynamoDB Local lead groups of their own: note them before asking politely.
+      const descendants = descendantsOf(child.pid);
+      signalGroup(child.pid, "SIGINT");
+      if (!(await waitForExit(child, 30_000))) {
+        for (const p of descendants) signalGroup(p.pgid, "SIGKILL");
+        signalGroup(child.pid, "SIGKILL");
+      }
+    }
+    await release();
+  };
+  try {
+    await portsFree(deadline);
+    const env: NodeJS.ProcessEnv = { ...process.env, ALLOW_TEST_USER: "true" };
+    // Global setup points tests at its DynamoDB; `npm start` starts and stops its own.
+    delete env.DYNAMODB_ENDPOINT;
+    delete env.TABLE_PREFIX;
+    child = spawn(process.execPath, [join(PROJECT_DIR, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/start.ts"], {
+      cwd: PROJECT_DIR, env, detached: true, stdio: ["ignore", "pipe", "pipe"],
+    });
+    const keep = (chunk: Buffer): void => {
+      output = (output + chunk.toString("utf8")).slice(-20_000);
+    };
+    child.stdout?.on("data", keep);
+    child.stderr?.on("data", keep);
+    const ready = Date.now() + READY_TIMEOUT_MS;
+    for (;;) {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`npm start exited before answering:\n${output}`);
+      const ok = await fetch(`${OFFLINE_URL}/version`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.ok, () => false);
+      if (ok) break;
+      if (Date.now() > ready) throw new Error(`${OFFLINE_URL}/version did not answer in time:\n${output}`);
+      await sleep(300);
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url: OFFLINE_URL, output: () => output, stop };
+}
