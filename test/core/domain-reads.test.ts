@@ -1,16 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "../../lib/core/errors.ts";
-import { ALICE, BOB, as, blog, model, post } from "../support/blog.ts";
+import { ALICE, BOB, as, blog, model, post, failure } from "../support/blog.ts";
 
-async function failure(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error("expected a domain error");
-}
 
 async function seed() {
   const app = blog();

@@ -1,17 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { DomainError } from "../../lib/core/errors.ts";
 import type { LifecycleEvent } from "../../lib/core/events.ts";
-import { ALICE, BOB, as, blog, model, post } from "../support/blog.ts";
+import { ALICE, BOB, as, blog, model, post, failure } from "../support/blog.ts";
 
-async function failure(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof DomainError) return error;
-    throw error;
-  }
-  throw new Error("expected a domain error");
-}
 
 describe("domain writes on the blog", () => {
   it("creates a post with server-set author and timestamps, ignoring client attempts to set them", async () => {

@@ -1,5 +1,6 @@
 import { Application } from "../../lib/core/application.ts";
 import { Context } from "../../lib/core/context.ts";
+import { DomainError } from "../../lib/core/errors.ts";
 import { PasswordBehavior } from "../../lib/core/behaviors/password.ts";
 import type { RepositoryFactory } from "../../lib/store/repository.ts";
 import { memoryStore } from "../../lib/store/select.ts";
@@ -34,3 +35,14 @@ export const post = (slug: string, status = "published", extra: Record<string, u
   viewCount: 0,
   ...extra,
 });
+
+/** The DomainError a promise rejects with (fails the test when it resolves or throws anything else). */
+export async function failure(promise: Promise<unknown>): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error("expected a domain error");
+}
