@@ -43,12 +43,27 @@ export function toFieldError(error: ErrorObject): FieldError {
   return { path: error.instancePath || "/", message: error.message ?? "is invalid" };
 }
 
+/**
+ * Numbers beyond +/-2^53 cannot be stored and read back exactly (DynamoDB's SDK refuses them):
+ * they are a client error, whatever the schema says.
+ */
+function unsafeNumbers(value: unknown, path: string, out: FieldError[]): void {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) out.push({ path: path || "/", message: "must be a finite number within +/-2^53" });
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => unsafeNumbers(item, `${path}/${i}`, out));
+  } else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) unsafeNumbers(item, `${path}/${escapePointer(key)}`, out);
+  }
+}
+
 /** Validates and throws one ValidationError listing every problem (not just the first). */
 export function assertValid(schema: JsonSchema, value: unknown, message = "Validation failed"): void {
   const validate = compile(schema);
-  if (validate(value)) return;
-  const seen = new Set<string>();
   const errors: FieldError[] = [];
+  unsafeNumbers(value, "", errors);
+  if (validate(value) && errors.length === 0) return;
+  const seen = new Set<string>(errors.map((e) => `${e.path} ${e.message}`));
   for (const error of validate.errors ?? []) {
     // A union (e.g. an enum of literals) reports one error per branch plus its own: keep it short.
     if (error.keyword === "const" || error.keyword === "type" && error.schemaPath.includes("anyOf")) continue;

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, PreconditionFailedError, ThrottledError } from "../core/errors.ts";
+import { ConflictError, NotFoundError, PreconditionFailedError, ThrottledError, ValidationError } from "../core/errors.ts";
 import type { Item } from "./repository.ts";
 
 const THROTTLING = new Set([
@@ -24,5 +24,9 @@ export function guardFailure(error: Error & { Item?: Item }, kind: "create" | "u
 /** The SDK already retried with backoff; what is still throttled becomes a 429 for the client. */
 export function mapDynamoError(error: unknown): unknown {
   if (error instanceof Error && THROTTLING.has(error.name)) return new ThrottledError(1, "The database is busy, retry shortly");
+  // The body limit (1 MiB) is above DynamoDB's 400 KB item limit: that is the client's record, too big.
+  if (error instanceof Error && error.name === "ValidationException" && /item size/i.test(error.message)) {
+    return new ValidationError([{ path: "/", message: "the record is larger than the 400 KB a record may hold" }], "Record too large");
+  }
   return error;
 }

@@ -86,3 +86,23 @@ describe("a synthetic application on DynamoDB Local", () => {
     expect(JSON.stringify(stored)).not.toMatch(/__owner|__cost|__hidden/);
   });
 });
+
+describe("limits DynamoDB imposes, as client errors", () => {
+  it("refuses numbers beyond 2^53 and records over 400 KB with a 400, writing nothing", async () => {
+    const app = blog(dynamoStore());
+    const Post = model(app, "Post");
+    const slug = `big-${unique()}`;
+    await expect(app.domain.create(as(ALICE), Post, post(slug, "published", { viewCount: 2 ** 60 }))).rejects.toMatchObject({
+      status: 400,
+      errors: [{ path: "/viewCount", message: "must be a finite number within +/-2^53" }],
+    });
+    await expect(app.domain.get(as(ALICE), Post, { slug })).rejects.toMatchObject({ status: 404 });
+
+    const gadgets = await synthetic();
+    const Gadget_ = gadgets.model("Gadget");
+    if (!Gadget_) throw new Error("missing model");
+    const notes = Array.from({ length: 500 }, () => ({ text: "x".repeat(1000) }));
+    await expect(gadgets.domain.create(as(), Gadget_, { sku: "huge", spec: { weight: 1, notes } })).rejects.toMatchObject({ status: 400, message: "Record too large" });
+    await expect(gadgets.domain.get(as(), Gadget_, { sku: "huge" })).rejects.toMatchObject({ status: 404 });
+  });
+});
