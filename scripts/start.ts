@@ -4,7 +4,7 @@ import { app } from "../app/index.ts";
 import { renderCache, writeCache } from "../lib/cli/cache.ts";
 import { cacheRenderers } from "../lib/cli/renderers.ts";
 import { runLocal } from "../lib/local/run-local.ts";
-import { tableDefinitions } from "../lib/store/dynamodb-tables.ts";
+import { serviceTables } from "../lib/cli/tables.ts";
 
 // Node 20.19 is our documented floor locally (Lambda runs 22): the SDK's reminder that it will
 // need 22 in 2027 is noise here. Set before any client exists; offline passes AWS_* on to handlers.
@@ -21,7 +21,7 @@ try {
   const code = await runLocal({
     projectDir,
     argv: process.argv.slice(2),
-    tables: (prefix) => tableDefinitions(app, prefix),
+    tables: (prefix) => serviceTables(app, prefix),
     defaultTablePrefix: "blog-local-",
   });
   process.exit(code);

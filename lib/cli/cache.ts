@@ -4,7 +4,6 @@ import type { Application } from "../core/application.ts";
 import { deriveRoutes } from "../rest/routes.ts";
 import { serverlessFunctions } from "../rest/functions.ts";
 import { openApiDocument } from "../rest/openapi.ts";
-import { tableIamStatements, tableResources } from "../store/cloudformation.ts";
 
 export const REBUILD_COMMAND = "npm run build";
 
@@ -29,15 +28,12 @@ function httpApiConfig(origins: string[]): Record<string, unknown> {
   };
 }
 
-/** The REST route table and what serverless.yml includes: functions, tables, IAM statements. */
+/** The REST route table and what serverless.yml includes for it: functions, HTTP API, OpenAPI. */
 export const restCache: CacheRenderer = (app) => {
   const routes = deriveRoutes(app);
-  const models = app.models();
   return {
     "routes.json": json(routes.map(({ key, target, id }) => ({ key, id, target }))),
     "functions.json": json(serverlessFunctions(routes, app.definition.rest)),
-    "resources.json": json({ Resources: tableResources(models, "${self:custom.tablePrefix}") }),
-    "iam.json": json(tableIamStatements(models)),
     "openapi.json": json(openApiDocument(app, routes)),
     "http-api.json": json(httpApiConfig(app.definition.rest?.corsOrigins ?? [])),
   };

@@ -1,5 +1,6 @@
 import { graphqlCache } from "../graphql/cache.ts";
 import { restCache, type CacheRenderer } from "./cache.ts";
+import { infrastructureCache } from "./infrastructure.ts";
 
 /** Every face that writes into schema-cache/ registers its renderer here. */
-export const cacheRenderers: CacheRenderer[] = [restCache, graphqlCache];
+export const cacheRenderers: CacheRenderer[] = [restCache, graphqlCache, infrastructureCache];

@@ -1,21 +1,23 @@
-import type { ModelInfo } from "../core/model-info.ts";
-import { tableDefinition } from "./dynamodb-tables.ts";
+import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 
 type Json = Record<string, unknown>;
 
-export function tableLogicalId(model: string): string {
-  return `${model.replace(/[^A-Za-z0-9]/g, "")}Table`;
+/** `Post` -> `PostTable`, `blog-dev-ws-connections` (prefix removed) -> `WsConnectionsTable`. */
+export function tableLogicalId(name: string): string {
+  const words = name.split(/[^A-Za-z0-9]+/).filter((w) => w !== "");
+  return `${words.map((w) => w[0]?.toUpperCase() + w.slice(1)).join("")}Table`;
 }
 
 /**
- * The tables as CloudFormation resources, from the same definitions that create the local tables.
- * `prefix` may hold serverless variables (`${self:custom.tablePrefix}`), resolved at package time.
+ * Tables as CloudFormation resources, from the same CreateTable definitions that create the local
+ * tables. Names may hold serverless variables (`${self:custom.tablePrefix}`), resolved at package
+ * time; `ttl` names the attribute DynamoDB expires rows by, per table name.
  */
-export function tableResources(models: ModelInfo[], prefix: string): Json {
+export function tableResources(tables: { logicalId: string; definition: CreateTableCommandInput; ttl?: string }[]): Json {
   const resources: Json = {};
-  for (const info of models) {
-    const { TableName, BillingMode, KeySchema, AttributeDefinitions, GlobalSecondaryIndexes, StreamSpecification } = tableDefinition(info, prefix);
-    resources[tableLogicalId(info.name)] = {
+  for (const { logicalId, definition, ttl } of tables) {
+    const { TableName, BillingMode, KeySchema, AttributeDefinitions, GlobalSecondaryIndexes, StreamSpecification } = definition;
+    resources[logicalId] = {
       Type: "AWS::DynamoDB::Table",
       DeletionPolicy: "Retain",
       UpdateReplacePolicy: "Retain",
@@ -25,7 +27,8 @@ export function tableResources(models: ModelInfo[], prefix: string): Json {
         KeySchema,
         AttributeDefinitions,
         ...(GlobalSecondaryIndexes ? { GlobalSecondaryIndexes } : {}),
-        StreamSpecification,
+        ...(StreamSpecification ? { StreamSpecification } : {}),
+        ...(ttl ? { TimeToLiveSpecification: { AttributeName: ttl, Enabled: true } } : {}),
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         SSESpecification: { SSEEnabled: true },
       },
@@ -35,9 +38,9 @@ export function tableResources(models: ModelInfo[], prefix: string): Json {
 }
 
 /** Least privilege: the item and query actions the repositories use, on these tables and their indexes only. */
-export function tableIamStatements(models: ModelInfo[]): Json[] {
-  const arns = models.flatMap((info) => {
-    const arn = { "Fn::GetAtt": [tableLogicalId(info.name), "Arn"] };
+export function tableIamStatements(logicalIds: string[]): Json[] {
+  const arns = logicalIds.flatMap((id) => {
+    const arn = { "Fn::GetAtt": [id, "Arn"] };
     return [arn, { "Fn::Join": ["", [arn, "/index/*"]] }];
   });
   return [

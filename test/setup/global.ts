@@ -1,8 +1,8 @@
 import type { TestProject } from "vitest/node";
 import { app } from "../../app/index.ts";
-import { tableDefinitions } from "../../lib/store/dynamodb-tables.ts";
+import { serviceTables } from "../../lib/cli/tables.ts";
 import { setupDynamoDb } from "./dynamodb.ts";
 
 export default function setup(project: TestProject): Promise<() => Promise<void>> {
-  return setupDynamoDb(project, (prefix) => tableDefinitions(app, prefix));
+  return setupDynamoDb(project, (prefix) => serviceTables(app, prefix));
 }

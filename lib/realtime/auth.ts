@@ -1,0 +1,74 @@
+import { TEST_USER_HEADER, testUserHookEnabled } from "../http/identity.ts";
+
+/** Verifies an access token and names its user; throws when the token is not acceptable. */
+export type AccessTokenVerifier = (token: string) => Promise<string>;
+
+export interface Handshake {
+  /** Header names lower-cased. */
+  headers: Record<string, string>;
+  cookies: string[];
+}
+
+/**
+ * Who a WebSocket connection acts for. The handshake (`$connect`) may carry a cookie session; the
+ * graphql-ws `connection_init` payload may carry an access token, which wins. Until the
+ * authentication service plugs in its cookie resolver and token verifier, the only identities
+ * are the local test-user seam (`x-test-user` on the handshake, `{ testUser }` in the payload),
+ * honoured exactly when the HTTP face honours `x-test-user`.
+ */
+export interface ConnectionAuthenticator {
+  /** The user of the handshake, if any; throw to refuse the handshake (401). */
+  handshake(request: Handshake): Promise<string | undefined>;
+  /**
+   * The user for the connection once `connection_init` arrives, given the handshake's user.
+   * Resolve `false` to refuse the connection (graphql-ws closes it with 4403 Forbidden).
+   */
+  init(payload: Readonly<Record<string, unknown>> | undefined, handshakeUser: string | undefined): Promise<string | undefined | false>;
+}
+
+export interface AuthenticatorOptions {
+  verifyAccessToken?: AccessTokenVerifier;
+  /** The cookie-session resolver of the authentication service. */
+  sessionUser?: (cookies: string[]) => Promise<string | undefined>;
+  env?: NodeJS.ProcessEnv;
+}
+
+function tokenOf(payload: Readonly<Record<string, unknown>> | undefined): string | undefined {
+  const raw = payload?.accessToken ?? payload?.authorization ?? payload?.Authorization;
+  if (typeof raw !== "string" || raw.trim() === "") return undefined;
+  return raw.replace(/^Bearer\s+/i, "").trim();
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+}
+
+export function connectionAuthenticator(options: AuthenticatorOptions = {}): ConnectionAuthenticator {
+  const testUsers = () => testUserHookEnabled(options.env ?? process.env);
+  return {
+    async handshake(request) {
+      if (testUsers()) {
+        const user = nonEmpty(request.headers[TEST_USER_HEADER]);
+        if (user) return user;
+      }
+      return options.sessionUser ? options.sessionUser(request.cookies) : undefined;
+    },
+    async init(payload, handshakeUser) {
+      const token = tokenOf(payload);
+      if (token !== undefined) {
+        // A token nobody can check must not silently become an anonymous connection.
+        if (!options.verifyAccessToken) return false;
+        try {
+          return await options.verifyAccessToken(token);
+        } catch {
+          return false;
+        }
+      }
+      if (testUsers()) {
+        const user = nonEmpty(payload?.testUser);
+        if (user) return user;
+      }
+      return handshakeUser;
+    },
+  };
+}

@@ -1,0 +1,14 @@
+import type { Application } from "../core/application.ts";
+import { createRealtime, type Realtime } from "./realtime.ts";
+
+/** The realtime face, built once per Lambda instance; a failed build is retried by the next event. */
+export function lazyRealtime(app: Application): () => Promise<Realtime> {
+  let ready: Promise<Realtime> | undefined;
+  return () =>
+    (ready ??= Promise.resolve()
+      .then(() => createRealtime(app))
+      .catch((error: unknown) => {
+        ready = undefined;
+        throw error;
+      }));
+}

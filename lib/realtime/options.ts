@@ -1,0 +1,54 @@
+/** Tunables of the WebSocket face; every one has an environment variable so a stage can change it. */
+export interface RealtimeOptions {
+  /** graphql-ws's `connectionInitWaitTimeout` (3 s there too), measured from API Gateway's connect time. */
+  initTimeoutMs: number;
+  /** API Gateway ends every WebSocket connection after 2 hours. */
+  connectionLifetimeMs: number;
+  /** A never-initialised row lives this long: API Gateway's idle timeout (10 min) has closed the socket by then. */
+  pendingLifetimeMs: number;
+  /** Added to every TTL so a row outlives its socket a little, never the other way round. */
+  ttlMarginMs: number;
+  /** Posts in flight at once during one fan-out. */
+  concurrency: number;
+  /** One post may take this long before it is abandoned, so a dead connection never holds a slot for long. */
+  postTimeoutMs: number;
+  /** Attempts per post when API Gateway throttles (the first included). */
+  postAttempts: number;
+  /** First backoff after throttling; doubled each attempt, with jitter. */
+  retryBaseMs: number;
+}
+
+export const DEFAULT_REALTIME_OPTIONS: RealtimeOptions = {
+  initTimeoutMs: 3_000,
+  connectionLifetimeMs: 2 * 60 * 60 * 1000,
+  pendingLifetimeMs: 10 * 60 * 1000,
+  ttlMarginMs: 15 * 60 * 1000,
+  concurrency: 50,
+  postTimeoutMs: 3_000,
+  postAttempts: 4,
+  retryBaseMs: 50,
+};
+
+const VARIABLES: Record<keyof RealtimeOptions, string> = {
+  initTimeoutMs: "WS_INIT_TIMEOUT_MS",
+  connectionLifetimeMs: "WS_CONNECTION_LIFETIME_MS",
+  pendingLifetimeMs: "WS_PENDING_LIFETIME_MS",
+  ttlMarginMs: "WS_TTL_MARGIN_MS",
+  concurrency: "WS_POST_CONCURRENCY",
+  postTimeoutMs: "WS_POST_TIMEOUT_MS",
+  postAttempts: "WS_POST_ATTEMPTS",
+  retryBaseMs: "WS_RETRY_BASE_MS",
+};
+
+/** Defaults overridden by positive integers from the environment; anything else is refused by name. */
+export function realtimeOptions(env: NodeJS.ProcessEnv = process.env, base: RealtimeOptions = DEFAULT_REALTIME_OPTIONS): RealtimeOptions {
+  const options = { ...base };
+  for (const [field, name] of Object.entries(VARIABLES) as [keyof RealtimeOptions, string][]) {
+    const raw = env[name];
+    if (raw === undefined || raw === "") continue;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got '${raw}'`);
+    options[field] = value;
+  }
+  return options;
+}

@@ -1,0 +1,62 @@
+import type { GraphQLSchema } from "graphql";
+import type { Application } from "../core/application.ts";
+import { DocumentCache } from "../graphql/documents.ts";
+import { buildGraphQLSchema } from "../graphql/schema.ts";
+import { graphqlOptions } from "../graphql/service.ts";
+import { documentClient } from "../store/dynamodb-client.ts";
+import { DynamoRepository } from "../store/dynamodb.ts";
+import type { Repository } from "../store/repository.ts";
+import { connectionAuthenticator, type ConnectionAuthenticator } from "./auth.ts";
+import { Fanout } from "./fanout.ts";
+import { realtimeOptions, type RealtimeOptions } from "./options.ts";
+import { SubscriptionPlanner } from "./planner.ts";
+import { GraphQLWsProtocol } from "./protocol.ts";
+import { RealtimeStore } from "./store.ts";
+import { connectionShape, realtimeTableNames, subscriptionShape } from "./tables.ts";
+import { ApiGatewayTransport, type Transport } from "./transport.ts";
+
+export interface RealtimeParts {
+  /** Connection and subscription rows; DynamoDB (`${TABLE_PREFIX}ws-*`) unless given. */
+  repositories?: { connections: Repository; subscriptions: Repository };
+  transport?: Transport;
+  auth?: ConnectionAuthenticator;
+  options?: RealtimeOptions;
+  now?: () => number;
+}
+
+export interface Realtime {
+  schema: GraphQLSchema;
+  store: RealtimeStore;
+  protocol: GraphQLWsProtocol;
+  fanout: Fanout;
+}
+
+export function dynamoRealtimeRepositories(prefix = process.env.TABLE_PREFIX ?? "blog-local-"): { connections: Repository; subscriptions: Repository } {
+  const names = realtimeTableNames(prefix);
+  return {
+    connections: new DynamoRepository(documentClient(), names.connections, connectionShape),
+    subscriptions: new DynamoRepository(documentClient(), names.subscriptions, subscriptionShape),
+  };
+}
+
+/**
+ * The WebSocket face of an application: the same executable schema and document cache as the
+ * HTTP face builds (generated from the models at cold start), over stores and a transport that
+ * tests replace.
+ */
+export function createRealtime(app: Application, parts: RealtimeParts = {}): Realtime {
+  const graphql = graphqlOptions(app);
+  const schema = buildGraphQLSchema(app, graphql);
+  const documents = new DocumentCache(schema, graphql.limits, { introspection: graphql.introspection, size: graphql.documentCacheSize });
+  const repositories = parts.repositories ?? dynamoRealtimeRepositories();
+  const store = new RealtimeStore(repositories.connections, repositories.subscriptions, parts.now);
+  const transport = parts.transport ?? new ApiGatewayTransport();
+  const options = parts.options ?? realtimeOptions();
+  const planner = new SubscriptionPlanner(app, schema, documents);
+  return {
+    schema,
+    store,
+    protocol: new GraphQLWsProtocol({ store, transport, auth: parts.auth ?? connectionAuthenticator(), planner, options }),
+    fanout: new Fanout({ app, schema, documents, store, transport, options }),
+  };
+}

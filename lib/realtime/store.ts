@@ -1,0 +1,209 @@
+import { ConflictError, NotFoundError, PreconditionFailedError } from "../core/errors.ts";
+import type { KeyValues } from "../core/records.ts";
+import { VERSION_FIELD } from "../core/schema.ts";
+import type { Item, Repository } from "../store/repository.ts";
+import { TTL_ATTRIBUTE } from "./tables.ts";
+
+export type ConnectionState = "pending" | "acknowledged";
+
+export interface ConnectionRow {
+  connectionId: string;
+  /** Where the management API of this connection's API answers (the stream Lambda has no request context). */
+  endpoint: string;
+  /** Epoch ms, API Gateway's own connect time. */
+  connectedAt: number;
+  state: ConnectionState;
+  userId?: string;
+  /** Epoch seconds (DynamoDB TTL). */
+  expiresAt: number;
+}
+
+export type SubscriptionKind = "record" | "list";
+
+export interface SubscriptionRow {
+  connectionId: string;
+  /** The client's subscription id. */
+  id: string;
+  topic: string;
+  model: string;
+  /** The Subscription root field (`Post` or `Posts`). */
+  field: string;
+  kind: SubscriptionKind;
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+  /** The filter text of a list subscription, already checked against the model. */
+  filter?: string;
+  key?: KeyValues;
+  userId?: string;
+  endpoint: string;
+  /** Subscriptions sharing document, variables and user share one execution per event. */
+  group: string;
+  expiresAt: number;
+}
+
+export type AddOutcome = "added" | "exists" | "completed";
+
+/** The client completed an id before its subscribe was processed (API Gateway may reorder messages). */
+const TOMBSTONE = "completed";
+const TOMBSTONE_LIFETIME_S = 300;
+
+function str(item: Item, field: string): string {
+  const value = item[field];
+  if (typeof value !== "string") throw new Error(`realtime row without '${field}'`);
+  return value;
+}
+
+function num(item: Item, field: string): number {
+  const value = item[field];
+  if (typeof value !== "number") throw new Error(`realtime row without numeric '${field}'`);
+  return value;
+}
+
+function optionalString(item: Item, field: string): string | undefined {
+  const value = item[field];
+  return typeof value === "string" ? value : undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function toConnection(item: Item): ConnectionRow {
+  const userId = optionalString(item, "userId");
+  const state = str(item, "state");
+  return {
+    connectionId: str(item, "connectionId"),
+    endpoint: str(item, "endpoint"),
+    connectedAt: num(item, "connectedAt"),
+    state: state === "acknowledged" ? "acknowledged" : "pending",
+    ...(userId ? { userId } : {}),
+    expiresAt: num(item, TTL_ATTRIBUTE),
+  };
+}
+
+function toSubscription(item: Item): SubscriptionRow {
+  const optional: Partial<SubscriptionRow> = {};
+  if (isRecord(item.variables)) optional.variables = item.variables;
+  if (isRecord(item.key)) optional.key = item.key as KeyValues;
+  for (const field of ["operationName", "filter", "userId"] as const) {
+    const value = optionalString(item, field);
+    if (value !== undefined) optional[field] = value;
+  }
+  return {
+    connectionId: str(item, "connectionId"),
+    id: str(item, "id"),
+    topic: str(item, "topic"),
+    model: str(item, "model"),
+    field: str(item, "field"),
+    kind: str(item, "kind") === "record" ? "record" : "list",
+    query: str(item, "query"),
+    endpoint: str(item, "endpoint"),
+    group: str(item, "group"),
+    expiresAt: num(item, TTL_ATTRIBUTE),
+    ...optional,
+  };
+}
+
+async function ignoreMissing(work: Promise<unknown>): Promise<void> {
+  try {
+    await work;
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+}
+
+/**
+ * Connection and subscription rows over two Repositories (DynamoDB in Lambda, memory in tests).
+ * A row past its TTL is treated as gone even before DynamoDB's lazy TTL sweep removes it.
+ */
+export class RealtimeStore {
+  constructor(
+    private readonly connections: Repository,
+    private readonly subscriptions: Repository,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private live(item: Item | undefined): item is Item {
+    return item !== undefined && typeof item[TTL_ATTRIBUTE] === "number" && (item[TTL_ATTRIBUTE] as number) * 1000 > this.now();
+  }
+
+  async putConnection(row: ConnectionRow): Promise<void> {
+    await this.connections.create({ ...row });
+  }
+
+  async getConnection(connectionId: string): Promise<(ConnectionRow & { version: number }) | undefined> {
+    const item = await this.connections.get({ connectionId });
+    if (!this.live(item)) return undefined;
+    return { ...toConnection(item), version: num(item, VERSION_FIELD) };
+  }
+
+  /** False when another connection_init got there first (the version moved): the caller closes 4429. */
+  async acknowledge(connectionId: string, version: number, change: { userId?: string; expiresAt: number }): Promise<boolean> {
+    try {
+      const set: Item = { state: "acknowledged", [TTL_ATTRIBUTE]: change.expiresAt, ...(change.userId ? { userId: change.userId } : {}) };
+      await this.connections.patch({ connectionId }, set, [], { expectedVersion: version });
+      return true;
+    } catch (error) {
+      if (error instanceof PreconditionFailedError || error instanceof NotFoundError) return false;
+      throw error;
+    }
+  }
+
+  async hasSubscription(connectionId: string, id: string): Promise<boolean> {
+    const item = await this.subscriptions.get({ connectionId, id });
+    return this.live(item) && item.state !== TOMBSTONE;
+  }
+
+  /** The create is the atomic duplicate check: a second subscribe with the same id is refused here. */
+  async addSubscription(row: SubscriptionRow): Promise<AddOutcome> {
+    try {
+      await this.subscriptions.create({ ...row });
+      return "added";
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+    }
+    const existing = await this.subscriptions.get({ connectionId: row.connectionId, id: row.id });
+    if (existing?.state === TOMBSTONE) {
+      await ignoreMissing(this.subscriptions.delete({ connectionId: row.connectionId, id: row.id }));
+      return "completed";
+    }
+    if (!this.live(existing)) {
+      // A leftover past its TTL does not count as the id being in use.
+      await ignoreMissing(this.subscriptions.delete({ connectionId: row.connectionId, id: row.id }));
+      return this.addSubscription(row);
+    }
+    return "exists";
+  }
+
+  /** A complete for an id not stored yet leaves a tombstone, so the late subscribe is dropped. */
+  async completeSubscription(connectionId: string, id: string): Promise<void> {
+    try {
+      await this.subscriptions.delete({ connectionId, id });
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      const expiresAt = Math.ceil(this.now() / 1000) + TOMBSTONE_LIFETIME_S;
+      await this.subscriptions.create({ connectionId, id, state: TOMBSTONE, [TTL_ATTRIBUTE]: expiresAt }).catch((e: unknown) => {
+        if (!(e instanceof ConflictError)) throw e;
+      });
+    }
+  }
+
+  /** One read of the topic index for all the topics an event concerns. */
+  async subscriptionsFor(topics: string[]): Promise<SubscriptionRow[]> {
+    const items = await this.subscriptions.findByField("topic", topics);
+    return items.filter((item) => this.live(item) && item.state !== TOMBSTONE).map(toSubscription);
+  }
+
+  async subscriptionsOf(connectionId: string): Promise<SubscriptionRow[]> {
+    const items = await this.subscriptions.findByField("connectionId", [connectionId]);
+    return items.filter((item) => item.state !== TOMBSTONE).map(toSubscription);
+  }
+
+  /** The connection row and every row of its partition, tombstones included. */
+  async removeConnection(connectionId: string): Promise<void> {
+    const items = await this.subscriptions.findByField("connectionId", [connectionId]);
+    await Promise.all(items.map((item) => ignoreMissing(this.subscriptions.delete({ connectionId, id: str(item, "id") }))));
+    await ignoreMissing(this.connections.delete({ connectionId }));
+  }
+}

@@ -1,0 +1,75 @@
+import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
+import type { TableShape } from "../core/model-info.ts";
+
+/**
+ * The WebSocket face keeps its state in two tables of its own, next to the models' tables. A dash
+ * cannot occur in a model class name, so these names never collide with `${prefix}<Model>`.
+ */
+export const CONNECTIONS_SUFFIX = "ws-connections";
+export const SUBSCRIPTIONS_SUFFIX = "ws-subscriptions";
+
+/** Epoch seconds after which DynamoDB's TTL may delete a row; readers treat such rows as absent. */
+export const TTL_ATTRIBUTE = "expiresAt";
+
+/** CreateTable cannot enable TTL: whoever creates the tables follows up with UpdateTimeToLive for these. */
+export const realtimeTtl: readonly { suffix: string; attribute: string }[] = [
+  { suffix: CONNECTIONS_SUFFIX, attribute: TTL_ATTRIBUTE },
+  { suffix: SUBSCRIPTIONS_SUFFIX, attribute: TTL_ATTRIBUTE },
+];
+
+export const TOPIC_INDEX = "by_topic";
+
+export const connectionShape: TableShape = { key: { hash: "connectionId" }, indexes: [] };
+
+/**
+ * A connection's subscriptions are one partition (cleanup is a Query); `by_topic` serves fan-out:
+ * an event reads the rows of its model topic and its record topic, never a Scan.
+ */
+export const subscriptionShape: TableShape = {
+  key: { hash: "connectionId", range: "id" },
+  indexes: [{ name: TOPIC_INDEX, hash: "topic", range: "connectionId" }],
+};
+
+export interface RealtimeTableNames {
+  connections: string;
+  subscriptions: string;
+}
+
+export function realtimeTableNames(prefix: string): RealtimeTableNames {
+  return { connections: `${prefix}${CONNECTIONS_SUFFIX}`, subscriptions: `${prefix}${SUBSCRIPTIONS_SUFFIX}` };
+}
+
+export function realtimeTables(prefix: string): CreateTableCommandInput[] {
+  const names = realtimeTableNames(prefix);
+  return [
+    {
+      TableName: names.connections,
+      BillingMode: "PAY_PER_REQUEST",
+      KeySchema: [{ AttributeName: "connectionId", KeyType: "HASH" }],
+      AttributeDefinitions: [{ AttributeName: "connectionId", AttributeType: "S" }],
+    },
+    {
+      TableName: names.subscriptions,
+      BillingMode: "PAY_PER_REQUEST",
+      KeySchema: [
+        { AttributeName: "connectionId", KeyType: "HASH" },
+        { AttributeName: "id", KeyType: "RANGE" },
+      ],
+      AttributeDefinitions: [
+        { AttributeName: "connectionId", AttributeType: "S" },
+        { AttributeName: "id", AttributeType: "S" },
+        { AttributeName: "topic", AttributeType: "S" },
+      ],
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: TOPIC_INDEX,
+          KeySchema: [
+            { AttributeName: "topic", KeyType: "HASH" },
+            { AttributeName: "connectionId", KeyType: "RANGE" },
+          ],
+          Projection: { ProjectionType: "ALL" },
+        },
+      ],
+    },
+  ];
+}

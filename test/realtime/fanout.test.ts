@@ -1,0 +1,161 @@
+import { MessageType } from "graphql-ws";
+import { describe, expect, it } from "vitest";
+import type { Application } from "../../lib/core/application.ts";
+import type { Realtime } from "../../lib/realtime/realtime.ts";
+import type { Repository } from "../../lib/store/repository.ts";
+import { connectionAuthenticator } from "../../lib/realtime/auth.ts";
+import { ALICE, BOB, as, blog, model, post } from "../support/blog.ts";
+import { apiError, dynamoRepositories, ENDPOINT, FakeTransport, memoryRepositories, realtimeFor } from "./support.ts";
+
+const users = connectionAuthenticator({ env: { IS_OFFLINE: "true", ALLOW_TEST_USER: "true" } });
+const PUBLISHED = `subscription { Posts(query: "status = 'published'") { type key post { slug status title } } }`;
+
+interface Setup {
+  app: Application;
+  transport: FakeTransport;
+  realtime: Realtime;
+}
+
+function setup(latencyMs: number, options: Parameters<typeof realtimeFor>[3] = {}, repositories: { connections: Repository; subscriptions: Repository } = memoryRepositories()): Setup {
+  const app = blog();
+  const transport = new FakeTransport(latencyMs);
+  const realtime = realtimeFor(app, transport, repositories, options, users);
+  // In-process delivery for these tests; the deployed path feeds the same Fanout from the streams.
+  app.events.on("*", async (event) => {
+    await realtime.fanout.deliver(event);
+  });
+  return { app, transport, realtime };
+}
+
+async function subscriber({ realtime }: Setup, connectionId: string, query: string, user?: string, id = "s"): Promise<void> {
+  await realtime.protocol.connect({ connectionId, endpoint: ENDPOINT, connectedAt: Date.now(), headers: { "sec-websocket-protocol": "graphql-transport-ws" }, cookies: [] });
+  const frame = (message: unknown) => realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
+  await frame({ type: MessageType.ConnectionInit, ...(user ? { payload: { testUser: user } } : {}) });
+  await frame({ id, type: MessageType.Subscribe, payload: { query } });
+}
+
+/** What reached a connection after the ack: the `next` payloads' data. */
+function received(transport: FakeTransport, connectionId: string): unknown[] {
+  return transport.messages(connectionId).filter((m) => m.type === MessageType.Next).map((m) => (m.payload as { data: unknown }).data);
+}
+
+describe("fan-out of 1,000 subscriptions", () => {
+  it("executes once per group, keeps at most `concurrency` posts in flight and reaches the bound", async () => {
+    const s = setup(20, { concurrency: 50 });
+    const ids = Array.from({ length: 1000 }, (_, i) => `c${i}`);
+    await Promise.all(ids.map((id, i) => subscriber(s, id, PUBLISHED, i % 10 === 0 ? ALICE : i % 10 === 1 ? BOB : undefined)));
+    expect(await s.realtime.store.subscriptionsFor(["Post"])).toHaveLength(1000);
+    const before = s.transport.attempts;
+    s.transport.maxInFlight = 0;
+    const started = performance.now();
+    const report = await s.realtime.fanout.deliver({ name: "Post.Created", model: "Post", kind: "Created", key: { slug: "p1" }, record: { ...post("p1"), author: ALICE, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 } });
+    const elapsed = performance.now() - started;
+    expect(report).toEqual({ subscriptions: 1000, executions: 3, delivered: 1000, gone: 0, failed: 0, timedOut: 0, retries: 0 });
+    expect(s.transport.attempts - before).toBe(1000);
+    expect(s.transport.maxInFlight).toBe(50);
+    // 1000 posts of 20 ms, 50 at a time: 20 rounds, not 1000 sequential posts (20 s).
+    expect(elapsed).toBeLessThan(3_000);
+    expect(received(s.transport, "c500")).toEqual([{ Posts: { type: "CREATED", key: { slug: "p1" }, post: { slug: "p1", status: "published", title: "Title of p1" } } }]);
+  });
+
+  it("removes gone connections, retries throttling, and lets neither a failing nor a hanging connection stop the rest", async () => {
+    const s = setup(5, { concurrency: 50, postTimeoutMs: 300, postAttempts: 4, retryBaseMs: 10 });
+    const ids = Array.from({ length: 1000 }, (_, i) => `c${i}`);
+    await Promise.all(ids.map((id) => subscriber(s, id, PUBLISHED)));
+    const gone = ["c1", "c2", "c3", "c4", "c5"];
+    for (const id of gone) s.transport.on(id, async () => Promise.reject(apiError("GoneException", 410)));
+    let throttles = 0;
+    s.transport.on("c10", async () => {
+      if (throttles++ < 2) throw apiError("LimitExceededException", 429);
+    });
+    s.transport.on("c11", async () => Promise.reject(apiError("InternalServerErrorException", 500)));
+    s.transport.on("c12", () => new Promise<void>(() => undefined));
+    const started = performance.now();
+    const report = await s.realtime.fanout.deliver({ name: "Post.Updated", model: "Post", kind: "Updated", key: { slug: "p2" }, record: { ...post("p2"), author: ALICE, createdAt: "x", updatedAt: "y" } });
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(report).toMatchObject({ subscriptions: 1000, delivered: 993, gone: 5, failed: 1, timedOut: 1, retries: 2 });
+    expect(received(s.transport, "c10")).toHaveLength(1);
+    expect(received(s.transport, "c999")).toHaveLength(1);
+    for (const id of gone) {
+      expect(await s.realtime.store.getConnection(id)).toBeUndefined();
+      expect(await s.realtime.store.subscriptionsOf(id)).toEqual([]);
+    }
+    expect(await s.realtime.store.subscriptionsFor(["Post"])).toHaveLength(995);
+  });
+
+  it("gives up on a connection that stays throttled after the configured attempts", async () => {
+    const s = setup(0, { postAttempts: 3, retryBaseMs: 1 });
+    await subscriber(s, "busy", PUBLISHED);
+    s.transport.on("busy", async () => Promise.reject(apiError("LimitExceededException", 429)));
+    const report = await s.realtime.fanout.deliver({ name: "Post.Created", model: "Post", kind: "Created", key: { slug: "p" }, record: { ...post("p"), author: ALICE, createdAt: "x", updatedAt: "y" } });
+    expect(report).toMatchObject({ delivered: 0, failed: 1, retries: 2 });
+  });
+});
+
+describe("what each subscriber receives", () => {
+  it("checks read permission per subscriber at delivery time and filters on what the subscriber sees", async () => {
+    const s = setup(0);
+    const all = `subscription { Posts { type post { slug status } } }`;
+    await subscriber(s, "anon", all);
+    await subscriber(s, "alice", all, ALICE);
+    await subscriber(s, "bob", all, BOB);
+    await subscriber(s, "published", PUBLISHED, BOB);
+    const info = model(s.app, "Post");
+    await s.app.domain.create(as(ALICE), info, post("secret", "draft"));
+    await s.app.domain.patch(as(ALICE), info, { slug: "secret" }, { status: "published" });
+    await s.app.domain.patch(as(ALICE), info, { slug: "secret" }, { status: "archived" });
+    const draft = { Posts: { type: "CREATED", post: { slug: "secret", status: "draft" } } };
+    const published = { Posts: { type: "UPDATED", post: { slug: "secret", status: "published" } } };
+    const archived = { Posts: { type: "UPDATED", post: { slug: "secret", status: "archived" } } };
+    expect(received(s.transport, "alice")).toEqual([draft, published, archived]);
+    expect(received(s.transport, "bob")).toEqual([published]);
+    expect(received(s.transport, "anon")).toEqual([published]);
+    expect(received(s.transport, "published")).toEqual([{ Posts: { type: "UPDATED", key: { slug: "secret" }, post: { slug: "secret", status: "published", title: "Title of secret" } } }]);
+  });
+
+  it("delivers the record after each change and null once deleted to a single-record subscription", async () => {
+    const s = setup(0);
+    const info = model(s.app, "Post");
+    await subscriber(s, "watch", `subscription { Post(slug: "watched") { slug title author { uuid } } }`, BOB);
+    await subscriber(s, "other", `subscription { Post(slug: "unrelated") { slug } }`, BOB);
+    await s.app.domain.create(as(ALICE), info, post("watched"));
+    await s.app.domain.update(as(ALICE), info, { slug: "watched" }, post("watched", "published", { title: "New" }));
+    await s.app.domain.create(as(ALICE), info, post("elsewhere"));
+    await s.app.domain.delete(as(ALICE), info, { slug: "watched" });
+    expect(received(s.transport, "watch")).toEqual([
+      { Post: { slug: "watched", title: "Title of watched", author: null } },
+      { Post: { slug: "watched", title: "New", author: null } },
+      { Post: null },
+    ]);
+    expect(received(s.transport, "other")).toEqual([]);
+  });
+
+  it("keeps a user's email hidden from everyone but that user", async () => {
+    const s = setup(0);
+    const users = `subscription { Users { type user { uuid username email } } }`;
+    await subscriber(s, "self", users, ALICE);
+    await subscriber(s, "someone", users, BOB);
+    await s.app.domain.create(as(ALICE), model(s.app, "User"), { username: "alice", email: "alice@example.com", name: "Alice" });
+    expect(received(s.transport, "self")).toEqual([{ Users: { type: "CREATED", user: { uuid: ALICE, username: "alice", email: "alice@example.com" } } }]);
+    expect(received(s.transport, "someone")).toEqual([{ Users: { type: "CREATED", user: { uuid: ALICE, username: "alice", email: null } } }]);
+  });
+
+  it("cannot be used to probe hidden fields through the filter", async () => {
+    const s = setup(0);
+    await subscriber(s, "probe", `subscription { Users(query: "email = 'alice@example.com'") { type } }`, BOB);
+    await s.app.domain.create(as(ALICE), model(s.app, "User"), { username: "alice", email: "alice@example.com", name: "Alice" });
+    expect(received(s.transport, "probe")).toEqual([]);
+  });
+
+  it("finds subscriptions through the topic index of DynamoDB Local", async () => {
+    const s = setup(0, {}, await dynamoRepositories());
+    const run = `${process.pid}-${Date.now()}`;
+    await subscriber(s, `list-${run}`, PUBLISHED);
+    await subscriber(s, `one-${run}`, `subscription { Post(slug: "ddb-${run}") { slug } }`);
+    await s.app.domain.create(as(ALICE), model(s.app, "Post"), post(`ddb-${run}`));
+    expect(received(s.transport, `list-${run}`)).toHaveLength(1);
+    expect(received(s.transport, `one-${run}`)).toEqual([{ Post: { slug: `ddb-${run}` } }]);
+    await s.realtime.protocol.disconnect(`list-${run}`);
+    await s.realtime.protocol.disconnect(`one-${run}`);
+  });
+});
