@@ -9,6 +9,9 @@ import {
   ScanCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
+  type QueryCommandOutput,
+  type ScanCommandInput,
+  type ScanCommandOutput,
 } from "@aws-sdk/lib-dynamodb";
 import { PreconditionFailedError } from "../core/errors.ts";
 import type { TableShape } from "../core/model-info.ts";
@@ -22,6 +25,10 @@ const BATCH_GET_MAX = 100;
 /** PartiQL's documented cap on partition-key values in one `IN` list. */
 const PARTIQL_IN_MAX = 50;
 const REPLACE_ATTEMPTS = 5;
+/** Cursor entry holding the key of the first record of the next page (found by the look-ahead). */
+const AHEAD = "~ahead";
+/** Cursor entry holding the read size reached, so a sparse filter does not start small again. */
+const SIZE = "~size";
 /** DynamoDB's own per-request page cap; we grow towards it when a filter rejects most items. */
 const MAX_PAGE = 1000;
 
@@ -232,28 +239,40 @@ export class DynamoRepository implements Repository {
   /**
    * Reads until the page holds `limit` accepted records plus one look-ahead (so that `next` is set
    * exactly when more exist), growing the read size when the filter rejects most of what it reads.
+   * The look-ahead's key rides in the cursor: the next page starts by re-reading that one record
+   * and resumes after it, instead of scanning again the stretch the look-ahead already crossed.
    */
   async list(request: ListRequest): Promise<Page> {
     const where = request.where as Expression | undefined;
     const plan = planDynamoQuery({ ...(where ? { where } : {}), orderBy: request.orderBy ?? [] }, this.table);
     const index = plan.kind === "query" && plan.indexName ? this.table.indexes.find((i) => i.name === plan.indexName) : undefined;
     const cursorFields = [...new Set([...keyFieldsOf(this.table), ...(index ? [index.hash, ...(index.range ? [index.range] : [])] : [])])];
+    const accepted = (row: Item, fromFilter: boolean): boolean =>
+      (fromFilter ? !plan.residual || evaluate(plan.residual, row) : !where || evaluate(where, row)) && (!request.accept || request.accept(row));
     const items: Item[] = [];
-    let startKey: Record<string, unknown> | undefined = request.after;
-    let pageSize = Math.min(MAX_PAGE, request.limit + 1);
-    let more = false;
+    // undefined: from the start; null: the data has ended.
+    const { [AHEAD]: aheadKey, [SIZE]: carriedSize, ...resumeKey } = request.after ?? {};
+    let startKey: Record<string, unknown> | undefined | null = request.after ? resumeKey : undefined;
+    const ahead = typeof aheadKey === "string" ? (JSON.parse(aheadKey) as Key) : undefined;
+    if (ahead) {
+      const row = await this.get(pickKey(this.table, ahead));
+      if (row && accepted(row, false)) items.push(row);
+      startKey = ahead;
+    }
+    let pageSize = Math.min(MAX_PAGE, Math.max(request.limit + 1, typeof carriedSize === "number" ? carriedSize : 0));
+    let next: Item | undefined;
     const hasValues = Object.keys(plan.values).length > 0;
     const hasNames = Object.keys(plan.names).length > 0;
-    do {
-      const common = {
+    while (!next && startKey !== null) {
+      const common: ScanCommandInput = {
         TableName: this.tableName,
         Limit: pageSize,
-        ExclusiveStartKey: startKey,
+        ExclusiveStartKey: startKey ?? undefined,
         ...(plan.filterExpression ? { FilterExpression: plan.filterExpression } : {}),
         ...(hasNames ? { ExpressionAttributeNames: plan.names } : {}),
         ...(hasValues ? { ExpressionAttributeValues: sendableValues(plan.values) } : {}),
       };
-      const result = await this.run(() =>
+      const result: QueryCommandOutput | ScanCommandOutput = await this.run(() =>
         plan.kind === "query"
           ? this.client.send(
               new QueryCommand({
@@ -265,22 +284,20 @@ export class DynamoRepository implements Repository {
             )
           : this.client.send(new ScanCommand(common)),
       );
-      const rows = result.Items ?? [];
-      for (let i = 0; i < rows.length; i++) {
-        const row = rows[i] as Item;
-        if (plan.residual && !evaluate(plan.residual, row)) continue;
-        if (request.accept && !request.accept(row)) continue;
+      for (const row of result.Items ?? []) {
+        if (!accepted(row, true)) continue;
         if (items.length === request.limit) {
-          more = true;
+          next = row;
           break;
         }
         items.push(row);
       }
-      startKey = result.LastEvaluatedKey;
+      startKey = result.LastEvaluatedKey ?? null;
       pageSize = Math.min(MAX_PAGE, pageSize * 2);
-    } while (!more && startKey);
+    }
     const last = items[items.length - 1];
-    return more && last ? { items, next: cursorOf(last, cursorFields) } : { items };
+    if (!next || !last) return { items };
+    return { items, next: { ...cursorOf(last, cursorFields), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), [SIZE]: pageSize } };
   }
 
   async clear(): Promise<void> {
