@@ -9,13 +9,17 @@ export type HttpHandler = (request: HttpRequest, lambda: LambdaContext) => Promi
 type Result = ReturnType<typeof toApiGateway>;
 type Internal = { started: number };
 
+/** The request as the handler parsed it, by event: the access log reads it instead of parsing again. */
+const parsed = new WeakMap<ApiGatewayEvent, HttpRequest>();
+
 function accessLog(name: string, event: ApiGatewayEvent, lambda: LambdaContext | undefined, status: number, started: number | undefined): void {
-  const request = fromApiGateway(event);
+  const request = parsed.get(event) ?? fromApiGateway(event);
   log.info("request", {
     requestId: lambda?.awsRequestId ?? request.requestId,
     method: request.method,
     path: request.path,
-    route: name,
+    function: name,
+    route: request.routeKey,
     status,
     durationMs: started === undefined ? undefined : Math.round((performance.now() - started) * 100) / 100,
   });
@@ -34,7 +38,7 @@ function errorsAndAccessLog(name: string): MiddlewareObj<ApiGatewayEvent, Result
       accessLog(name, request.event, request.context, request.response?.statusCode ?? 0, request.internal.started);
     },
     onError: (request) => {
-      const http = fromApiGateway(request.event);
+      const http = parsed.get(request.event) ?? fromApiGateway(request.event);
       const response = errorResponse(request.error, request.context?.awsRequestId ?? http.requestId);
       request.response = toApiGateway(response, http);
       accessLog(name, request.event, request.context, response.statusCode, request.internal.started);
@@ -48,6 +52,7 @@ export function httpHandler(name: string, handle: HttpHandler) {
     .use(errorsAndAccessLog(name))
     .handler(async (event, lambda) => {
       const request = fromApiGateway(event);
+      parsed.set(event, request);
       // Offline gives every request the same requestContext id; Lambda's own id is unique everywhere.
       if (lambda?.awsRequestId) request.requestId = lambda.awsRequestId;
       return toApiGateway(await handle(request, lambda), request);

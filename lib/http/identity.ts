@@ -13,7 +13,9 @@ export function testUserHookEnabled(env: NodeJS.ProcessEnv = process.env): boole
 }
 
 export function resolveUserId(request: HttpRequest, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (!testUserHookEnabled(env)) return undefined;
+  // The header first: reading process.env is a native call each time, and almost no request
+  // carries the header, so most requests never pay for the three reads of the hook's switch.
   const user = request.headers[TEST_USER_HEADER]?.trim();
-  return user ? user : undefined;
+  if (!user || !testUserHookEnabled(env)) return undefined;
+  return user;
 }

@@ -26,9 +26,14 @@ function decode(segment: string): string {
  */
 export class Router {
   private readonly byKey = new Map<string, Route>();
+  /** Each route's template split once, not on every request. */
+  private readonly templates = new Map<Route, string[]>();
 
   constructor(readonly routes: readonly Route[]) {
-    for (const route of routes) this.byKey.set(route.key, route);
+    for (const route of routes) {
+      this.byKey.set(route.key, route);
+      this.templates.set(route, segments(route.path));
+    }
   }
 
   byRouteKey(routeKey: string, rawPath: string): Match | undefined {
@@ -57,7 +62,7 @@ export class Router {
   }
 
   private extract(route: Route, parts: string[]): Record<string, string> | undefined {
-    const template = segments(route.path);
+    const template = this.templates.get(route) ?? segments(route.path);
     if (template.length !== parts.length) return undefined;
     const params: Record<string, string> = {};
     for (let i = 0; i < template.length; i++) {

@@ -1,0 +1,18 @@
+// One cold start: a fresh node process imports a bundle and serves one event, then reports its
+// timings on stdout. performance.now() counts from the process's time origin, so `total` includes
+// Node's own start-up, as Lambda's init duration does.
+import { readFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+
+const [bundle, eventFile] = process.argv.slice(2);
+const event = JSON.parse(readFileSync(eventFile, "utf8"));
+const context = { awsRequestId: "cold-start", functionName: "bench", getRemainingTimeInMillis: () => 29_000 };
+
+const started = performance.now();
+const { handler } = await import(pathToFileURL(bundle).href);
+const imported = performance.now();
+const response = await handler(event, context);
+const answered = performance.now();
+
+process.stdout.write(`${JSON.stringify({ boot: started, import: imported - started, request: answered - imported, total: answered, status: response?.statusCode, body: String(response?.body ?? "").slice(0, 200) })}\n`);
+process.exit(0);

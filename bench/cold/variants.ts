@@ -1,0 +1,35 @@
+import { httpEvent } from "../../test/support/http-events.ts";
+
+export interface Variant {
+  name: string;
+  /** The entry bundled with serverless.yml's esbuild options. */
+  entry: string;
+  event: unknown;
+  /** The status a correct answer has: a cold start that failed is not a figure. */
+  status: number;
+}
+
+const GRAPHQL_QUERY = { query: "{ Posts(limit: 5) { results { slug title status } } }" };
+
+// The GraphQL function and its peer answer the same POST; the floors ignore what they get.
+const graphqlEvent = httpEvent("POST", "/graphql", { body: GRAPHQL_QUERY, routeKey: "POST /graphql" });
+// A model read on the per-route function. The fresh instance's memory store is empty, so the
+// domain answers 404 after the same route lookup, permission path and repository read as a hit.
+const restEvent = httpEvent("GET", "/posts/hello-world", { routeKey: "GET /posts/{slug}" });
+// A handshake offering no subprotocol: the realtime face (schema, document cache, DynamoDB and
+// management clients) is built and the request answered, without a DynamoDB write.
+const websocketEvent = {
+  requestContext: { routeKey: "$connect", connectionId: "cold-start=", connectedAt: 0, domainName: "abc.execute-api.us-east-1.amazonaws.com", stage: "dev", apiId: "abc" },
+  headers: { Host: "abc.execute-api.us-east-1.amazonaws.com" },
+};
+
+export const FLOOR_A: Variant = { name: "floor (a) bare", entry: "bench/fixtures/bare.ts", event: restEvent, status: 200 };
+export const FLOOR_B: Variant = { name: "floor (b) bare+DynamoDB clients", entry: "bench/fixtures/bare-dynamodb.ts", event: restEvent, status: 200 };
+export const FLOOR_B_GRAPHQL: Variant = { name: "floor (b)+graphql-js", entry: "bench/fixtures/bare-graphql.ts", event: graphqlEvent, status: 200 };
+export const FLOOR_B_WEBSOCKET: Variant = { name: "floor (b)+management client", entry: "bench/fixtures/bare-websocket.ts", event: websocketEvent, status: 200 };
+export const YOGA: Variant = { name: "peer (c) graphql-yoga", entry: "bench/fixtures/yoga.ts", event: graphqlEvent, status: 200 };
+export const GRAPHQL: Variant = { name: "graphql function", entry: "functions/graphql.ts", event: graphqlEvent, status: 200 };
+export const REST: Variant = { name: "REST route function (GET /posts/{slug})", entry: "functions/rest.ts", event: restEvent, status: 404 };
+export const WEBSOCKET: Variant = { name: "ws function ($connect)", entry: "functions/ws.ts", event: websocketEvent, status: 400 };
+
+export const VARIANTS = [FLOOR_A, FLOOR_B, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, YOGA, GRAPHQL, REST, WEBSOCKET];

@@ -1,0 +1,53 @@
+import { DEFAULT_REALTIME_OPTIONS } from "../../lib/realtime/options.ts";
+import { createRealtime } from "../../lib/realtime/realtime.ts";
+import { connectionShape, subscriptionShape } from "../../lib/realtime/tables.ts";
+import { MemoryRepository } from "../../lib/store/memory.ts";
+import { blog, post } from "../../test/support/blog.ts";
+import type { Figures } from "../lib/figures.ts";
+import type { RunOptions } from "../lib/options.ts";
+import { progress } from "../lib/progress.ts";
+import { summarise } from "../lib/stats.ts";
+import { subscribe } from "./subscribers.ts";
+import { FixedLatencyTransport } from "./transport.ts";
+
+const LATENCY_MS = 10;
+const CONCURRENCY = DEFAULT_REALTIME_OPTIONS.concurrency;
+
+/**
+ * One lifecycle event delivered by lib/realtime's Fanout to N subscribers of the same filter,
+ * over an injected management API of fixed latency, against the ideal N x latency / concurrency.
+ */
+export async function fanoutSection(figures: Figures, options: RunOptions): Promise<void> {
+  for (const size of options.fanoutSizes) {
+    const transport = new FixedLatencyTransport();
+    const realtime = createRealtime(blog(), {
+      repositories: { connections: new MemoryRepository(connectionShape), subscriptions: new MemoryRepository(subscriptionShape) },
+      transport,
+      options: { ...DEFAULT_REALTIME_OPTIONS, concurrency: CONCURRENCY },
+    });
+    progress(`fan-out: ${size} subscribers connecting`);
+    await subscribe(realtime, size);
+    transport.latencyMs = LATENCY_MS;
+    const times: number[] = [];
+    for (let i = 0; i < options.fanoutRepeats; i++) {
+      const before = transport.posts;
+      const started = performance.now();
+      const report = await realtime.fanout.deliver({ name: "Post.Created", model: "Post", kind: "Created", key: { slug: `f${i}` }, record: { ...post(`f${i}`), author: "bench", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 } });
+      times.push(performance.now() - started);
+      if (report.delivered !== size || transport.posts - before !== size) throw new Error(`fan-out to ${size}: delivered ${report.delivered}, posted ${transport.posts - before}`);
+    }
+    const ideal = (size * LATENCY_MS) / CONCURRENCY;
+    const ours = { name: "ours", summary: summarise(times) };
+    figures.add({
+      section: "fan-out",
+      measure: `${size.toLocaleString("en")} subscribers (${LATENCY_MS} ms/post, ${CONCURRENCY} in flight)`,
+      unit: "ms",
+      higherIsBetter: false,
+      ours,
+      floor: { name: "ideal", summary: summarise([ideal]) },
+      ...(size === 1_000 ? { bar: { text: "<= 1.2x ideal", ratio: ours.summary.median / ideal, limit: 1.2, atMost: true } } : {}),
+      note: `at most ${transport.maxInFlight} posts in flight`,
+    });
+    progress(`fan-out: ${size} subscribers: ${ours.summary.median.toFixed(0)} ms (ideal ${ideal.toFixed(0)} ms)`);
+  }
+}

@@ -1,0 +1,30 @@
+export interface RunOptions {
+  quick: boolean;
+  /** Fresh processes per cold-start variant. */
+  coldRuns: number;
+  /** Repeated tinybench rounds per warm scenario, and the time each task gets per round. */
+  warmRounds: number;
+  warmTimeMs: number;
+  /** Subscriber counts for the fan-out section. */
+  fanoutSizes: number[];
+  fanoutRepeats: number;
+  /** Sections to run; all when empty. */
+  only: string[];
+  /** Where bundles, events and profiles go. */
+  outDir: string;
+}
+
+export function runOptions(argv: readonly string[]): RunOptions {
+  const quick = argv.includes("--quick");
+  const only = argv.filter((a) => a.startsWith("--only=")).flatMap((a) => a.slice("--only=".length).split(","));
+  return {
+    quick,
+    coldRuns: quick ? 2 : 15,
+    warmRounds: quick ? 1 : 5,
+    warmTimeMs: quick ? 50 : 400,
+    fanoutSizes: quick ? [100] : [100, 1_000, 10_000],
+    fanoutRepeats: quick ? 1 : 3,
+    only,
+    outDir: "bench/out",
+  };
+}

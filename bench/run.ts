@@ -1,0 +1,56 @@
+import { writeFile } from "node:fs/promises";
+import { coldSection } from "./cold/section.ts";
+import { bundleSection } from "./build/section.ts";
+import { dynamoSection } from "./dynamo/section.ts";
+import { fanoutSection } from "./fanout/section.ts";
+import { Figures, met } from "./lib/figures.ts";
+import { markdownTable, textTable } from "./lib/format.ts";
+import { runOptions, type RunOptions } from "./lib/options.ts";
+import { progress } from "./lib/progress.ts";
+import { migrationSection } from "./migration.ts";
+import { updateReadme } from "./readme.ts";
+import { warmSection } from "./warm/section.ts";
+
+// Lambda runs Node 22; the SDK's notice about Node 20 support is noise here.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+
+type Section = (figures: Figures, options: RunOptions) => Promise<unknown>;
+
+const SECTIONS: [string, Section][] = [
+  ["size", bundleSection],
+  ["cold", coldSection],
+  ["warm", warmSection],
+  ["dynamodb", dynamoSection],
+  ["fanout", fanoutSection],
+  ["migration", migrationSection],
+];
+
+const options = runOptions(process.argv.slice(2));
+const figures = new Figures();
+const started = performance.now();
+for (const [name, section] of SECTIONS) {
+  if (options.only.length > 0 && !options.only.includes(name)) continue;
+  const at = performance.now();
+  await section(figures, options);
+  progress(`${name} done in ${((performance.now() - at) / 1000).toFixed(1)} s`);
+}
+
+// Where a bar is missed, the profile that shows why (a full run only: profiling takes a while).
+for (const figure of figures.figures) {
+  if (!figure.bar || met(figure.bar) || !figure.profile) continue;
+  if (options.quick) {
+    figures.detail(`${figure.section} / ${figure.measure}: bar missed; profile skipped in --quick`, []);
+    continue;
+  }
+  progress(`profiling ${figure.section} / ${figure.measure} (bar missed)`);
+  figures.detail(`CPU profile, ${figure.section} / ${figure.measure} (bar missed: ${figure.bar.text}, ${figure.bar.ratio.toFixed(2)}x)`, await figure.profile());
+}
+
+const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
+for (const { title, lines } of figures.details) process.stdout.write(`\n${title}\n${lines.map((l) => `  ${l}`).join("\n")}\n`);
+process.stdout.write(`\nSummary (${command}; medians of repeated runs, spread = half the interquartile range)\n\n${textTable(figures)}\n`);
+await writeFile(`${options.outDir}/latest.md`, `${markdownTable(figures)}\n`);
+if (!options.quick && options.only.length === 0) await updateReadme(command, figures);
+progress(`finished in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+// DynamoDB Local's JVM and SDK sockets are closed by their sections; nothing else should hold the loop.
+process.exit(0);

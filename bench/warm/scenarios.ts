@@ -1,0 +1,60 @@
+import { graphqlHandler } from "../../lib/graphql/handler.ts";
+import { restHandler } from "../../lib/rest/handler.ts";
+import { httpEvent } from "../../test/support/http-events.ts";
+import { yogaFor, yogaLambda } from "../fixtures/yoga-app.ts";
+import { ALICE, seededBlog, WRITERS } from "./blog.ts";
+import { LIST, MUTATION, REST_QUERY, SINGLE } from "./queries.ts";
+import { honoRest } from "./rest-peer.ts";
+import { bareTask, graphqlJsTask, jitTask, lambdaTask, middyBareTask, type Handler, type Task } from "./tasks.ts";
+
+export interface Scenario {
+  measure: string;
+  ours: Task;
+  floor: Task;
+  peer: Task;
+  /** Other implementations worth a line of their own (not bars). */
+  references: Task[];
+  /** The least multiple of the peer's throughput ours must reach. */
+  barVsPeer?: number;
+}
+
+/** Every warm scenario over one seeded memory-store blog, handlers built once as at cold start. */
+export async function warmScenarios(): Promise<Scenario[]> {
+  const app = await seededBlog();
+  const rest = restHandler(app) as unknown as Handler;
+  const graphql = graphqlHandler(app);
+  const schema = graphql.endpoint.schema;
+  const yoga = yogaLambda(yogaFor(app)) as unknown as Handler;
+  const hono = honoRest(app) as unknown as Handler;
+  const ours = graphql as unknown as Handler;
+
+  const get = httpEvent("GET", "/posts/p7", { routeKey: "GET /posts/{slug}" });
+  const query = httpEvent("PUT", "/posts", { routeKey: "PUT /posts", body: REST_QUERY(WRITERS[1] ?? "") });
+  const gql = (q: string, user?: string) => httpEvent("POST", "/graphql", { routeKey: "POST /graphql", body: { query: q }, headers: user ? { "x-test-user": user } : {} });
+
+  return [
+    {
+      measure: "REST GET /posts/{slug}", barVsPeer: 2,
+      ours: lambdaTask("ours", rest, get), floor: bareTask(), peer: lambdaTask("hono", hono, get), references: [middyBareTask()],
+    },
+    {
+      measure: "REST query (PUT /posts, by author)",
+      ours: lambdaTask("ours", rest, query), floor: bareTask(), peer: lambdaTask("hono", hono, query), references: [],
+    },
+    {
+      measure: "GraphQL single record (3 fields)", barVsPeer: 10,
+      ours: lambdaTask("ours", ours, gql(SINGLE)), floor: jitTask("graphql-jit", app, schema, SINGLE), peer: lambdaTask("yoga", yoga, gql(SINGLE)),
+      references: [graphqlJsTask("graphql-js cached", app, schema, SINGLE)],
+    },
+    {
+      measure: "GraphQL 50 posts + author + tags", barVsPeer: 5,
+      ours: lambdaTask("ours", ours, gql(LIST)), floor: jitTask("graphql-jit", app, schema, LIST), peer: lambdaTask("yoga", yoga, gql(LIST)),
+      references: [graphqlJsTask("graphql-js cached", app, schema, LIST)],
+    },
+    {
+      measure: "GraphQL mutation (updatePost)",
+      ours: lambdaTask("ours", ours, gql(MUTATION, ALICE)), floor: jitTask("graphql-jit", app, schema, MUTATION, ALICE), peer: lambdaTask("yoga", yoga, gql(MUTATION, ALICE)),
+      references: [],
+    },
+  ];
+}

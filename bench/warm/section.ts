@@ -1,0 +1,73 @@
+import { Bench } from "tinybench";
+import type { Figures, Measured } from "../lib/figures.ts";
+import type { RunOptions } from "../lib/options.ts";
+import { progress } from "../lib/progress.ts";
+import { summarise } from "../lib/stats.ts";
+import { profileWarm } from "../profile/profile.ts";
+import { warmScenarios, type Scenario } from "./scenarios.ts";
+import type { Task } from "./tasks.ts";
+
+/** The local test-user hook, so the mutation runs as its author in every implementation alike. */
+export function enableTestUser(): void {
+  process.env.IS_OFFLINE = "true";
+  process.env.ALLOW_TEST_USER = "true";
+}
+
+/** One tinybench round over every task; ops/s by task. */
+async function round(tasks: Task[], timeMs: number): Promise<Map<Task, number>> {
+  const bench = new Bench({ time: timeMs, warmupTime: Math.min(100, timeMs), throws: true });
+  for (const task of tasks) bench.add(task.name, task.run);
+  await bench.run();
+  const out = new Map<Task, number>();
+  bench.tasks.forEach((t, i) => {
+    const result = t.result;
+    if (result.state !== "completed") throw new Error(`${t.name}: ${result.state}`);
+    out.set(tasks[i] as Task, result.throughput.mean);
+  });
+  return out;
+}
+
+async function rounds(scenarios: Scenario[], samples: Map<Task, number[]>, options: RunOptions): Promise<void> {
+  for (let r = 0; r < options.warmRounds; r++) {
+    for (const s of scenarios) {
+      const result = await round([s.ours, s.floor, s.peer, ...s.references], options.warmTimeMs);
+      for (const [task, ops] of result) samples.get(task)?.push(ops);
+      progress(`warm round ${r + 1}/${options.warmRounds}: ${s.measure}: ours ${Math.round(result.get(s.ours) ?? 0)} ops/s, ${s.peer.name} ${Math.round(result.get(s.peer) ?? 0)} ops/s`);
+    }
+  }
+}
+
+export async function warmSection(figures: Figures, options: RunOptions): Promise<Scenario[]> {
+  enableTestUser();
+  const scenarios = await warmScenarios();
+  const samples = new Map<Task, number[]>();
+  // Our handlers write an access-log line per request: building it is counted, the write to this
+  // terminal is not (in Lambda it is a pipe write the peers, which log nothing, would not pay either).
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  try {
+    for (const s of scenarios) {
+      for (const task of [s.ours, s.floor, s.peer, ...s.references]) {
+        await task.check();
+        samples.set(task, []);
+      }
+    }
+    await rounds(scenarios, samples, options);
+  } finally {
+    process.stdout.write = write;
+  }
+  const measured = (task: Task): Measured => ({ name: task.name, summary: summarise(samples.get(task) ?? []) });
+  for (const [index, s] of scenarios.entries()) {
+    const ours = measured(s.ours);
+    const peer = measured(s.peer);
+    figures.add({
+      section: "warm", measure: s.measure, unit: "ops/s", higherIsBetter: true, ours, floor: measured(s.floor), peer,
+      ...(s.barVsPeer ? { bar: { text: `>= ${s.barVsPeer}x ${s.peer.name}`, ratio: ours.summary.median / peer.summary.median, limit: s.barVsPeer, atMost: false } } : {}),
+      profile: () => profileWarm(index, options.outDir),
+    });
+    for (const ref of s.references) {
+      figures.add({ section: "warm", measure: `${s.measure}: ${ref.name} (reference)`, unit: "ops/s", higherIsBetter: true, ours: measured(ref), floor: measured(s.floor), peer });
+    }
+  }
+  return scenarios;
+}

@@ -1,0 +1,66 @@
+import middy from "@middy/core";
+import type { Context as LambdaContext } from "aws-lambda";
+import { execute, parse, type GraphQLSchema } from "graphql";
+import { compileQuery, isCompiledQuery } from "graphql-jit";
+import type { Application } from "../../lib/core/application.ts";
+import { Context } from "../../lib/core/context.ts";
+import { graphqlContext } from "../../lib/graphql/context.ts";
+import { lambdaContext } from "../../test/support/http-events.ts";
+
+export type Handler = (event: never, context: LambdaContext) => Promise<unknown>;
+
+export interface Task {
+  name: string;
+  run: () => Promise<unknown>;
+  /** What a correct answer looks like; checked once before timing, so no error path is measured. */
+  check: () => Promise<void>;
+}
+
+const lambda = lambdaContext();
+
+interface Answer {
+  statusCode: number;
+  body: string;
+}
+
+function expectAnswer(name: string, answer: unknown, status: number): void {
+  const { statusCode, body } = answer as Answer;
+  const parsed = JSON.parse(body || "null") as { errors?: unknown } | null;
+  if (statusCode !== status || (parsed && typeof parsed === "object" && "errors" in parsed)) {
+    throw new Error(`${name}: expected ${status} without errors, got ${statusCode}: ${body.slice(0, 300)}`);
+  }
+}
+
+/** An API Gateway handler called with one prepared event, as Lambda calls it warm. */
+export function lambdaTask(name: string, handler: Handler, event: unknown, status = 200): Task {
+  const run = () => handler(event as never, lambda);
+  return { name, run, check: async () => expectAnswer(name, await run(), status) };
+}
+
+const BARE_BODY = JSON.stringify({ slug: "p7", title: "Title of p7", status: "published" });
+const bare = async () => ({ statusCode: 200, headers: { "content-type": "application/json; charset=utf-8" }, body: BARE_BODY });
+
+/** Floor: a handler that does nothing but answer. */
+export const bareTask = (): Task => lambdaTask("bare handler", bare, {});
+/** Reference: the same, behind middy with no middleware. */
+export const middyBareTask = (): Task => lambdaTask("middy(bare)", middy().handler(bare) as unknown as Handler, {});
+
+type Variables = Record<string, unknown>;
+
+/**
+ * Floor of a GraphQL request: the document compiled once by graphql-jit and run over the same
+ * schema and resolvers (domain calls, batched loads), serialised; no HTTP, no checks.
+ */
+export function jitTask(name: string, app: Application, schema: GraphQLSchema, query: string, userId?: string, variables: Variables = {}): Task {
+  const compiled = compileQuery(schema, parse(query));
+  if (!isCompiledQuery(compiled)) throw new Error(`${name}: graphql-jit could not compile the query`);
+  const run = async () => JSON.stringify(await compiled.query(undefined, graphqlContext(app, new Context(userId ? { userId } : {})), variables));
+  return { name, run, check: async () => expectAnswer(name, { statusCode: 200, body: await run() }, 200) };
+}
+
+/** Reference: graphql-js execute over a document parsed and validated once. */
+export function graphqlJsTask(name: string, app: Application, schema: GraphQLSchema, query: string, userId?: string): Task {
+  const document = parse(query);
+  const run = async () => JSON.stringify(await execute({ schema, document, contextValue: graphqlContext(app, new Context(userId ? { userId } : {})) }));
+  return { name, run, check: async () => expectAnswer(name, { statusCode: 200, body: await run() }, 200) };
+}
