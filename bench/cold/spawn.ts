@@ -15,13 +15,12 @@ export interface ColdRun {
 }
 
 /**
- * The environment every cold start gets: the deployed one (source maps on, as serverless.yml's
- * NODE_OPTIONS), the in-memory store, a region and dummy credentials; nothing from this shell.
+ * The environment every cold start gets: the deployed one (no NODE_OPTIONS, as serverless.yml),
+ * the in-memory store, a region and dummy credentials; nothing from this shell.
  */
 export function coldEnv(extra: Record<string, string> = {}): Record<string, string> {
   return {
     PATH: process.env.PATH ?? "",
-    NODE_OPTIONS: "--enable-source-maps",
     STORE: "memory",
     TABLE_PREFIX: "blog-bench-",
     AWS_REGION: "us-east-1",

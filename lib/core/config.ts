@@ -1,5 +1,6 @@
+import { FormatRegistry, Type, type TSchema } from "@sinclair/typebox";
+import { Value, ValueErrorType } from "@sinclair/typebox/value";
 import { normalizeTypeName, type ServiceClass } from "./service.ts";
-import { createAjv } from "./validation.ts";
 
 export interface ServiceConfig {
   type: string;
@@ -10,8 +11,25 @@ export class ConfigurationError extends Error {
   override name = "ConfigurationError";
 }
 
-// Defaults are applied here (and only here) so that services see complete options.
-const ajv = createAjv({ useDefaults: true });
+/**
+ * Options are checked by TypeBox's interpreter rather than a compiled validator: this runs at every
+ * cold start, where generating validator code would cost more than checking a few options.
+ */
+const FORMATS: Record<string, (value: string) => boolean> = {
+  email: (v) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v),
+  uri: (v) => URL.canParse(v),
+  uuid: (v) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v),
+  "date-time": (v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}T/.test(v),
+};
+for (const [name, check] of Object.entries(FORMATS)) if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, check);
+
+const NO_OPTIONS = Type.Object({}, { additionalProperties: false });
+
+function describe(type: ValueErrorType, message: string): string {
+  if (type === ValueErrorType.ObjectAdditionalProperties) return "is not an option of this type";
+  if (type === ValueErrorType.ObjectRequiredProperty) return "is required";
+  return message.charAt(0).toLowerCase() + message.slice(1);
+}
 
 /**
  * Checks every configured service against its type's option schema. Messages name the service,
@@ -30,21 +48,20 @@ export function resolveServices(
       problems.push(`service '${name}': unknown type '${String(config.type)}' (known: ${types.map((t) => t.type).join(", ")})`);
       continue;
     }
-    const options: Record<string, unknown> = { ...config };
-    delete options.type;
-    const schema = cls.options ? { ...cls.options, additionalProperties: false } : { type: "object", additionalProperties: false };
-    const validate = ajv.compile(schema);
-    if (!validate(options)) {
-      for (const error of validate.errors ?? []) {
-        const params = error.params as { additionalProperty?: string; missingProperty?: string };
-        const option = params.additionalProperty ?? params.missingProperty ?? error.instancePath.slice(1).replace(/\//g, ".");
-        const problem =
-          error.keyword === "additionalProperties" ? "is not an option of this type" :
-          error.keyword === "required" ? "is required" : (error.message ?? "is invalid");
-        problems.push(`service '${name}' (${cls.type}): option '${option}' ${problem}`);
-      }
-      continue;
+    const given: Record<string, unknown> = { ...config };
+    delete given.type;
+    // The spread keeps TypeBox's kind marker (a symbol key), which Value needs.
+    const schema: TSchema = cls.options ? { ...cls.options, additionalProperties: false } : NO_OPTIONS;
+    // Defaults are applied here (and only here) so that services see complete options.
+    const options = Value.Default(schema, structuredClone(given)) as Record<string, unknown>;
+    const reported = new Set<string>();
+    for (const error of Value.Errors(schema, options)) {
+      const option = error.path.slice(1).replace(/\//g, ".") || "(options)";
+      if (reported.has(option)) continue;
+      reported.add(option);
+      problems.push(`service '${name}' (${cls.type}): option '${option}' ${describe(error.type, error.message)}`);
     }
+    if (reported.size > 0) continue;
     resolved.push({ name, cls, options });
   }
   if (problems.length > 0) throw new ConfigurationError(`Invalid application configuration:\n  ${problems.join("\n  ")}`);

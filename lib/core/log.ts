@@ -7,19 +7,25 @@ type Fields = Record<string, unknown>;
 
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-function threshold(): number {
-  const configured = (process.env.LOG_LEVEL ?? "info").toLowerCase() as Level;
-  return ORDER[configured] ?? ORDER.info;
-}
+// Read once: process.env lookups are slow enough to show in a warm request's profile.
+let settings: { threshold: number; readable: boolean } | undefined;
 
-function readable(): boolean {
-  return process.env.IS_OFFLINE === "true" || process.env.LOG_FORMAT === "pretty";
+function configured(): { threshold: number; readable: boolean } {
+  if (!settings) {
+    const level = (process.env.LOG_LEVEL ?? "info").toLowerCase() as Level;
+    settings = {
+      threshold: ORDER[level] ?? ORDER.info,
+      readable: process.env.IS_OFFLINE === "true" || process.env.LOG_FORMAT === "pretty",
+    };
+  }
+  return settings;
 }
 
 function write(level: Level, message: string, fields: Fields): void {
-  if (ORDER[level] < threshold()) return;
+  const { threshold, readable } = configured();
+  if (ORDER[level] < threshold) return;
   const stream = level === "error" || level === "warn" ? process.stderr : process.stdout;
-  if (readable()) {
+  if (readable) {
     const extras = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");
     stream.write(`${level.toUpperCase().padEnd(5)} ${message}${extras ? ` ${extras}` : ""}\n`);
     return;

@@ -7,21 +7,34 @@ import type { JsonSchema } from "./schema.ts";
 const loaded = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
 const addFormats: FormatsPlugin = loaded.default ?? loaded;
 
-/** Every validator of the framework speaks the same JSON Schema dialect, formats included. */
+/**
+ * Every validator of the framework speaks the same JSON Schema dialect, formats included.
+ * Schemas are ours (built with TypeBox, checked against the meta-schema in the tests), so they
+ * are not re-checked at run time: compiling ajv's meta-schema would cost ~40 ms of cold start.
+ */
 export function createAjv(options: { useDefaults?: boolean } = {}): Ajv {
-  const instance = new Ajv({ allErrors: true, strict: false, coerceTypes: false, verbose: true, useDefaults: options.useDefaults ?? false });
+  const instance = new Ajv({
+    allErrors: true,
+    strict: false,
+    coerceTypes: false,
+    verbose: true,
+    useDefaults: options.useDefaults ?? false,
+    validateSchema: false,
+  });
   addFormats(instance);
   return instance;
 }
 
-const ajv = createAjv();
+// Built on first validation: a route that validates nothing (a GET) never pays for it.
+let shared: Ajv | undefined;
 
 const compiled = new WeakMap<object, ValidateFunction>();
 
 function compile(schema: JsonSchema): ValidateFunction {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = ajv.compile(schema);
+    shared ??= createAjv();
+    validate = shared.compile(schema);
     compiled.set(schema, validate);
   }
   return validate;

@@ -69,7 +69,7 @@ describe("configuration", () => {
   it("names the service, the option and the problem", () => {
     expect(() => app({ mail: { type: "Mailer", from: "a@b.co", colour: "red" } })).toThrow(/service 'mail' \(Acme\/Mailer\): option 'colour' is not an option of this type/);
     expect(() => app({ mail: { type: "Mailer" } })).toThrow(/service 'mail' \(Acme\/Mailer\): option 'from' is required/);
-    expect(() => app({ mail: { type: "Mailer", from: "nope" } })).toThrow(/option 'from' must match format "email"/);
+    expect(() => app({ mail: { type: "Mailer", from: "nope" } })).toThrow(/option 'from' expected string to match 'email' format/);
     expect(() => app({ x: { type: "Unknown" } })).toThrow(ConfigurationError);
   });
 });
