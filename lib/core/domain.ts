@@ -13,6 +13,7 @@ import {
   assertReadable, assertSameKey, authorize, decide, parseKey, requireObject, toOutput, versionOf,
   type Item, type KeyValues,
 } from "./records.ts";
+import { checkExpression, parseFilter, type Expression } from "../query/index.ts";
 import { omit, pick, stripServerOnly } from "./sanitize.ts";
 import { assertValid } from "./validation.ts";
 
@@ -169,6 +170,32 @@ export class Domain {
     if (values.length === 0) return [];
     const items = await this.deps.repository(info).findByField(field, values);
     return items.filter((item) => decide(info, item, ctx, "read") === true).map((item) => toOutput(ctx, info, item));
+  }
+
+  /**
+   * The caller's view of a record they did not ask for by key (a changed record delivered to a
+   * subscriber): undefined when they may not read it, else the redacted output.
+   */
+  view(ctx: Context, info: ModelInfo, item: Item): Item | undefined {
+    return decide(info, item, ctx, "read") === true ? toOutput(ctx, info, item) : undefined;
+  }
+
+  /**
+   * May the caller watch this key? A record that does not exist yet may be watched (existence is
+   * no secret: a create on a taken key says so); an existing one only if the caller may read it.
+   */
+  async assertWatchable(ctx: Context, info: ModelInfo, rawKey: Record<string, unknown>): Promise<KeyValues> {
+    const key = parseKey(info, rawKey);
+    const stored = await this.deps.repository(info).get(key);
+    if (stored) authorize(decide(info, stored, ctx, "read"), ctx);
+    return key;
+  }
+
+  /** A filter (query-language expression, no ORDER BY/LIMIT) checked against the model's fields. */
+  checkedFilter(info: ModelInfo, text: string): Expression | undefined {
+    const expression = parseFilter(text);
+    if (expression) checkExpression(expression, info.outputSchema);
+    return expression;
   }
 
   /** Loads records by key for relations, keeping only those the caller may read. */

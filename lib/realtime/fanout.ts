@@ -5,7 +5,6 @@ import { Context } from "../core/context.ts";
 import type { LifecycleEvent, LifecycleKind } from "../core/events.ts";
 import { errorFields, log } from "../core/log.ts";
 import type { ModelInfo } from "../core/model-info.ts";
-import { decide, toOutput } from "../core/records.ts";
 import { evaluate, parseFilter, type Expression } from "../query/index.ts";
 import { graphqlContext } from "../graphql/context.ts";
 import type { DocumentCache } from "../graphql/documents.ts";
@@ -103,8 +102,8 @@ export class Fanout {
   /** Undefined when this subscriber must not hear of the event (unreadable, or outside its filter). */
   private async execute(info: ModelInfo, event: LifecycleEvent, row: SubscriptionRow): Promise<Result | undefined> {
     const ctx = new Context({ requestId: `${event.name}:${row.group}`, ...(row.userId ? { userId: row.userId } : {}) });
-    if (decide(info, event.record, ctx, "read") !== true) return undefined;
-    const output = toOutput(ctx, info, event.record);
+    const output = this.deps.app.domain.view(ctx, info, event.record);
+    if (output === undefined) return undefined;
     let value: unknown;
     if (row.kind === "list") {
       const filter = this.filter(row.filter);

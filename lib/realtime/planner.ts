@@ -6,8 +6,8 @@ import type { SubscribePayload } from "graphql-ws";
 import type { Application } from "../core/application.ts";
 import type { Context } from "../core/context.ts";
 import type { ModelInfo } from "../core/model-info.ts";
-import { authorize, decide, parseKey, type KeyValues } from "../core/records.ts";
-import { checkExpression, parseFilter, printExpression } from "../query/index.ts";
+import type { KeyValues } from "../core/records.ts";
+import { printExpression } from "../query/index.ts";
 import { graphqlContext } from "../graphql/context.ts";
 import type { DocumentCache } from "../graphql/documents.ts";
 import { formatError } from "../graphql/errors.ts";
@@ -108,14 +108,10 @@ export class SubscriptionPlanner {
     const { info, kind } = target;
     if (kind === "list") {
       const text = typeof args.query === "string" ? args.query : "";
-      const expression = parseFilter(text);
-      if (expression) checkExpression(expression, info.outputSchema);
+      const expression = this.app.domain.checkedFilter(info, text);
       return { field, kind, model: info.name, topic: modelTopic(info.name), ...(expression ? { filter: printExpression(expression) } : {}) };
     }
-    const key = parseKey(info, args);
-    const stored = await this.app.repository(info).get(key);
-    // Existence is no secret (a create on a taken key says so); reading someone else's record is.
-    if (stored) authorize(decide(info, stored, ctx, "read"), ctx);
+    const key = await this.app.domain.assertWatchable(ctx, info, args);
     return { field, kind, model: info.name, topic: recordTopic(info, key), key };
   }
 }
