@@ -17,13 +17,15 @@ const schema = Type.Object({
 export interface Comment extends Static<typeof schema> {}
 
 /**
- * Comments carry their post and author keys as plain strings (spec 2.3). A comment can only be
- * written in one's own name, and only its author edits or deletes it.
+ * Comments carry their post and author keys as plain strings (spec 2.3). A comment follows its
+ * post's visibility; it is written only in one's own name, and only its author edits or deletes it
+ * (an edit cannot hand it to someone else: the written record must be the caller's too).
  */
 export class Comment extends Model {
   static override readonly schema = schema;
   static override readonly relations: RelationDeclarations = {
-    post: belongsTo(() => Post),
+    // A comment is seen by whoever may read its post, and written only on a post one may read.
+    post: belongsTo(() => Post, { requires: { read: "read", create: "read" } }),
     author: belongsTo(() => User),
   };
   static override readonly indexes = [{ name: "by_post", hash: "post", range: "createdAt" }];

@@ -1,6 +1,6 @@
 import { PasswordBehavior } from "../../lib/core/behaviors/password.ts";
 import type { Context } from "../../lib/core/context.ts";
-import { Model, type Action, type Decision } from "../../lib/core/model.ts";
+import { Model, type Action, type Decision, type FieldReader } from "../../lib/core/model.ts";
 import { Type, type Static } from "../../lib/core/schema.ts";
 import { ownedBy, signedIn } from "./policy.ts";
 
@@ -24,6 +24,10 @@ export class User extends Model {
   static override readonly schema = schema;
   static override readonly identity = true;
   static override readonly behaviors = { password: PasswordBehavior };
+  /** The email is its owner's alone: hidden from everyone else, and so never usable in their filters. */
+  static override readonly fieldReaders: Readonly<Record<string, FieldReader>> = {
+    email: (ctx, record) => record !== undefined && ctx.getCurrentUserId() === record.uuid,
+  };
 
   override canAct(ctx: Context, action: Action): Decision {
     if (action === "read") return true;
@@ -31,9 +35,4 @@ export class User extends Model {
     return ownedBy(ctx, this.uuid);
   }
 
-  override redact(ctx: Context, data: Record<string, unknown>): Record<string, unknown> {
-    if (ctx.getCurrentUserId() === this.uuid) return data;
-    const { email: _hidden, ...rest } = data;
-    return rest;
-  }
 }

@@ -67,7 +67,7 @@ export class Application {
       service.app = this;
       this.serviceEntries.set(name.toLowerCase(), { name, service, operations: operationsOf(cls) });
     }
-    this.domain = new Domain({ repository: (info) => this.repository(info), sealer: () => this.sealer(), events: this.events });
+    this.domain = new Domain({ repository: (info) => this.repository(info), sealer: () => this.sealer(), events: this.events, model: (name) => this.model(name) });
   }
 
   get name(): string {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Repository } from "../store/repository.ts";
+import type { Repository, WriteOptions } from "../store/repository.ts";
 import type { Context } from "./context.ts";
 import type { ContinuationSealer } from "./continuation.ts";
 import { PreconditionFailedError, ValidationError } from "./errors.ts";
@@ -7,13 +7,12 @@ import type { EventBus, LifecycleKind } from "./events.ts";
 import { invokeModelOperation, invokeServiceOperation } from "./invoke.ts";
 import { listRecords, type ListArguments, type ListResult } from "./list.ts";
 import { log, errorFields } from "./log.ts";
-import type { ModelInfo } from "./model-info.ts";
 import type { ServiceEntry } from "./application.ts";
-import {
-  assertReadable, assertSameKey, authorize, decide, parseKey, requireObject, toOutput, versionOf,
-  type Item, type KeyValues,
-} from "./records.ts";
-import { checkExpression, parseFilter, type Expression } from "../query/index.ts";
+import { assertKeySizes, assertSameKey, parseKey, requireObject, toOutput, versionOf, type Item, type KeyValues } from "./records.ts";
+import { checkExpression, expressionFields, parseFilter, type Expression } from "../query/index.ts";
+import { assertFilterable } from "./fields.ts";
+import { describeModel, type ModelInfo } from "./model-info.ts";
+import { Permissions } from "./permission.ts";
 import { omit, pick, stripServerOnly } from "./sanitize.ts";
 import { assertValid } from "./validation.ts";
 
@@ -22,6 +21,8 @@ export interface DomainDeps {
   sealer(): ContinuationSealer;
   events: EventBus;
   now?: () => Date;
+  /** The application's model of a class name (a subclass may stand in for a declared parent). */
+  model?: (name: string) => ModelInfo | undefined;
 }
 
 /** A record as the caller may see it, with the version that backs its ETag. */
@@ -35,7 +36,7 @@ export interface WriteRequest {
   expectedVersion?: number;
 }
 
-const UPDATE_ATTEMPTS = 5;
+const WRITE_ATTEMPTS = 5;
 
 /**
  * The one operation layer: every face (REST, GraphQL, WebSocket, CLI) calls these, and each does,
@@ -63,6 +64,11 @@ export class Domain {
     return { data: toOutput(ctx, info, item), version: versionOf(item) };
   }
 
+  /** The permission checks of one caller (parents read in batches through the stores). */
+  permissions(ctx: Context): Permissions {
+    return new Permissions(ctx, (info, keys) => this.deps.repository(info).getMany(keys), (cls) => this.deps.model?.(cls.name) ?? describeModel(cls));
+  }
+
   async create(ctx: Context, info: ModelInfo, input: unknown): Promise<Versioned> {
     const fields = this.clientFields(info, requireObject(input));
     const now = this.now();
@@ -71,8 +77,9 @@ export class Domain {
     for (const relation of Object.values(info.relations)) {
       if (relation.kind === "belongsTo" && relation.fromCurrentUser) candidate[relation.field] = ctx.getCurrentUserId();
     }
-    authorize(decide(info, candidate, ctx, "create"), ctx);
+    await this.permissions(ctx).authorize(info, "create", [candidate]);
     assertValid(info.inputSchema, fields);
+    assertKeySizes(info, candidate);
     const stored = await this.deps.repository(info).create(candidate);
     await this.emit(info, "Created", parseKey(info, stored), stored, ctx);
     return this.versioned(ctx, info, stored);
@@ -80,8 +87,47 @@ export class Domain {
 
   async get(ctx: Context, info: ModelInfo, rawKey: Record<string, unknown>): Promise<Versioned> {
     const key = parseKey(info, rawKey);
-    const item = assertReadable(info, await this.deps.repository(info).get(key), ctx);
+    const item = await this.permissions(ctx).assertReadable(info, await this.deps.repository(info).get(key));
     return this.versioned(ctx, info, item);
+  }
+
+  /**
+   * A write decided on both states: the caller must be allowed the action on the record as stored
+   * and on the record the write produces (so that an owner field cannot be handed to someone else),
+   * and the write lands only on the version that was judged. Without If-Match a concurrent change
+   * means: read again, judge again, write again.
+   */
+  private async decidedWrite(
+    ctx: Context,
+    info: ModelInfo,
+    key: KeyValues,
+    request: WriteRequest,
+    write: (stored: Item, guard: WriteOptions) => Promise<Item>,
+    produce?: (stored: Item) => Item,
+    guardBy: "version" | "fields" = "version",
+  ): Promise<Item> {
+    const repository = this.deps.repository(info);
+    const permissions = this.permissions(ctx);
+    for (let attempt = 1; ; attempt++) {
+      const observed = new Set<string>();
+      const stored = await permissions.assertReadable(info, await repository.get(key), observed);
+      const produced = produce?.(stored);
+      await permissions.authorize(info, produced ? "update" : "delete", [stored, ...(produced ? [produced] : [])], observed);
+      if (produced) assertKeySizes(info, produced);
+      const version = versionOf(stored);
+      if (request.expectedVersion !== undefined && request.expectedVersion !== version) throw new PreconditionFailedError();
+      // A patch without If-Match is conditioned only on the fields the decision read, so that
+      // concurrent patches of other fields all land; anything else on the version judged.
+      const guard: WriteOptions = guardBy === "fields" && request.expectedVersion === undefined
+        ? { expectedFields: Object.fromEntries([...observed].filter((f) => !info.keyFields.includes(f)).map((f) => [f, stored[f]])) }
+        : { expectedVersion: version };
+      try {
+        return await write(stored, guard);
+      } catch (error) {
+        const retry = error instanceof PreconditionFailedError && request.expectedVersion === undefined && attempt < WRITE_ATTEMPTS;
+        if (!retry) throw error;
+      }
+    }
   }
 
   /**
@@ -93,31 +139,25 @@ export class Domain {
     const body = requireObject(input);
     assertSameKey(info, key, body);
     const fields = { ...this.clientFields(info, body), ...pick(key, info.keyFields.filter((f) => !info.serverFields.has(f))) };
-    const repository = this.deps.repository(info);
-    for (let attempt = 1; ; attempt++) {
-      const stored = assertReadable(info, await repository.get(key), ctx);
-      authorize(decide(info, stored, ctx, "update"), ctx);
-      assertValid(info.inputSchema, fields);
+    assertValid(info.inputSchema, fields);
+    const now = this.now();
+    const produce = (stored: Item): Item => {
       const kept = Object.fromEntries(
         Object.entries(stored).filter(([f]) => f.startsWith("__") || info.behaviors.includes(f) || info.serverFields.has(f)),
       );
-      const next: Item = { ...kept, ...fields, ...key, updatedAt: this.now() };
-      const expectedVersion = request.expectedVersion ?? versionOf(stored);
-      try {
-        const written = await repository.replace(key, next, { expectedVersion });
-        await this.emit(info, "Updated", key, written, ctx);
-        return this.versioned(ctx, info, written);
-      } catch (error) {
-        // Without If-Match, a concurrent write just means: re-read and apply on the new base.
-        const retry = error instanceof PreconditionFailedError && request.expectedVersion === undefined && attempt < UPDATE_ATTEMPTS;
-        if (!retry) throw error;
-      }
-    }
+      return { ...kept, ...fields, ...key, updatedAt: now };
+    };
+    const written = await this.decidedWrite(ctx, info, key, request, (stored, guard) =>
+      this.deps.repository(info).replace(key, produce(stored), guard), produce);
+    await this.emit(info, "Updated", key, written, ctx);
+    return this.versioned(ctx, info, written);
   }
 
   /**
    * Writes only the given fields (UpdateItem in DynamoDB), so concurrent patches of different fields
-   * all survive. `null` removes an optional field.
+   * all survive: each is conditioned on the fields its permission was decided on, so a concurrent
+   * change of those (an owner) makes it read, judge and try again, and a change of others does not.
+   * `null` removes an optional field.
    */
   async patch(ctx: Context, info: ModelInfo, rawKey: Record<string, unknown>, input: unknown, request: WriteRequest = {}): Promise<Versioned> {
     const key = parseKey(info, rawKey);
@@ -133,29 +173,26 @@ export class Domain {
     if (errors.length > 0) throw new ValidationError(errors);
     const changes = omit(fields, removals);
     assertValid(info.patchSchema, changes);
-    const repository = this.deps.repository(info);
-    const stored = assertReadable(info, await repository.get(key), ctx);
-    authorize(decide(info, stored, ctx, "update"), ctx);
-    const written = await repository.patch(key, { ...changes, updatedAt: this.now() }, removals, request);
+    const set = { ...changes, updatedAt: this.now() };
+    const produce = (stored: Item): Item => omit({ ...stored, ...set }, removals);
+    const written = await this.decidedWrite(ctx, info, key, request, (_stored, guard) =>
+      this.deps.repository(info).patch(key, set, removals, guard), produce, "fields");
     await this.emit(info, "Patched", key, written, ctx);
     return this.versioned(ctx, info, written);
   }
 
   async delete(ctx: Context, info: ModelInfo, rawKey: Record<string, unknown>, request: WriteRequest = {}): Promise<void> {
     const key = parseKey(info, rawKey);
-    const repository = this.deps.repository(info);
-    const stored = assertReadable(info, await repository.get(key), ctx);
-    authorize(decide(info, stored, ctx, "delete"), ctx);
-    const removed = await repository.delete(key, request);
+    const removed = await this.decidedWrite(ctx, info, key, request, (_stored, guard) => this.deps.repository(info).delete(key, guard));
     await this.emit(info, "Deleted", key, removed, ctx);
   }
 
   async query(ctx: Context, info: ModelInfo, args: ListArguments): Promise<ListResult> {
-    return listRecords(ctx, info, this.deps.repository(info), this.deps.sealer(), args);
+    return listRecords(ctx, info, this.deps.repository(info), this.deps.sealer(), this.permissions(ctx), args);
   }
 
   async invoke(ctx: Context, info: ModelInfo, operation: string, rawKey: Record<string, unknown> | undefined, input: unknown): Promise<unknown> {
-    return invokeModelOperation(ctx, info, this.deps.repository(info), operation, rawKey, input);
+    return invokeModelOperation(ctx, info, this.deps.repository(info), this.permissions(ctx), operation, rawKey, input);
   }
 
   async invokeService(ctx: Context, entry: ServiceEntry, operation: string, input: unknown): Promise<unknown> {
@@ -169,32 +206,35 @@ export class Domain {
   async loadByField(ctx: Context, info: ModelInfo, field: string, values: (string | number)[]): Promise<Item[]> {
     if (values.length === 0) return [];
     const items = await this.deps.repository(info).findByField(field, values);
-    return items.filter((item) => decide(info, item, ctx, "read") === true).map((item) => toOutput(ctx, info, item));
+    return (await this.permissions(ctx).readable(info, items)).map((item) => toOutput(ctx, info, item));
   }
 
   /**
    * The caller's view of a record they did not ask for by key (a changed record delivered to a
    * subscriber): undefined when they may not read it, else the redacted output.
    */
-  view(ctx: Context, info: ModelInfo, item: Item): Item | undefined {
-    return decide(info, item, ctx, "read") === true ? toOutput(ctx, info, item) : undefined;
+  async view(ctx: Context, info: ModelInfo, item: Item): Promise<Item | undefined> {
+    return (await this.permissions(ctx).decide(info, item, "read")) === true ? toOutput(ctx, info, item) : undefined;
   }
 
   /**
-   * May the caller watch this key? A record that does not exist yet may be watched (existence is
-   * no secret: a create on a taken key says so); an existing one only if the caller may read it.
+   * The key a subscriber may watch. Whether the record exists or is readable is not asked: both
+   * would answer differently for a hidden record and a missing one. Every delivery is checked instead.
    */
-  async assertWatchable(ctx: Context, info: ModelInfo, rawKey: Record<string, unknown>): Promise<KeyValues> {
-    const key = parseKey(info, rawKey);
-    const stored = await this.deps.repository(info).get(key);
-    if (stored) authorize(decide(info, stored, ctx, "read"), ctx);
-    return key;
+  watchableKey(info: ModelInfo, rawKey: Record<string, unknown>): KeyValues {
+    return parseKey(info, rawKey);
   }
 
-  /** A filter (query-language expression, no ORDER BY/LIMIT) checked against the model's fields. */
-  checkedFilter(info: ModelInfo, text: string): Expression | undefined {
+  /**
+   * A filter (query-language expression, no ORDER BY/LIMIT) checked against the model's fields and
+   * against what the caller may read.
+   */
+  checkedFilter(ctx: Context, info: ModelInfo, text: string): Expression | undefined {
     const expression = parseFilter(text);
-    if (expression) checkExpression(expression, info.outputSchema);
+    if (expression) {
+      checkExpression(expression, info.outputSchema);
+      assertFilterable(ctx, info, expressionFields(expression));
+    }
     return expression;
   }
 
@@ -202,6 +242,6 @@ export class Domain {
   async load(ctx: Context, info: ModelInfo, keys: KeyValues[]): Promise<Item[]> {
     if (keys.length === 0) return [];
     const items = await this.deps.repository(info).getMany(keys);
-    return items.filter((item) => decide(info, item, ctx, "read") === true).map((item) => toOutput(ctx, info, item));
+    return (await this.permissions(ctx).readable(info, items)).map((item) => toOutput(ctx, info, item));
   }
 }

@@ -2,7 +2,8 @@ import type { Context } from "./context.ts";
 import { NotFoundError } from "./errors.ts";
 import type { ModelInfo } from "./model-info.ts";
 import type { OperationDefinition } from "./operation.ts";
-import { assertReadable, authorize, decide, instantiate, parseKey, requireObject, type Item } from "./records.ts";
+import { authorize, type Permissions } from "./permission.ts";
+import { instantiate, parseKey, requireObject, type Item } from "./records.ts";
 import type { Repository } from "../store/repository.ts";
 import { stripServerOnly } from "./sanitize.ts";
 import type { Service } from "./service.ts";
@@ -33,6 +34,7 @@ export async function invokeModelOperation(
   ctx: Context,
   info: ModelInfo,
   repository: Repository,
+  permissions: Permissions,
   name: string,
   rawKey: Record<string, unknown> | undefined,
   input: unknown,
@@ -44,8 +46,8 @@ export async function invokeModelOperation(
     target = info.cls;
   } else {
     const key = parseKey(info, rawKey ?? {});
-    const item = assertReadable(info, await repository.get(key), ctx);
-    authorize(decide(info, item, ctx, { operation: operation.name }), ctx);
+    const item = await permissions.assertReadable(info, await repository.get(key));
+    await permissions.authorize(info, { operation: operation.name }, [item]);
     target = instantiate(info, item);
   }
   const params = parameters(operation, input);

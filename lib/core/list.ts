@@ -1,10 +1,15 @@
-import { parseQuery, planDynamoQuery, checkQuery, printExpression } from "../query/index.ts";
+import { parseQuery, planDynamoQuery, checkQuery, expressionFields, printExpression, type Expression } from "../query/index.ts";
 import type { Cursor, Repository } from "../store/repository.ts";
 import type { Context } from "./context.ts";
 import type { ContinuationSealer } from "./continuation.ts";
 import { BadQueryError } from "./errors.ts";
 import type { ModelInfo } from "./model-info.ts";
-import { decide, toOutput, type Item } from "./records.ts";
+import { assertFilterable } from "./fields.ts";
+import type { Permissions } from "./permission.ts";
+import { PARTITION_KEY_BYTES, SORT_KEY_BYTES, toOutput, type Item } from "./records.ts";
+
+/** Lambda answers at most 6 MB; a page's records stay under this, leaving room for the envelope. */
+export const DEFAULT_PAGE_BYTES = 5 * 1024 * 1024;
 
 export interface ListArguments {
   /** A query-language string; empty means every record. */
@@ -47,10 +52,13 @@ export async function listRecords(
   info: ModelInfo,
   repository: Repository,
   sealer: ContinuationSealer,
+  permissions: Permissions,
   args: ListArguments,
 ): Promise<ListResult> {
   const query = parseQuery(args.q ?? "");
   checkQuery(query, info.outputSchema);
+  assertFilterable(ctx, info, [...(query.where ? expressionFields(query.where) : []), ...query.orderBy.map((o) => o.field)]);
+  if (query.where) assertKeyValueSizes(info, query.where);
   const limit =
     args.limit !== undefined ? checkLimit(info, args.limit, "/limit")
     : query.limit !== undefined ? checkLimit(info, query.limit, "/q")
@@ -64,15 +72,50 @@ export async function listRecords(
     if (!isCursor(opened)) throw new BadQueryError("the continuation token is invalid");
     after = opened;
   }
+  // Each record's output is computed once: measured for the byte budget, then returned.
+  const outputs = new WeakMap<Item, Item>();
+  const output = (item: Item): Item => {
+    let shown = outputs.get(item);
+    if (!shown) outputs.set(item, (shown = toOutput(ctx, info, item)));
+    return shown;
+  };
   const page = await repository.list({
     ...(query.where ? { where: query.where } : {}),
     orderBy: query.orderBy,
     limit,
     ...(after ? { after } : {}),
-    accept: (item) => decide(info, item, ctx, "read") === true,
+    accept: async (items) => (await permissions.decideMany(info, items, "read")).map((d) => d === true),
+    maxBytes: info.limits.maxBytes ?? DEFAULT_PAGE_BYTES,
+    sizeOf: (item) => Buffer.byteLength(JSON.stringify(output(item))) + 1,
   });
   return {
-    results: page.items.map((item) => toOutput(ctx, info, item)),
+    results: page.items.map(output),
     continuationToken: page.next ? sealer.seal(scope, page.next) : null,
   };
+}
+
+/**
+ * A value compared with a key attribute (of the table or an index) longer than DynamoDB lets a key
+ * be is refused before the read: DynamoDB would refuse the request, and no record could match.
+ */
+function assertKeyValueSizes(info: ModelInfo, where: Expression): void {
+  const maxBytes = new Map<string, number>();
+  for (const key of [info.table.key, ...info.table.indexes]) {
+    maxBytes.set(key.hash, Math.min(maxBytes.get(key.hash) ?? PARTITION_KEY_BYTES, PARTITION_KEY_BYTES));
+    if (key.range) maxBytes.set(key.range, SORT_KEY_BYTES);
+  }
+  const problems: string[] = [];
+  const visit = (node: Expression): void => {
+    if (node.kind === "and" || node.kind === "or") node.operands.forEach(visit);
+    else if (node.kind === "not") visit(node.operand);
+    else if (maxBytes.has(node.field)) {
+      const max = maxBytes.get(node.field) as number;
+      const values = node.kind === "compare" || node.kind === "contains" ? [node.value] : node.kind === "in" ? node.values : node.kind === "like" ? [node.pattern] : [];
+      if (values.some((v) => typeof v === "string" && Buffer.byteLength(v) > max)) {
+        problems.push(`a value compared with '${node.field}' is longer than the ${max} bytes this key may hold`);
+      }
+    }
+  };
+  visit(where);
+  if (problems.length > 0) throw new BadQueryError(problems[0] as string, problems.map((message) => ({ path: "/q", message })));
 }

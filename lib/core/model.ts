@@ -18,7 +18,19 @@ export interface IndexDeclaration {
 export interface ListLimits {
   default: number;
   max: number;
+  /**
+   * A page also ends before its records' JSON passes this many bytes (Lambda answers at most 6 MB);
+   * the continuation token resumes at the first record left out.
+   */
+  maxBytes?: number;
 }
+
+/**
+ * Who may read one field. `record` is the stored record when one record is shown; it is absent when
+ * the question is "may this caller name the field in a filter or an order", which must hold for
+ * every record (else a filter's result count tells what the field holds).
+ */
+export type FieldReader = (ctx: Context, record?: Record<string, unknown>) => boolean;
 
 /**
  * The base of every domain model. A model is its JSON Schema (`schema`), its key
@@ -32,6 +44,12 @@ export class Model {
   static readonly behaviors: Record<string, BehaviorClass> = {};
   static readonly indexes: readonly IndexDeclaration[] = [];
   static readonly limits: ListLimits = { default: 100, max: 1000 };
+  /**
+   * Fields not everyone who reads the record may see, with who may: the one declaration from which
+   * the output redaction and the filter check both derive. Fields not named are readable with the
+   * record.
+   */
+  static readonly fieldReaders: Readonly<Record<string, FieldReader>> = {};
   /** Route segment and GraphQL plural; the lowercase class name plus "s" unless given. */
   static readonly plural?: string;
   /**
@@ -46,8 +64,9 @@ export class Model {
   }
 
   /**
-   * Removes fields the caller may not see from an outgoing copy of the record (after `__` fields and
-   * behaviors are already gone). The default shows everything a readable record holds.
+   * Removes fields the caller may not see from an outgoing copy of the record (after `__` fields,
+   * behaviors and the fields `fieldReaders` hides are already gone). Prefer `fieldReaders`: what
+   * only `redact` hides, the filter check cannot know of, so a filter on it would be an oracle.
    */
   redact(_ctx: Context, data: Record<string, unknown>): Record<string, unknown> {
     return data;
@@ -62,6 +81,7 @@ export type ModelClass = (new () => Model) & {
   readonly behaviors: Record<string, BehaviorClass>;
   readonly indexes: readonly IndexDeclaration[];
   readonly limits: ListLimits;
+  readonly fieldReaders: Readonly<Record<string, FieldReader>>;
   readonly plural?: string;
   readonly identity: boolean;
 };

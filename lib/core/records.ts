@@ -1,6 +1,7 @@
 import type { Context } from "./context.ts";
-import { NotFoundError, PermissionError, UnauthenticatedError, ValidationError } from "./errors.ts";
-import type { Action, Decision, Model } from "./model.ts";
+import { ValidationError } from "./errors.ts";
+import { hiddenFields } from "./fields.ts";
+import type { Model } from "./model.ts";
 import type { ModelInfo } from "./model-info.ts";
 import { isPlainObject, omit, stripServerOnly } from "./sanitize.ts";
 import { VERSION_FIELD } from "./schema.ts";
@@ -31,35 +32,18 @@ export function toItem(info: ModelInfo, instance: Model): Item {
   return item;
 }
 
-/** What a caller sees: no `__` data at any depth, no behavior state, then the model's own redaction. */
+/**
+ * What a caller sees: no `__` data at any depth, no behavior state, no field `fieldReaders` hides
+ * from this caller, then the model's own `redact`.
+ */
 export function toOutput(ctx: Context, info: ModelInfo, item: Item): Item {
-  const visible = stripServerOnly(omit(item, info.behaviors));
+  const visible = stripServerOnly(omit(item, [...info.behaviors, ...hiddenFields(ctx, info, item)]));
   return instantiate(info, item).redact(ctx, visible);
 }
 
 export function versionOf(item: Item): number {
   const version = item[VERSION_FIELD];
   return typeof version === "number" ? version : 0;
-}
-
-export function decide(info: ModelInfo, item: Item, ctx: Context, action: Action): Decision {
-  return instantiate(info, item).canAct(ctx, action);
-}
-
-/** Deny by default; an anonymous caller is told to authenticate rather than that it is forbidden. */
-export function authorize(decision: Decision, ctx: Context): void {
-  if (decision === true) return;
-  if (ctx.getCurrentUserId() === undefined) throw new UnauthenticatedError();
-  throw new PermissionError();
-}
-
-/**
- * A record the caller may not read does not exist for them: 404, so that existence does not leak
- * (a draft's slug, a private profile). Writes on a readable record that are refused are 403.
- */
-export function assertReadable(info: ModelInfo, item: Item | undefined, ctx: Context): Item {
-  if (!item || decide(info, item, ctx, "read") !== true) throw new NotFoundError(`${info.name} not found`);
-  return item;
 }
 
 /**
@@ -78,8 +62,35 @@ export function parseKey(info: ModelInfo, raw: Record<string, unknown>): KeyValu
     else if (!numeric && typeof value === "string" && value !== "") key[field] = value;
     else errors.push({ path: `/${field}`, message: numeric ? "must be a number" : "must be a non-empty string" });
   }
+  if (errors.length === 0) errors.push(...keySizeErrors(info, key, [{ hash: info.table.key.hash, ...(info.table.key.range ? { range: info.table.key.range } : {}) }]));
   if (errors.length > 0) throw new ValidationError(errors, "Invalid key");
   return key;
+}
+
+/** DynamoDB's limits on a key value, in UTF-8 bytes: 2048 for a partition key, 1024 for a sort key. */
+export const PARTITION_KEY_BYTES = 2048;
+export const SORT_KEY_BYTES = 1024;
+
+function keySizeErrors(info: ModelInfo, record: Item, shapes: { hash: string; range?: string }[]): { path: string; message: string }[] {
+  const errors = new Map<string, string>();
+  for (const shape of shapes) {
+    for (const [field, max, role] of [[shape.hash, PARTITION_KEY_BYTES, "partition"], [shape.range, SORT_KEY_BYTES, "sort"]] as const) {
+      const value = field === undefined ? undefined : record[field];
+      if (field === undefined || typeof value !== "string" || errors.has(field)) continue;
+      const bytes = Buffer.byteLength(value);
+      if (bytes > max) errors.set(field, `is ${bytes} bytes long; as a ${role} key of ${info.name} it may hold at most ${max} bytes (UTF-8)`);
+    }
+  }
+  return [...errors].map(([field, message]) => ({ path: `/${field}`, message }));
+}
+
+/**
+ * A record about to be written: its table key and every index key it carries must fit DynamoDB's
+ * key sizes, checked here so that no write reaches the store to be refused there.
+ */
+export function assertKeySizes(info: ModelInfo, record: Item): void {
+  const errors = keySizeErrors(info, record, [info.table.key, ...info.table.indexes]);
+  if (errors.length > 0) throw new ValidationError(errors);
 }
 
 /** Input key fields, when present, must name the record being written: a key never changes. */

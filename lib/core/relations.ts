@@ -1,4 +1,12 @@
-import type { ModelClass } from "./model.ts";
+import type { CrudAction, ModelClass } from "./model.ts";
+
+/**
+ * Permission a child takes from its parent: for each action on the child, the action the caller
+ * must be allowed on the parent record as well (`{ read: "read", create: "update" }`: reading the
+ * child needs reading the parent, creating it needs the right to change the parent). A missing
+ * parent allows nothing.
+ */
+export type ParentRequirements = Partial<Record<CrudAction, CrudAction>>;
 
 /**
  * Relations are declared with thunks so that models may refer to each other across modules
@@ -11,6 +19,8 @@ export interface BelongsTo {
   field: string;
   /** Set by the server from the current user on create (e.g. Post.author); never client input. */
   fromCurrentUser: boolean;
+  /** What the caller must be allowed on the related record to act on this one. */
+  requires?: ParentRequirements;
 }
 
 export interface Contains {
@@ -34,9 +44,12 @@ export type Relation = BelongsTo | Contains | ManyToMany;
 
 export function belongsTo(
   target: () => ModelClass,
-  options: { field?: string; fromCurrentUser?: boolean } = {},
+  options: { field?: string; fromCurrentUser?: boolean; requires?: ParentRequirements } = {},
 ): Omit<BelongsTo, "field"> & { field?: string } {
-  return { kind: "belongsTo", target, field: options.field, fromCurrentUser: options.fromCurrentUser ?? false };
+  return {
+    kind: "belongsTo", target, field: options.field, fromCurrentUser: options.fromCurrentUser ?? false,
+    ...(options.requires ? { requires: options.requires } : {}),
+  };
 }
 
 export function contains(target: () => ModelClass, field: string): Contains {

@@ -97,3 +97,15 @@ export interface Query {
 export function fieldSegments(field: Field): string[] {
   return field.split(".");
 }
+
+/** Every field an expression names, in order of appearance, each once. */
+export function expressionFields(expression: Expression): Field[] {
+  const out = new Set<Field>();
+  const visit = (node: Expression): void => {
+    if (node.kind === "and" || node.kind === "or") node.operands.forEach(visit);
+    else if (node.kind === "not") visit(node.operand);
+    else out.add(node.field);
+  };
+  visit(expression);
+  return [...out];
+}

@@ -16,7 +16,7 @@ export type {
   Query,
   Value,
 } from "./ast.ts";
-export { fieldSegments } from "./ast.ts";
+export { expressionFields, fieldSegments } from "./ast.ts";
 export { parseFilter, parseQuery } from "./parser.ts";
 export { printExpression, printQuery, printValue } from "./print.ts";
 export { columnOf } from "./positions.ts";

@@ -20,6 +20,23 @@ const PUNCTUATION = new Set(["(", ")", "[", "]", ","]);
 /** Backslash escapes only these; any other backslash stays, so LIKE sees `\%` and `\_` intact. */
 const ESCAPABLE = new Set(["'", '"', "\\"]);
 
+/** DynamoDB's number range: magnitudes from 1E-130 to below 1E+126 (and zero). */
+const DYNAMODB_MAX = 1e126;
+const DYNAMODB_MIN = 1e-130;
+
+/**
+ * A literal that no stored number can equal and that DynamoDB would refuse (`1e400` is Infinity in
+ * JavaScript): told to the client rather than failing inside the store.
+ */
+export function numberProblem(value: number): string | undefined {
+  if (!Number.isFinite(value)) return "is not a finite number";
+  const magnitude = Math.abs(value);
+  if (magnitude >= DYNAMODB_MAX || (magnitude !== 0 && magnitude < DYNAMODB_MIN)) {
+    return "is outside the range a stored number can hold (magnitudes 1e-130 to below 1e126)";
+  }
+  return undefined;
+}
+
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
@@ -36,7 +53,10 @@ export function tokenize(text: string): Token[] {
       NUMBER.lastIndex = i;
       const match = NUMBER.exec(text);
       const literal = match?.[0] ?? char;
-      tokens.push({ kind: "number", value: Number(literal), text: literal, column });
+      const value = Number(literal);
+      const problem = numberProblem(value);
+      if (problem) throw queryError(`the number ${literal} at column ${column} ${problem}`);
+      tokens.push({ kind: "number", value, text: literal, column });
       i += literal.length;
     } else if (char === "'" || char === '"') {
       const [value, end] = scanString(text, i);

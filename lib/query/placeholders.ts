@@ -40,6 +40,28 @@ export class Placeholders {
     return id;
   }
 
+  /** A copy to try an emission on; `adopt` keeps what it added, dropping it discards it. */
+  fork(): Placeholders {
+    const copy = new Placeholders();
+    Object.assign(copy.names, this.names);
+    Object.assign(copy.values, this.values);
+    for (const [segment, id] of this.nameIds) copy.nameIds.set(segment, id);
+    copy.valueCount = this.valueCount;
+    return copy;
+  }
+
+  adopt(trial: Placeholders): void {
+    Object.assign(this.names, trial.names);
+    Object.assign(this.values, trial.values);
+    for (const [segment, id] of trial.nameIds) this.nameIds.set(segment, id);
+    this.valueCount = trial.valueCount;
+  }
+
+  /** About the size DynamoDB counts for the substitutions (names and values as sent). */
+  valueBytes(): number {
+    return Buffer.byteLength(JSON.stringify(this.names)) + Buffer.byteLength(JSON.stringify(this.values));
+  }
+
   private name(segment: string): string {
     let id = this.nameIds.get(segment);
     if (id === undefined) {

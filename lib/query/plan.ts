@@ -24,6 +24,13 @@ export type DynamoPlan = DynamoRead & {
  * so check the query against the model's schema first. LIMIT and OFFSET are the caller's
  * business: with a residual, DynamoDB's Limit counts items before the residual drops some.
  */
+/** DynamoDB's limit on any one expression string. */
+const MAX_EXPRESSION_BYTES = 4096;
+/** DynamoDB's limit on all substitution names and values of a request (2 MB), with room for the rest. */
+const MAX_SUBSTITUTION_BYTES = 1_500_000;
+/** Keeps well under DynamoDB's count of operators in one expression. */
+const MAX_FILTER_CONJUNCTS = 100;
+
 export function planDynamoQuery(query: Query, table: TableShape): DynamoPlan {
   const conjuncts = topLevelConjuncts(query.where);
   const placeholders = new Placeholders();
@@ -45,10 +52,23 @@ export function planDynamoQuery(query: Query, table: TableShape): DynamoPlan {
   }
   const filters: string[] = [];
   const residuals: Expression[] = [];
+  let filterBytes = 0;
   conjuncts.forEach((conjunct, index) => {
     if (used.has(index)) return;
-    if (expressible(conjunct, keyAttributes)) filters.push(emitFilter(conjunct, placeholders));
-    else residuals.push(conjunct);
+    if (expressible(conjunct, keyAttributes) && filters.length < MAX_FILTER_CONJUNCTS) {
+      // DynamoDB refuses an expression over 4 KB: what does not fit stays with `evaluate`, which
+      // gives the same answer, so a long filter costs reads, never an error.
+      const trial = placeholders.fork();
+      const text = emitFilter(conjunct, trial);
+      const bytes = Buffer.byteLength(text) + (filters.length > 0 ? 5 : 0);
+      if (filterBytes + bytes <= MAX_EXPRESSION_BYTES && trial.valueBytes() <= MAX_SUBSTITUTION_BYTES) {
+        placeholders.adopt(trial);
+        filters.push(text);
+        filterBytes += bytes;
+        return;
+      }
+    }
+    residuals.push(conjunct);
   });
   const plan: DynamoPlan = { ...read, names: placeholders.names, values: placeholders.values };
   if (filters.length > 0) plan.filterExpression = filters.join(" AND ");

@@ -15,8 +15,9 @@ const text = fc.string({ unit: fc.oneof(fc.constantFrom("'", '"', "\\", "%", "_"
 const value: fc.Arbitrary<Value> = fc.oneof(
   text,
   fc.integer({ min: -1_000_000, max: 1_000_000 }),
-  fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.constantFrom(0.1, -2.5, 1e21, 5e-324, -0),
+  // Within DynamoDB's number range: the query language refuses anything else.
+  fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e125, max: 1e125 }).filter((n) => n === 0 || Math.abs(n) >= 1e-130),
+  fc.constantFrom(0.1, -2.5, 1e21, 1e-130, -0),
   fc.boolean(),
 );
 const operator = fc.constantFrom<CompareOperator>("=", "!=", "<", "<=", ">", ">=");

@@ -102,7 +102,7 @@ export class Fanout {
   /** Undefined when this subscriber must not hear of the event (unreadable, or outside its filter). */
   private async execute(info: ModelInfo, event: LifecycleEvent, row: SubscriptionRow): Promise<Result | undefined> {
     const ctx = new Context({ requestId: `${event.name}:${row.group}`, ...(row.userId ? { userId: row.userId } : {}) });
-    const output = this.deps.app.domain.view(ctx, info, event.record);
+    const output = await this.deps.app.domain.view(ctx, info, event.record);
     if (output === undefined) return undefined;
     let value: unknown;
     if (row.kind === "list") {

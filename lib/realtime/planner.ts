@@ -54,7 +54,9 @@ function failure(message: string, code: string): PlanResult {
  * Checks a `subscribe` message as graphql-ws's server would (parse, validate, one operation,
  * a subscription) and then what only this service knows: which model and topic the root field
  * listens on, that a filter parses and names the model's fields and values of their types, and
- * that a watched record which exists is readable by the subscriber. The root field and its
+ * that the filter names only fields the subscriber may read (a watched key is never looked up:
+ * whether it exists or is readable would answer differently for a hidden record and a missing one;
+ * every delivery is checked instead). The root field and its
  * coerced arguments come from graphql's own `createSourceEventStream`, so fragments, aliases,
  * directives and variable coercion behave exactly as in graphql-js.
  */
@@ -108,10 +110,10 @@ export class SubscriptionPlanner {
     const { info, kind } = target;
     if (kind === "list") {
       const text = typeof args.query === "string" ? args.query : "";
-      const expression = this.app.domain.checkedFilter(info, text);
+      const expression = this.app.domain.checkedFilter(ctx, info, text);
       return { field, kind, model: info.name, topic: modelTopic(info.name), ...(expression ? { filter: printExpression(expression) } : {}) };
     }
-    const key = await this.app.domain.assertWatchable(ctx, info, args);
+    const key = this.app.domain.watchableKey(info, args);
     return { field, kind, model: info.name, topic: recordTopic(info, key), key };
   }
 }

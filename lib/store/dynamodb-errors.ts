@@ -1,4 +1,5 @@
 import { ConflictError, NotFoundError, PreconditionFailedError, ThrottledError, ValidationError } from "../core/errors.ts";
+import { log } from "../core/log.ts";
 import type { Item } from "./repository.ts";
 
 const THROTTLING = new Set([
@@ -27,6 +28,12 @@ export function mapDynamoError(error: unknown): unknown {
   // The body limit (1 MiB) is above DynamoDB's 400 KB item limit: that is the client's record, too big.
   if (error instanceof Error && error.name === "ValidationException" && /item size/i.test(error.message)) {
     return new ValidationError([{ path: "/", message: "the record is larger than the 400 KB a record may hold" }], "Record too large");
+  }
+  // Every other refusal of the request's shape is a limit the checks before the call did not
+  // foresee: still the client's input, never a 500. DynamoDB's text names tables, so it is logged.
+  if (error instanceof Error && error.name === "ValidationException") {
+    log.warn("DynamoDB refused a request as invalid", { error: error.message });
+    return new ValidationError([{ path: "/", message: "the request exceeds a limit of the database" }], "Request refused by the database");
   }
   return error;
 }

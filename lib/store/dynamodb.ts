@@ -19,7 +19,7 @@ import { VERSION_FIELD } from "../core/schema.ts";
 import { evaluate, planDynamoQuery, type Expression } from "../query/index.ts";
 import { guardFailure, isConditionFailure, mapDynamoError } from "./dynamodb-errors.ts";
 import { assertPartitionField, cursorOf, keyFieldsOf, pickKey } from "./keys.ts";
-import type { Item, Key, KeyValue, ListRequest, Page, Repository, WriteOptions } from "./repository.ts";
+import { acceptedRows, PageFill, type Item, type Key, type KeyValue, type ListRequest, type Page, type Repository, type WriteOptions } from "./repository.ts";
 
 const BATCH_GET_MAX = 100;
 /** PartiQL's documented cap on partition-key values in one `IN` list. */
@@ -56,12 +56,22 @@ export class DynamoRepository implements Repository {
 
   private guard(options?: WriteOptions): { condition: string; names: Record<string, string>; values: Record<string, unknown> } {
     const names: Record<string, string> = { "#k": this.table.key.hash };
-    if (options?.expectedVersion === undefined) return { condition: "attribute_exists(#k)", names, values: {} };
-    return {
-      condition: "attribute_exists(#k) AND #ver = :expected",
-      names: { ...names, "#ver": VERSION_FIELD },
-      values: { ":expected": options.expectedVersion },
-    };
+    const values: Record<string, unknown> = {};
+    const conditions = ["attribute_exists(#k)"];
+    if (options?.expectedVersion !== undefined) {
+      names["#ver"] = VERSION_FIELD;
+      values[":expected"] = options.expectedVersion;
+      conditions.push("#ver = :expected");
+    }
+    Object.entries(options?.expectedFields ?? {}).forEach(([field, value], i) => {
+      names[`#e${i}`] = field;
+      if (value === undefined) conditions.push(`attribute_not_exists(#e${i})`);
+      else {
+        values[`:e${i}`] = value;
+        conditions.push(`#e${i} = :e${i}`);
+      }
+    });
+    return { condition: conditions.join(" AND "), names, values };
   }
 
   private async run<T>(work: () => Promise<T>, kind: "create" | "update" = "update"): Promise<T> {
@@ -247,16 +257,16 @@ export class DynamoRepository implements Repository {
     const plan = planDynamoQuery({ ...(where ? { where } : {}), orderBy: request.orderBy ?? [] }, this.table);
     const index = plan.kind === "query" && plan.indexName ? this.table.indexes.find((i) => i.name === plan.indexName) : undefined;
     const cursorFields = [...new Set([...keyFieldsOf(this.table), ...(index ? [index.hash, ...(index.range ? [index.range] : [])] : [])])];
-    const accepted = (row: Item, fromFilter: boolean): boolean =>
-      (fromFilter ? !plan.residual || evaluate(plan.residual, row) : !where || evaluate(where, row)) && (!request.accept || request.accept(row));
-    const items: Item[] = [];
+    const matches = (row: Item, fromFilter: boolean): boolean =>
+      fromFilter ? !plan.residual || evaluate(plan.residual, row) : !where || evaluate(where, row);
+    const page = new PageFill(request);
     // undefined: from the start; null: the data has ended.
     const { [AHEAD]: aheadKey, [SIZE]: carriedSize, ...resumeKey } = request.after ?? {};
     let startKey: Record<string, unknown> | undefined | null = request.after ? resumeKey : undefined;
     const ahead = typeof aheadKey === "string" ? (JSON.parse(aheadKey) as Key) : undefined;
     if (ahead) {
       const row = await this.get(pickKey(this.table, ahead));
-      if (row && accepted(row, false)) items.push(row);
+      for (const accepted of await acceptedRows(request, row && matches(row, false) ? [row] : [])) page.add(accepted);
       startKey = ahead;
     }
     let pageSize = Math.min(MAX_PAGE, Math.max(request.limit + 1, typeof carriedSize === "number" ? carriedSize : 0));
@@ -284,17 +294,16 @@ export class DynamoRepository implements Repository {
             )
           : this.client.send(new ScanCommand(common)),
       );
-      for (const row of result.Items ?? []) {
-        if (!accepted(row, true)) continue;
-        if (items.length === request.limit) {
+      for (const row of await acceptedRows(request, (result.Items ?? []).filter((row) => matches(row, true)))) {
+        if (!page.add(row)) {
           next = row;
           break;
         }
-        items.push(row);
       }
       startKey = result.LastEvaluatedKey ?? null;
       pageSize = Math.min(MAX_PAGE, pageSize * 2);
     }
+    const { items } = page;
     const last = items[items.length - 1];
     if (!next || !last) return { items };
     return { items, next: { ...cursorOf(last, cursorFields), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), [SIZE]: pageSize } };

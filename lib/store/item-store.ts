@@ -1,9 +1,10 @@
+import { isDeepStrictEqual } from "node:util";
 import { ConflictError, NotFoundError, PreconditionFailedError } from "../core/errors.ts";
 import type { TableShape } from "../core/model-info.ts";
 import { VERSION_FIELD } from "../core/schema.ts";
 import { evaluate, type Expression } from "../query/index.ts";
 import { assertPartitionField, compareValues, cursorOf, keyFieldsOf, keyString, pickKey } from "./keys.ts";
-import type { Item, Key, KeyValue, ListRequest, OrderTerm, Page, Repository, WriteOptions } from "./repository.ts";
+import { acceptedRows, PageFill, type Item, type Key, type KeyValue, type ListRequest, type OrderTerm, type Page, type Repository, type WriteOptions } from "./repository.ts";
 
 /**
  * The part shared by stores that hold whole items by key (memory, file): conditional writes and
@@ -42,6 +43,9 @@ export abstract class ItemStore implements Repository {
       if (!stored) throw new NotFoundError();
       if (options?.expectedVersion !== undefined && stored[VERSION_FIELD] !== options.expectedVersion) {
         throw new PreconditionFailedError();
+      }
+      for (const [field, value] of Object.entries(options?.expectedFields ?? {})) {
+        if (!isDeepStrictEqual(stored[field], value)) throw new PreconditionFailedError();
       }
       return stored;
     });
@@ -119,17 +123,19 @@ export abstract class ItemStore implements Repository {
       const marker: Item = { ...after };
       while (start < rows.length && compare(rows[start] as Item, marker) <= 0) start++;
     }
-    const items: Item[] = [];
+    const page = new PageFill(request);
     let next: Page["next"];
-    for (let i = start; i < rows.length; i++) {
-      const row = rows[i] as Item;
-      if (request.accept && !request.accept(row)) continue;
-      if (items.length === request.limit) {
-        next = cursorOf(items[items.length - 1] as Item, order.map((t) => t.field));
-        break;
+    // Permission is asked in batches, as the DynamoDB store does per page it reads.
+    const batch = Math.max(request.limit + 1, 100);
+    scan: for (let i = start; i < rows.length; i += batch) {
+      for (const row of await acceptedRows(request, rows.slice(i, i + batch))) {
+        if (!page.add(row)) {
+          next = cursorOf(page.items[page.items.length - 1] as Item, order.map((t) => t.field));
+          break scan;
+        }
       }
-      items.push(row);
     }
+    const { items } = page;
     return next ? { items, next } : { items };
   }
 

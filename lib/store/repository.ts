@@ -21,8 +21,44 @@ export interface ListRequest<Where = unknown> {
   orderBy?: OrderTerm[];
   limit: number;
   after?: Cursor;
-  /** Read permission: records it refuses are skipped and the page is filled from further reads. */
-  accept?: (item: Item) => boolean;
+  /**
+   * Read permission, asked for a batch of records at once (so that what it reads besides, such as
+   * parents, is read once per batch): records it refuses are skipped and the page is filled from
+   * further reads.
+   */
+  accept?: (items: Item[]) => Promise<boolean[]>;
+  /**
+   * A byte budget besides `limit`: the page ends before the record that would carry the sum of
+   * `sizeOf` past `maxBytes` (a page always holds at least one record), and `next` resumes there.
+   */
+  maxBytes?: number;
+  sizeOf?: (item: Item) => number;
+}
+
+/** Decides when a page is full: at `limit` records, or when the next one would pass the byte budget. */
+export class PageFill {
+  private bytes = 0;
+  readonly items: Item[] = [];
+
+  constructor(private readonly request: ListRequest) {}
+
+  /** Adds the record, or answers false when the page is full without it. */
+  add(item: Item): boolean {
+    if (this.items.length >= this.request.limit) return false;
+    const { maxBytes, sizeOf } = this.request;
+    const size = maxBytes !== undefined && sizeOf ? sizeOf(item) : 0;
+    if (maxBytes !== undefined && this.items.length > 0 && this.bytes + size > maxBytes) return false;
+    this.bytes += size;
+    this.items.push(item);
+    return true;
+  }
+}
+
+/** The records of `rows` that `accept` lets through, in order. */
+export async function acceptedRows(request: ListRequest, rows: Item[]): Promise<Item[]> {
+  if (!request.accept || rows.length === 0) return rows;
+  const verdicts = await request.accept(rows);
+  return rows.filter((_, i) => verdicts[i] === true);
 }
 
 export interface Page {
@@ -34,6 +70,11 @@ export interface Page {
 export interface WriteOptions {
   /** Optimistic concurrency: the write happens only if the stored `__version` equals this. */
   expectedVersion?: number;
+  /**
+   * The write happens only if these top-level attributes still hold these values (`undefined`:
+   * absent); a failed condition is a PreconditionFailedError like a stale version.
+   */
+  expectedFields?: Record<string, unknown>;
 }
 
 /** A read or write the store refused because the data did not match its guard. */

@@ -160,6 +160,7 @@ describe("domain writes on the blog", () => {
   it("refuses a comment written in someone else's name", async () => {
     const app = blog();
     const Comment = model(app, "Comment");
+    await app.domain.create(as(BOB), model(app, "Post"), post("p"));
     const error = await failure(app.domain.create(as(ALICE), Comment, { content: "hi", post: "p", author: BOB }));
     expect(error.status).toBe(403);
     const { data } = await app.domain.create(as(ALICE), Comment, { content: "hi", post: "p", author: ALICE, uuid: "chosen" });

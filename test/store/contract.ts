@@ -113,10 +113,32 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
     it("never returns a short page while matches remain, with a filter and a permission check", async () => {
       await Promise.all(Array.from({ length: 60 }, (_, i) => single.create({ id: `r${i}`, group: "g", rank: i, secret: i % 3 === 0 })));
       const where = parseFilter("rank >= 10");
-      const accept = (item: Item) => item.secret !== true;
+      const accept = async (items: Item[]) => items.map((item) => item.secret !== true);
       const all = await readAll(single, { where, limit: 7, accept });
       const expected = Array.from({ length: 60 }, (_, i) => i).filter((i) => i >= 10 && i % 3 !== 0);
       expect(all.map((i) => i.rank).sort((a, b) => Number(a) - Number(b))).toEqual(expected);
+    });
+
+    it("ends a page at the byte budget, never short of it, and resumes exactly at the record left out", async () => {
+      const sizes = [300, 50, 700, 120, 900, 20, 20, 450, 610, 80, 1000, 5, 333, 260];
+      await Promise.all(sizes.map((size, i) => single.create({ id: `b${String(i).padStart(2, "0")}`, group: "g", rank: i, body: "x".repeat(size) })));
+      const sizeOf = (item: Item) => String(item.body).length;
+      const maxBytes = 1000;
+      const seen: Item[] = [];
+      let after: Record<string, string | number> | undefined;
+      for (let pages = 0; pages < 100; pages++) {
+        const page = await single.list({ limit: 50, maxBytes, sizeOf, ...(after ? { after } : {}) });
+        const bytes = page.items.reduce((sum, item) => sum + sizeOf(item), 0);
+        expect(page.items.length).toBeGreaterThan(0);
+        if (page.items.length > 1) expect(bytes).toBeLessThanOrEqual(maxBytes);
+        seen.push(...page.items);
+        if (!page.next) break;
+        const following = (await single.list({ limit: 1, after: page.next })).items[0] as Item;
+        // Not short: the next record would not have fitted.
+        expect(bytes + sizeOf(following)).toBeGreaterThan(maxBytes);
+        after = page.next;
+      }
+      expect(seen.map((i) => i.id).sort()).toEqual(sizes.map((_, i) => `b${String(i).padStart(2, "0")}`));
     });
 
     it("serves an index order and resumes exactly after the last item", async () => {

@@ -1,0 +1,118 @@
+import type { Context } from "./context.ts";
+import { NotFoundError, PermissionError, UnauthenticatedError } from "./errors.ts";
+import type { Action, CrudAction, Decision, ModelClass } from "./model.ts";
+import { describeModel, type ModelInfo } from "./model-info.ts";
+import { instantiate, type Item, type KeyValues } from "./records.ts";
+import type { BelongsTo } from "./relations.ts";
+
+/** Reads records by key for the parent checks (one batched read per parent model and step). */
+export type RecordLoader = (info: ModelInfo, keys: KeyValues[]) => Promise<Item[]>;
+
+/** A chain of parents deeper than this is a declaration loop, not a data model. */
+const MAX_PARENT_DEPTH = 8;
+
+interface ParentRule {
+  relation: BelongsTo;
+  parent: ModelInfo;
+  required: CrudAction;
+}
+
+function parentRules(info: ModelInfo, action: Action, resolve: (cls: ModelClass) => ModelInfo): ParentRule[] {
+  if (typeof action !== "string") return [];
+  const rules: ParentRule[] = [];
+  for (const relation of Object.values(info.relations)) {
+    if (relation.kind !== "belongsTo") continue;
+    const required = relation.requires?.[action];
+    if (required) rules.push({ relation, parent: resolve(relation.target()), required });
+  }
+  return rules;
+}
+
+function isKeyValue(value: unknown): value is string | number {
+  return (typeof value === "string" && value !== "") || typeof value === "number";
+}
+
+/**
+ * Every permission question of one caller: the model's own `canAct`, then each parent the model
+ * delegates to (`belongsTo(..., { requires })`), asked for many records at once so that a page of
+ * children costs one batched read of their parents per parent model, whatever its size.
+ */
+export class Permissions {
+  constructor(
+    private readonly ctx: Context,
+    private readonly load: RecordLoader,
+    private readonly resolve: (cls: ModelClass) => ModelInfo = describeModel,
+  ) {}
+
+  /**
+   * `observed`, when given, collects the record fields the decision read (the policy's own reads
+   * and the parent references), so that a write can be conditioned on exactly those.
+   */
+  async decideMany(info: ModelInfo, items: Item[], action: Action, depth = 0, observed?: Set<string>): Promise<Decision[]> {
+    const decisions: Decision[] = items.map((item) => {
+      const instance = instantiate(info, item);
+      return (observed ? watched(instance, observed) : instance).canAct(this.ctx, action);
+    });
+    for (const rule of parentRules(info, action, this.resolve)) {
+      if (depth >= MAX_PARENT_DEPTH) throw new Error(`${info.name}: parent permission rules nest deeper than ${MAX_PARENT_DEPTH}`);
+      if (rule.parent.keyFields.length !== 1) throw new Error(`${info.name}: a parent rule needs ${rule.parent.name} to have a one-field key`);
+      const keyField = rule.parent.keyFields[0] as string;
+      observed?.add(rule.relation.field);
+      const waiting = items.flatMap((item, i) => (decisions[i] === true ? [i] : []));
+      const wanted = new Map<string, KeyValues>();
+      for (const i of waiting) {
+        const value = (items[i] as Item)[rule.relation.field];
+        if (isKeyValue(value)) wanted.set(JSON.stringify(value), { [keyField]: value });
+      }
+      const parents = wanted.size > 0 ? await this.load(rule.parent, [...wanted.values()]) : [];
+      const verdicts = await this.decideMany(rule.parent, parents, rule.required, depth + 1);
+      const verdictOf = new Map(parents.map((parent, i) => [JSON.stringify(parent[keyField]), verdicts[i] as Decision]));
+      const reason = `requires ${rule.required} on the ${rule.parent.name} it belongs to`;
+      for (const i of waiting) {
+        const verdict = verdictOf.get(JSON.stringify((items[i] as Item)[rule.relation.field]));
+        decisions[i] = verdict === true ? true : `${reason} (${verdict ?? "not found"})`;
+      }
+    }
+    return decisions;
+  }
+
+  async decide(info: ModelInfo, item: Item, action: Action, observed?: Set<string>): Promise<Decision> {
+    return (await this.decideMany(info, [item], action, 0, observed))[0] as Decision;
+  }
+
+  /** The records the caller may read, in their order. */
+  async readable(info: ModelInfo, items: Item[]): Promise<Item[]> {
+    if (items.length === 0) return [];
+    const decisions = await this.decideMany(info, items, "read");
+    return items.filter((_, i) => decisions[i] === true);
+  }
+
+  /** A record the caller may not read does not exist for them: the same 404 as a missing one. */
+  async assertReadable(info: ModelInfo, item: Item | undefined, observed?: Set<string>): Promise<Item> {
+    if (!item || (await this.decide(info, item, "read", observed)) !== true) throw new NotFoundError(`${info.name} not found`);
+    return item;
+  }
+
+  /** Every decision must allow; the first refusal answers (401 for an anonymous caller). */
+  async authorize(info: ModelInfo, action: Action, records: Item[], observed?: Set<string>): Promise<void> {
+    for (const record of records) authorize(await this.decide(info, record, action, observed), this.ctx);
+  }
+}
+
+/** The instance as the policy sees it, noting every own field the policy reads. */
+function watched<T extends object>(instance: T, observed: Set<string>): T {
+  return new Proxy(instance, {
+    get(target, property, receiver) {
+      // Anything not a method of the model is a record field, present or not.
+      if (typeof property === "string" && !(property in Object.getPrototypeOf(target))) observed.add(property);
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+  });
+}
+
+/** Deny by default; an anonymous caller is told to authenticate rather than that it is forbidden. */
+export function authorize(decision: Decision, ctx: Context): void {
+  if (decision === true) return;
+  if (ctx.getCurrentUserId() === undefined) throw new UnauthenticatedError();
+  throw new PermissionError();
+}
