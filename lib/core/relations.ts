@@ -38,7 +38,12 @@ export interface ManyToMany {
   from: string;
   /** Attribute of the join model holding the target's key. */
   to: string;
+  /** Targets one parent shows at most (the `limit` argument's default and maximum). */
+  limits: { default: number; max: number };
 }
+
+/** A many-to-many list's page unless declared: small enough to nest under a page of parents. */
+export const MANY_TO_MANY_LIMITS = { default: 25, max: 100 };
 
 export type Relation = BelongsTo | Contains | ManyToMany;
 
@@ -58,9 +63,9 @@ export function contains(target: () => ModelClass, field: string): Contains {
 
 export function manyToMany(
   target: () => ModelClass,
-  options: { through: () => ModelClass; from: string; to: string },
+  options: { through: () => ModelClass; from: string; to: string; limits?: { default: number; max: number } },
 ): ManyToMany {
-  return { kind: "manyToMany", target, ...options };
+  return { kind: "manyToMany", target, ...options, limits: options.limits ?? MANY_TO_MANY_LIMITS };
 }
 
 export type RelationDeclarations = Record<string, Relation | (Omit<BelongsTo, "field"> & { field?: string })>;

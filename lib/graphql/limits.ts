@@ -3,6 +3,7 @@ import {
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLNamedType,
   type GraphQLOutputType, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
 } from "graphql";
+import { parseQuery } from "../query/index.ts";
 import type { ListSize } from "./model-types.ts";
 import type { GraphQLLimits } from "./service.ts";
 
@@ -16,15 +17,32 @@ function isList(type: GraphQLOutputType): boolean {
   return isListType(isNonNullType(type) ? type.ofType : type);
 }
 
-/** The size a list field may reach: its `limit` literal, the model's maximum for a variable, else the default. */
+/** The LIMIT a query-language string asks for; undefined when it has none or does not parse (the resolver refuses it then). */
+function queryLimit(text: string): number | undefined {
+  try {
+    return parseQuery(text).limit;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The size a list field may reach: its `limit` argument, else the LIMIT of its `query` string, else
+ * the default; a variable in either may hold anything, so it counts as the maximum.
+ */
 function factor(field: GraphQLField<unknown, unknown>, node: FieldNode, limits: GraphQLLimits): number {
   const size = field.extensions.listSize as ListSize | undefined;
   if (size?.counted) return 1;
   if (size?.limit) {
-    const argument = node.arguments?.find((a) => a.name.value === "limit")?.value;
-    if (!argument) return size.limit.default;
-    if (argument.kind === Kind.INT || argument.kind === Kind.FLOAT) return Math.max(1, Math.min(Number(argument.value), size.limit.max));
-    return size.limit.max;
+    const { default: fallback, max } = size.limit;
+    const clamp = (n: number): number => Math.max(1, Math.min(n, max));
+    const argument = (name: string) => node.arguments?.find((a) => a.name.value === name)?.value;
+    const limit = argument("limit");
+    if (limit && limit.kind !== Kind.NULL) return limit.kind === Kind.INT || limit.kind === Kind.FLOAT ? clamp(Number(limit.value)) : max;
+    const query = argument("query");
+    if (query?.kind === Kind.VARIABLE) return max;
+    if (query?.kind === Kind.STRING) return clamp(queryLimit(query.value) ?? fallback);
+    return fallback;
   }
   return isList(field.type) ? limits.listFactor : 1;
 }

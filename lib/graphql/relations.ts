@@ -8,6 +8,11 @@ import type { GraphQLContext } from "./context.ts";
 import type { ModelTypes } from "./model-types.ts";
 import { scopedQuery } from "./scoped-query.ts";
 import { LongScalar } from "./scalars.ts";
+import { BadQueryError } from "../core/errors.ts";
+
+function compareKeys(a: KeyValue, b: KeyValue): number {
+  return typeof a === "number" && typeof b === "number" ? a - b : String(a) < String(b) ? -1 : String(a) > String(b) ? 1 : 0;
+}
 
 type Field = GraphQLFieldConfig<Item, GraphQLContext>;
 
@@ -62,13 +67,21 @@ function containsField(relation: Contains, parent: ModelInfo, child: ModelInfo, 
 function manyToManyField(relation: ManyToMany, parent: ModelInfo, target: ModelInfo, through: ModelInfo, types: ModelTypes): Field {
   const parentKey = parent.keyFields[0] as string;
   const targetKey = target.keyFields[0] as string;
+  const { default: fallback, max } = relation.limits;
   return {
     type: new GraphQLList(new GraphQLNonNull(types.object(target))),
-    resolve: async (record, _args, { loaders }) => {
+    args: { limit: { type: LongScalar, description: `At most this many (default ${fallback}, at most ${max}), in key order.` } },
+    extensions: { listSize: { limit: relation.limits } },
+    resolve: async (record, args: { limit?: number | null }, { loaders }) => {
+      const limit = args.limit ?? fallback;
+      if (!Number.isInteger(limit) || limit < 1 || limit > max) {
+        const message = `limit must be an integer from 1 to ${max}`;
+        throw new BadQueryError(message, [{ path: "/limit", message }]);
+      }
       const value = record[parentKey];
       if (!isKeyValue(value)) return [];
       const rows = await loaders.byField(through, relation.from, value);
-      const keys = rows.map((row) => row[relation.to]).filter(isKeyValue);
+      const keys = rows.map((row) => row[relation.to]).filter(isKeyValue).sort(compareKeys).slice(0, limit);
       const targets = await Promise.all(keys.map((key) => loaders.record(target, { [targetKey]: key })));
       return targets.filter((t): t is Item => t !== null);
     },

@@ -16,6 +16,15 @@ export interface RealtimeOptions {
   postAttempts: number;
   /** First backoff after throttling; doubled each attempt, with jitter. */
   retryBaseMs: number;
+  /** Live subscriptions one connection may hold; one more gets an `error` and is not stored. */
+  maxSubscriptionsPerConnection: number;
+  /** Characters of a `<Models>(query)` filter; a longer one gets an `error`. */
+  maxFilterLength: number;
+  /**
+   * Bytes of one client message (API Gateway's own cap is 128 KB); a larger subscribe gets an
+   * `error`, so that no row near DynamoDB's 400 KB item limit is ever written.
+   */
+  maxMessageBytes: number;
 }
 
 export const DEFAULT_REALTIME_OPTIONS: RealtimeOptions = {
@@ -27,6 +36,9 @@ export const DEFAULT_REALTIME_OPTIONS: RealtimeOptions = {
   postTimeoutMs: 3_000,
   postAttempts: 4,
   retryBaseMs: 50,
+  maxSubscriptionsPerConnection: 25,
+  maxFilterLength: 2_000,
+  maxMessageBytes: 64 * 1024,
 };
 
 const VARIABLES: Record<keyof RealtimeOptions, string> = {
@@ -38,6 +50,9 @@ const VARIABLES: Record<keyof RealtimeOptions, string> = {
   postTimeoutMs: "WS_POST_TIMEOUT_MS",
   postAttempts: "WS_POST_ATTEMPTS",
   retryBaseMs: "WS_RETRY_BASE_MS",
+  maxSubscriptionsPerConnection: "WS_MAX_SUBSCRIPTIONS",
+  maxFilterLength: "WS_MAX_FILTER_LENGTH",
+  maxMessageBytes: "WS_MAX_MESSAGE_BYTES",
 };
 
 /** Defaults overridden by positive integers from the environment; anything else is refused by name. */

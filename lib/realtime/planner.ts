@@ -71,7 +71,7 @@ export class SubscriptionPlanner {
     this.targets = subscriptionTargets(app);
   }
 
-  async plan(ctx: Context, payload: SubscribePayload): Promise<PlanResult> {
+  async plan(ctx: Context, payload: SubscribePayload, limits: { maxFilterLength?: number } = {}): Promise<PlanResult> {
     let document: DocumentNode;
     try {
       document = this.documents.parse(payload.query);
@@ -88,7 +88,7 @@ export class SubscriptionPlanner {
     }
     let planned: PlannedSubscription | undefined;
     const capture: GraphQLFieldResolver<unknown, unknown> = async (_root, args: Record<string, unknown>, _context, info) => {
-      planned = await this.target(ctx, info.fieldName, args);
+      planned = await this.target(ctx, info.fieldName, args, limits.maxFilterLength ?? Number.POSITIVE_INFINITY);
       return NEVER;
     };
     const result = await createSourceEventStream({
@@ -104,12 +104,17 @@ export class SubscriptionPlanner {
     return { ok: true, plan: planned };
   }
 
-  private async target(ctx: Context, field: string, args: Record<string, unknown>): Promise<PlannedSubscription> {
+  private async target(ctx: Context, field: string, args: Record<string, unknown>, maxFilterLength: number): Promise<PlannedSubscription> {
     const target = this.targets.get(field);
     if (!target) throw new GraphQLError(`Subscription field '${field}' has no event source`, { extensions: { code: "BAD_USER_INPUT" } });
     const { info, kind } = target;
     if (kind === "list") {
       const text = typeof args.query === "string" ? args.query : "";
+      if (text.length > maxFilterLength) {
+        throw new GraphQLError(`The filter is ${text.length} characters long; at most ${maxFilterLength} are allowed`, {
+          extensions: { code: "FILTER_TOO_LONG", limit: maxFilterLength, actual: text.length },
+        });
+      }
       const expression = this.app.domain.checkedFilter(ctx, info, text);
       return { field, kind, model: info.name, topic: modelTopic(info.name), ...(expression ? { filter: printExpression(expression) } : {}) };
     }

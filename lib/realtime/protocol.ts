@@ -94,6 +94,14 @@ export class GraphQLWsProtocol {
     } catch {
       return this.close(request, CloseCode.BadRequest, "Invalid message received");
     }
+    const bytes = Buffer.byteLength(request.body ?? "");
+    const { maxMessageBytes } = this.deps.options;
+    if (bytes > maxMessageBytes) {
+      const reason = `The message is ${bytes} bytes; at most ${maxMessageBytes} are accepted`;
+      if (message.type !== MessageType.Subscribe) return this.close(request, CloseCode.BadRequest, reason);
+      await this.refuse(request, message.id, "MESSAGE_TOO_LARGE", reason, maxMessageBytes, bytes);
+      return {};
+    }
     try {
       return await this.apply(request, message);
     } catch (error) {
@@ -140,8 +148,15 @@ export class GraphQLWsProtocol {
     const { id, payload } = message;
     const duplicate = (): Promise<MessageOutcome> => this.close(request, CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`, id);
     if (await this.deps.store.hasSubscription(request.connectionId, id)) return duplicate();
+    const { maxSubscriptionsPerConnection, maxFilterLength } = this.deps.options;
+    const held = (await this.deps.store.subscriptionsOf(request.connectionId)).length;
+    if (held >= maxSubscriptionsPerConnection) {
+      const reason = `This connection holds ${held} subscriptions; at most ${maxSubscriptionsPerConnection} are allowed`;
+      await this.refuse(request, id, "TOO_MANY_SUBSCRIPTIONS", reason, maxSubscriptionsPerConnection, held + 1);
+      return {};
+    }
     const ctx = new Context({ requestId: request.requestId, ...(connection.userId ? { userId: connection.userId } : {}) });
-    const planned = await this.deps.planner.plan(ctx, payload);
+    const planned = await this.deps.planner.plan(ctx, payload, { maxFilterLength });
     if (!planned.ok) {
       await this.send(request, { id, type: MessageType.Error, payload: planned.errors });
       return {};
@@ -161,6 +176,12 @@ export class GraphQLWsProtocol {
       expiresAt: connection.expiresAt,
     });
     return outcome === "exists" ? duplicate() : {};
+  }
+
+  /** Over a limit: an `error` for that subscription, nothing stored, the connection kept. */
+  private async refuse(request: MessageRequest, id: string, code: string, message: string, limit: number, actual: number): Promise<void> {
+    log.info("subscription refused by a limit", { connectionId: request.connectionId, code, limit, actual });
+    await this.send(request, { id, type: MessageType.Error, payload: [{ message, extensions: { code, limit, actual } }] });
   }
 
   private async send(target: Target, message: Message): Promise<void> {
