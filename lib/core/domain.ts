@@ -77,9 +77,10 @@ export class Domain {
     for (const relation of Object.values(info.relations)) {
       if (relation.kind === "belongsTo" && relation.fromCurrentUser) candidate[relation.field] = ctx.getCurrentUserId();
     }
+    // Key sizes first: a parent check would otherwise read with a key DynamoDB refuses.
+    assertKeySizes(info, candidate);
     await this.permissions(ctx).authorize(info, "create", [candidate]);
     assertValid(info.inputSchema, fields);
-    assertKeySizes(info, candidate);
     const stored = await this.deps.repository(info).create(candidate);
     await this.emit(info, "Created", parseKey(info, stored), stored, ctx);
     return this.versioned(ctx, info, stored);
