@@ -160,6 +160,31 @@ describe("graphql-transport-ws over stateless Lambdas (rows in DynamoDB Local)",
     expect(await realtime.store.subscriptionsOf(id)).toEqual([]);
   });
 
+  it("holds its limits: an error for the subscription over one, nothing stored, the socket kept", async () => {
+    const roomy = realtime;
+    realtime = realtimeFor(app, transport, await dynamoRepositories(), { maxSubscriptionsPerConnection: 2, maxFilterLength: 30, maxMessageBytes: 600 }, offlineUsers);
+    try {
+      const id = await ready();
+      const code = () => (transport.messages(id).at(-1) as { id?: string; payload?: { extensions: { code: string } }[] }).payload?.[0]?.extensions.code;
+      await subscribe(id, "long", POSTS, { q: "status = 'published' AND viewCount > 1" });
+      expect(code()).toBe("FILTER_TOO_LONG");
+      await subscribe(id, "large", POSTS, { q: "status = 'draft'", padding: "x".repeat(600) });
+      expect(code()).toBe("MESSAGE_TOO_LARGE");
+      expect(await subscribe(id, "a", POSTS, { q: "status = 'draft'" })).toEqual({});
+      expect(await subscribe(id, "b", "subscription { Post(slug: \"alices-post\") { slug } }")).toEqual({});
+      await subscribe(id, "c", "subscription { Post(slug: \"alices-post\") { slug } }");
+      expect(transport.messages(id).at(-1)).toMatchObject({ id: "c", type: MessageType.Error });
+      expect(code()).toBe("TOO_MANY_SUBSCRIPTIONS");
+      expect((await realtime.store.subscriptionsOf(id)).map((row) => row.id).sort()).toEqual(["a", "b"]);
+      expect(transport.disconnected).not.toContain(id);
+      // A completed subscription frees its place.
+      await send(id, { id: "a", type: MessageType.Complete });
+      expect(await subscribe(id, "c", "subscription { Post(slug: \"alices-post\") { slug } }")).toEqual({});
+    } finally {
+      realtime = roomy;
+    }
+  });
+
   it("authenticates through the connection_init payload only where the test-user seam is on", async () => {
     // A draft Bob may not read and a slug nobody has get the same answer: existence never leaks.
     const bob = await ready({ testUser: BOB });
