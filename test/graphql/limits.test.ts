@@ -43,6 +43,18 @@ describe("abuse limits, before any resolver runs", () => {
     expect(await refusal(`{ Posts(limit: 50) { results { author { username } tags { name } } } }`)).toBeUndefined();
   });
 
+  it("counts a list by the LIMIT of its query string, the maximum for a variable, and relation lists by their own limit", async () => {
+    expect(await refusal(`{ Posts(query: "LIMIT 1000") { results { slug tags { slug } } } }`)).toBe("QUERY_TOO_COSTLY");
+    expect(await refusal(`{ Posts(query: "status = 'published' LIMIT 50") { results { slug tags { slug } } } }`)).toBeUndefined();
+    expect(await refusal(`query($q: String) { Posts(query: $q) { results { slug tags { slug } } } }`)).toBe("QUERY_TOO_COSTLY");
+    expect(await refusal(`{ Posts(limit: 100) { results { tags(limit: 100) { slug } } } }`)).toBe("QUERY_TOO_COSTLY");
+    expect(await refusal(`{ Posts(limit: 100) { results { tags(limit: 5) { slug } } } }`)).toBeUndefined();
+    // Ten aliases of a small page pass; ten of the largest do not.
+    const aliased = (q: string) => `{ ${Array.from({ length: 10 }, (_, i) => `a${i}: Posts(query: "${q}") { results { slug title } }`).join(" ")} }`;
+    expect(await refusal(aliased("LIMIT 10"))).toBeUndefined();
+    expect(await refusal(aliased("LIMIT 1000"))).toBe("QUERY_TOO_COSTLY");
+  });
+
   it("does not count introspection, so GraphiQL's schema query passes", async () => {
     const { getIntrospectionQuery } = await import("graphql");
     const answer = await g.post(getIntrospectionQuery());
