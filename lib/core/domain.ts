@@ -204,10 +204,15 @@ export class Domain {
    * Records whose `field` (a partition key of the table or an index) is one of `values`, readable by
    * the caller, in output form: the join rows of many parents in a constant number of reads.
    */
-  async loadByField(ctx: Context, info: ModelInfo, field: string, values: (string | number)[]): Promise<Item[]> {
+  async loadByField(ctx: Context, info: ModelInfo, field: string, values: (string | number)[], options: { parentsRead?: boolean } = {}): Promise<Item[]> {
     if (values.length === 0) return [];
     const items = await this.deps.repository(info).findByField(field, values);
-    return (await this.permissions(ctx).readable(info, items)).map((item) => toOutput(ctx, info, item));
+    const permissions = this.permissions(ctx);
+    // `parentsRead`: the values are keys of the records `field` points to, which the caller has
+    // just read through this layer (the parents of a relation being resolved): not read twice.
+    const relation = Object.values(info.relations).find((r) => r.kind === "belongsTo" && r.field === field);
+    if (options.parentsRead && relation) permissions.vouchReadable(this.deps.model?.(relation.target().name) ?? describeModel(relation.target()), values);
+    return (await permissions.readable(info, items)).map((item) => toOutput(ctx, info, item));
   }
 
   /**

@@ -58,7 +58,8 @@ export class Permissions {
       if (rule.parent.keyFields.length !== 1) throw new Error(`${info.name}: a parent rule needs ${rule.parent.name} to have a one-field key`);
       const keyField = rule.parent.keyFields[0] as string;
       observed?.add(rule.relation.field);
-      const waiting = items.flatMap((item, i) => (decisions[i] === true ? [i] : []));
+      const known = rule.required === "read" ? this.knownReadable.get(rule.parent.name) : undefined;
+      const waiting = items.flatMap((item, i) => (decisions[i] === true && !known?.has(JSON.stringify(item[rule.relation.field])) ? [i] : []));
       const wanted = new Map<string, KeyValues>();
       for (const i of waiting) {
         const value = (items[i] as Item)[rule.relation.field];
@@ -74,6 +75,19 @@ export class Permissions {
       }
     }
     return decisions;
+  }
+
+  private readonly knownReadable = new Map<string, Set<string>>();
+
+  /**
+   * Records of `info` with these keys were just read by this caller through the domain: a child's
+   * `read` requirement on them holds without reading them again (a relation's join rows).
+   */
+  vouchReadable(info: ModelInfo, keys: (string | number)[]): this {
+    const known = this.knownReadable.get(info.name) ?? new Set<string>();
+    for (const key of keys) known.add(JSON.stringify(key));
+    this.knownReadable.set(info.name, known);
+    return this;
   }
 
   async decide(info: ModelInfo, item: Item, action: Action, observed?: Set<string>): Promise<Decision> {

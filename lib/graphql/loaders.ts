@@ -39,6 +39,7 @@ export class Loaders {
     return batcher.load(key);
   }
 
+  /** `value`s must be keys of records of the related model that this request has read (relation parents). */
   byField(info: ModelInfo, field: string, value: KeyValue): Promise<Item[]> {
     const id = `${info.name}.${field}`;
     let batcher = this.related.get(id);
@@ -47,7 +48,7 @@ export class Loaders {
         (v) => JSON.stringify(v),
         async (values) => {
           const groups = new Map<string, Item[]>();
-          for (const item of await this.app.domain.loadByField(this.ctx, info, field, values)) {
+          for (const item of await this.app.domain.loadByField(this.ctx, info, field, values, { parentsRead: true })) {
             const value = item[field] as KeyValue;
             const group = groups.get(JSON.stringify(value)) ?? [];
             group.push(item);
