@@ -163,7 +163,8 @@ describe("authorization matrix end to end (npm start)", () => {
       expect(data.draftComment).toEqual(owner ? { content: `on draft ${run}`, post: { title: draftText } } : null);
       expect(data.draftTag === null).toBe(!owner);
       expect((data.drafts?.results as unknown[]).length).toBe(owner ? 1 : 0);
-      expect((data.draftComments?.results as unknown[]).length).toBe(owner ? 1 : 0);
+      // The owner's own comments on the draft (the REST matrix added one); nobody else sees any.
+      expect((data.draftComments?.results as unknown[]).length > 0).toBe(owner);
       expect((data.tagRows?.results as { post: { slug: string } | null }[]).map((r) => r.post?.slug).includes(DRAFT)).toBe(owner);
       expect(data.owner?.email ?? null).toBe(owner ? EMAIL : null);
       expect(reads.text.includes(draftText)).toBe(owner);
