@@ -1,5 +1,6 @@
 import pkg from "../package.json" with { type: "json" };
 import { Application, type ApplicationDefinition } from "../lib/core/application.ts";
+import { AuthenticationService } from "../lib/auth/index.ts";
 import { GraphQLService } from "../lib/graphql/service.ts";
 import { Comment } from "./models/comment.ts";
 import { Post } from "./models/post.ts";
@@ -16,12 +17,13 @@ export const definition: ApplicationDefinition = {
   name: "blog",
   version: pkg.version,
   models: [Post, User, Comment, Tag, PostTag, UserFollow],
-  serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService],
+  serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService, AuthenticationService],
   services: {
     version: { type: "Version" },
     publisher: { type: "Publisher", prefix: "Published" },
     testbean: { type: "TestBean" },
     graphql: { type: "Framework/GraphQLService" },
+    authentication: { type: "Framework/Authentication" },
   },
 };
 
