@@ -29,7 +29,7 @@ export interface OutboxMail {
 /** The blog with an email provider configured for the test, its auth routes and REST handlers in process. */
 export function emailApp(email: Record<string, unknown> = {}, services: ApplicationDefinition["services"] = {}) {
   const outbox = mkdtempSync(join(tmpdir(), "outbox-"));
-  const base = definition.services.email as Record<string, unknown>;
+  const base = definition.services.email as { type: string } & Record<string, unknown>;
   const app = new Application({
     ...definition,
     services: {
