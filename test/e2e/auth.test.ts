@@ -57,7 +57,7 @@ const email = () => `e2e-${randomUUID().slice(0, 8)}@example.com`;
 const profile = { username: "e2e-user", name: "E2E User" };
 
 function mails(to: string): { subject: string; text: string }[] {
-  let files: string[] = [];
+  let files: string[];
   try {
     files = readdirSync(OUTBOX).sort();
   } catch {
