@@ -1,7 +1,16 @@
+import type { Application } from "../core/application.ts";
+import { authenticationOf } from "../auth/index.ts";
 import { TEST_USER_HEADER, testUserHookEnabled } from "../http/identity.ts";
 
+/** A connection's user, and when a token proved it: the token's expiry and session. */
+export interface ConnectionUser {
+  userId: string;
+  authExpiresAt?: number;
+  sessionId?: string;
+}
+
 /** Verifies an access token and names its user; throws when the token is not acceptable. */
-export type AccessTokenVerifier = (token: string) => Promise<string>;
+export type AccessTokenVerifier = (token: string) => Promise<string | ConnectionUser>;
 
 export interface Handshake {
   /** Header names lower-cased. */
@@ -23,7 +32,7 @@ export interface ConnectionAuthenticator {
    * The user for the connection once `connection_init` arrives, given the handshake's user.
    * Resolve `false` to refuse the connection (graphql-ws closes it with 4403 Forbidden).
    */
-  init(payload: Readonly<Record<string, unknown>> | undefined, handshakeUser: string | undefined): Promise<string | undefined | false>;
+  init(payload: Readonly<Record<string, unknown>> | undefined, handshakeUser: string | undefined): Promise<string | ConnectionUser | undefined | false>;
 }
 
 export interface AuthenticatorOptions {
@@ -71,4 +80,28 @@ export function connectionAuthenticator(options: AuthenticatorOptions = {}): Con
       return handshakeUser;
     },
   };
+}
+
+/**
+ * The application's authentication service as the WebSocket face needs it: an access token in
+ * `connection_init` (its session must still accept it), or the handshake's session cookie.
+ */
+export function applicationAuthenticator(app: Application, env?: NodeJS.ProcessEnv): ConnectionAuthenticator {
+  const auth = authenticationOf(app);
+  if (!auth) return connectionAuthenticator(env ? { env } : {});
+  return connectionAuthenticator({
+    ...(env ? { env } : {}),
+    verifyAccessToken: async (token) => {
+      const checked = await auth.checkAccessToken(token);
+      if (!checked) throw new Error("access token refused");
+      return { userId: checked.claims.sub, authExpiresAt: checked.claims.exp, sessionId: checked.claims.sid };
+    },
+    sessionUser: async (cookies) => (await auth.identify({ cookies })).userId,
+  });
+}
+
+/** Which of these sessions no longer accept their access tokens (revoked or gone): fan-out stops them. */
+export function applicationSessionCheck(app: Application): ((sessionIds: string[]) => Promise<Set<string>>) | undefined {
+  const auth = authenticationOf(app);
+  return auth ? (ids) => auth.sessions.revokedAmong(ids) : undefined;
 }
