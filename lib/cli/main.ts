@@ -3,6 +3,7 @@ import { dirname, join } from "node:path";
 import { app } from "../../app/index.ts";
 import { cacheRenderers } from "./renderers.ts";
 import { renderCache, staleFiles, staleMessage, writeCache } from "./cache.ts";
+import { authMigrate, MIGRATE_USAGE } from "./auth-migrate.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 // Overridable so that the staleness check itself can be tested against a doctored copy.
@@ -10,7 +11,9 @@ const cacheDir = process.env.SCHEMA_CACHE_DIR ?? join(root, "schema-cache");
 
 const usage = `usage: webda <command>
   build     regenerate schema-cache/ from the models (GraphQL SDL, routes, functions, tables, OpenAPI)
-  check     fail when schema-cache/ is stale`;
+  check     fail when schema-cache/ is stale
+  auth migrate [--dryRun] [--batch N] [--json]
+            upgrade v3 authentication data to v4 (webda auth migrate --help)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command] = argv;
@@ -28,6 +31,13 @@ async function main(argv: string[]): Promise<number> {
     }
     console.log("schema-cache/: up to date");
     return 0;
+  }
+  if (command === "auth" && argv[1] === "migrate") {
+    if (argv.includes("--help") || argv.includes("-h")) {
+      console.log(MIGRATE_USAGE);
+      return 0;
+    }
+    return authMigrate(app, argv.slice(2));
   }
   console.error(usage);
   return command === undefined || command === "help" || command === "--help" ? 0 : 2;
