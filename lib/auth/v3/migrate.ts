@@ -1,9 +1,9 @@
 import { BatchGetCommand, ScanCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { upgradeIdent, type Row } from "./field-map.ts";
 import { isV4Provider, keyShape, v4Key } from "./format.ts";
-import { moveIdent } from "./move.ts";
+import { moveIdents, MOVES_PER_TRANSACTION } from "./move.ts";
 import { KindTally, type MigrationReport } from "./report.ts";
-import { migrateUser } from "./users.ts";
+import { migrateUsers, USERS_PER_TRANSACTION } from "./users.ts";
 
 export interface MigrationTables {
   /** `${prefix}auth-idents`, keyed by `uuid`. */
@@ -33,7 +33,7 @@ export interface MigrateOptions {
   /** Asked before each page: true stops the run cleanly, reported as incomplete (Lambda deadline). */
   shouldStop?: () => boolean;
   onProgress?: (progress: Progress) => void;
-  /** Key moves in flight at once within a page. */
+  /** Transactions (of up to 50 key moves each) in flight at once. */
   concurrency?: number;
   /** A safety net: a run stops (incomplete) after this many passes that still upgraded rows. */
   maxPasses?: number;
@@ -41,7 +41,7 @@ export interface MigrateOptions {
 }
 
 export const DEFAULT_BATCH = 100;
-const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_CONCURRENCY = 4;
 
 export const MALFORMED_GUIDANCE =
   "This row is neither a v3 ident (<providerUid>_<provider>) nor a v4 one (<providerUid>:<provider>) and cannot be migrated. " +
@@ -167,20 +167,42 @@ async function identPass(context: PassContext, pass: number): Promise<number> {
       moves.push({ row, provider: shape.provider, providerUid: shape.providerUid, target: v4Key(shape.provider, shape.providerUid) });
     }
     if (context.dryRun) await dryRunPage(context, moves, claimed);
-    else {
-      const now = (options.now?.() ?? new Date()).toISOString();
-      await pool(moves, options.concurrency ?? DEFAULT_CONCURRENCY, async (move) => {
-        const key = move.row.uuid as string;
-        const upgraded = await upgradeIdent(move.row, move.provider, move.providerUid, { seal: options.seal, now });
-        const outcome = await moveIdent(options.client, table, key, upgraded);
-        if (outcome === "moved") idents.migrated();
-        else if (outcome === "gone") idents.skip({ key, code: "ALREADY_MOVED", message: "another process upgraded this row during the run" });
-        else idents.fail({ key, code: "IDENT_CONFLICT", message: `'${move.target}' already exists (an ident differing only by letter case): this row was left untouched` });
-      });
-    }
+    else await movePage(context, moves);
     options.onProgress?.({ pass, kind: "idents", scanned, migrated: idents.report.migrated, failed: idents.report.failed.length });
   }
   return idents.report.migrated - before;
+}
+
+/**
+ * Maps a page's rows and moves them in transactions of up to 50, a few in flight. Two case
+ * variants of one email cannot share a transaction (it may not touch an item twice): the later
+ * ones go in a second round, where they meet the first one's row and are reported as conflicts.
+ */
+async function movePage(context: PassContext, moves: { row: Row; provider: "email" | "idp"; providerUid: string; target: string }[]): Promise<void> {
+  const { options, idents } = context;
+  const now = (options.now?.() ?? new Date()).toISOString();
+  const mapped = await Promise.all(
+    moves.map(async (move) => ({ oldKey: move.row.uuid as string, target: move.target, upgraded: await upgradeIdent(move.row, move.provider, move.providerUid, { seal: options.seal, now }) })),
+  );
+  const seen = new Set<string>();
+  const rounds: (typeof mapped)[] = [[], []];
+  for (const move of mapped) {
+    (seen.has(move.target) ? rounds[1] : rounds[0])?.push(move);
+    seen.add(move.target);
+  }
+  for (const round of rounds) {
+    const chunks: (typeof mapped)[] = [];
+    for (let i = 0; i < round.length; i += MOVES_PER_TRANSACTION) chunks.push(round.slice(i, i + MOVES_PER_TRANSACTION));
+    await pool(chunks, options.concurrency ?? DEFAULT_CONCURRENCY, async (chunk) => {
+      const outcomes = await moveIdents(options.client, options.tables.idents, chunk);
+      chunk.forEach((move, i) => {
+        const outcome = outcomes[i];
+        if (outcome === "moved") idents.migrated();
+        else if (outcome === "gone") idents.skip({ key: move.oldKey, code: "ALREADY_MOVED", message: "another process upgraded this row during the run" });
+        else idents.fail({ key: move.oldKey, code: "IDENT_CONFLICT", message: `'${move.target}' already exists (an ident differing only by letter case): this row was left untouched` });
+      });
+    });
+  }
 }
 
 async function dryRunPage(context: PassContext, moves: { row: Row; target: string }[], claimed: Set<string>): Promise<void> {
@@ -219,11 +241,14 @@ async function userPass(context: PassContext, pass: number): Promise<number> {
     if (context.dryRun) for (let i = 0; i < rows.length; i++) users.migrated();
     else {
       const now = (options.now?.() ?? new Date()).toISOString();
-      await pool(rows, options.concurrency ?? DEFAULT_CONCURRENCY, async (row) => {
-        const outcome = await migrateUser(options.client, options.tables.users, options.tables.userKey, row, now);
-        const key = String(row[options.tables.userKey]);
-        if (outcome === "migrated") users.migrated();
-        else users.skip({ key, code: "CHANGED_DURING_RUN", message: "the user changed while being upgraded: the next pass takes it again" });
+      const chunks: Row[][] = [];
+      for (let i = 0; i < rows.length; i += USERS_PER_TRANSACTION) chunks.push(rows.slice(i, i + USERS_PER_TRANSACTION));
+      await pool(chunks, options.concurrency ?? DEFAULT_CONCURRENCY, async (chunk) => {
+        const outcomes = await migrateUsers(options.client, options.tables.users, options.tables.userKey, chunk, now);
+        chunk.forEach((row, i) => {
+          if (outcomes[i] === "migrated") users.migrated();
+          else users.skip({ key: String(row[options.tables.userKey]), code: "CHANGED_DURING_RUN", message: "the user changed while being upgraded: the next pass takes it again" });
+        });
       });
     }
     options.onProgress?.({ pass, kind: "users", scanned, migrated: users.report.migrated, failed: users.report.failed.length });
