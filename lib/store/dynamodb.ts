@@ -49,8 +49,9 @@ function sendableValues(values: Record<string, unknown>): Record<string, unknown
 
 export class DynamoRepository implements Repository {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
+    /** Public so that code needing more than the contract (v3's one-transaction key move) uses the same table. */
+    readonly client: DynamoDBDocumentClient,
+    readonly tableName: string,
     readonly table: TableShape,
   ) {}
 

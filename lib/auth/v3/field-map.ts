@@ -8,13 +8,6 @@ const CONSUMED = new Set([
   "_lastValidationEmail", "__tokens", "_creationDate", "_lastUpdate", "__version",
 ]);
 
-/**
- * A v3 failure count without its timestamp is a lock that has expired (spec 5.4.6). It is written
- * as a last attempt at the epoch, so that any window-based lockout reads it as long expired and
- * the next failure starts a fresh window, without the count being thrown away.
- */
-export const EXPIRED_LOCK_AT = new Date(0).toISOString();
-
 export interface IdentMapOptions {
   /** Seals provider tokens (TokenSealer.seal): v3 kept them in plaintext. */
   seal: (tokens: Record<string, unknown>) => Promise<string>;
@@ -45,7 +38,10 @@ export async function upgradeIdent(source: Row, provider: Provider, providerUid:
   }
   if (typeof row._failedLogin === "number" && row._failedLogin > 0) {
     upgraded._loginAttempts = row._failedLogin;
-    upgraded._lastLoginAttemptAt = isoDate(row._lastFailedLogin) ?? EXPIRED_LOCK_AT;
+    // Without a timestamp the count stays without one: the email provider reads a count with no
+    // `_lastLoginAttemptAt` as an expired lock (spec 5.4.6) and starts counting anew.
+    const last = isoDate(row._lastFailedLogin);
+    if (last !== undefined) upgraded._lastLoginAttemptAt = last;
   }
   const lastSentAt = isoDate(row._lastValidationEmail);
   if (lastSentAt !== undefined) upgraded._throttle = { lastSentAt };

@@ -1,5 +1,6 @@
 import { QueryCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { log } from "../../core/log.ts";
+import { BY_LEGACY_USER } from "../tables.ts";
 import { upgradeIdent, type Row } from "./field-map.ts";
 import { isV4Provider, keyShape, v4Key, type Provider } from "./format.ts";
 import { moveIdent, readIdent } from "./move.ts";
@@ -8,7 +9,7 @@ import { moveIdent, readIdent } from "./move.ts";
  * The sparse index that finds a user's v3 idents (v3 rows name their user in `_user`, v4 rows in
  * `user`): only v3 rows carry `_user`, so it empties itself as the migration proceeds.
  */
-export const LEGACY_USER_INDEX = "by_legacy_user";
+export const LEGACY_USER_INDEX = BY_LEGACY_USER;
 
 export interface LegacyIdentsOptions {
   client: DynamoDBDocumentClient;

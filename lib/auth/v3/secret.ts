@@ -1,13 +1,13 @@
-import { ConfigurationError } from "../../core/config.ts";
+import { applicationSecret } from "../../core/application.ts";
+import { localSecret } from "../../core/local-secret.ts";
 
 /**
- * The secret that seals provider tokens: the deployed `APP_SECRET`, so that the service can open
- * what the migration sealed. Without it only a local database may be migrated, with the local
- * development secret the offline service uses.
+ * The secret that seals provider tokens must be the service's own, or the service could not open
+ * what the migration wrote: the deployed stage's `APP_SECRET`, or, for the database of
+ * `npm start` (`--local`, `serverless invoke local`), the one offline generated in `.data/`.
  */
 export function applicationSecretForTools(env: NodeJS.ProcessEnv, local = false): string {
-  const secret = env.APP_SECRET && env.APP_SECRET !== "unset" ? env.APP_SECRET : undefined;
-  if (secret) return secret;
-  if (local || env.IS_OFFLINE === "true") return "local-development-secret-not-for-deployment";
-  throw new ConfigurationError("APP_SECRET is not set: the migration seals provider tokens with the service's secret; set it to the deployed stage's appSecret");
+  const given = env.APP_SECRET && env.APP_SECRET !== "unset" ? env.APP_SECRET : undefined;
+  if (!given && local) return localSecret("app-secret", undefined, env);
+  return applicationSecret(env);
 }

@@ -1,26 +1,23 @@
-import { hkdfSync } from "node:crypto";
-import { CompactEncrypt, compactDecrypt } from "jose";
+import { deriveKey } from "../crypto.ts";
+import { IdentTokens } from "../ident-tokens.ts";
 
 /**
- * Provider tokens at rest (lib/auth/CONTRACT.md): a compact JWE, `dir` + `A256GCM`, whose key is
- * derived from the application secret with HKDF-SHA-256 (salt "modelrest-auth", the auth service's `deriveKey`), info "ident-tokens". The migration seals
- * v3's plaintext `__tokens` with it; the authentication service opens them (`ident.tokens.get()`).
+ * Seals v3's plaintext provider tokens exactly as the authentication service seals v4 ones (a
+ * compact JWE under `deriveKey(secret, "ident-tokens")`, lib/auth/CONTRACT.md), so that
+ * `await ident.tokens.get()` opens what the migration wrote.
  */
 export class TokenSealer {
   private readonly key: Uint8Array;
 
   constructor(secret: string) {
-    this.key = new Uint8Array(hkdfSync("sha256", secret, "modelrest-auth", "ident-tokens", 32));
+    this.key = deriveKey(secret, "ident-tokens");
   }
 
   seal(tokens: Record<string, unknown>): Promise<string> {
-    return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(tokens)))
-      .setProtectedHeader({ alg: "dir", enc: "A256GCM" })
-      .encrypt(this.key);
+    return IdentTokens.seal(tokens, this.key);
   }
 
   async open(sealed: string): Promise<Record<string, unknown>> {
-    const { plaintext } = await compactDecrypt(sealed, this.key, { keyManagementAlgorithms: ["dir"], contentEncryptionAlgorithms: ["A256GCM"] });
-    return JSON.parse(new TextDecoder().decode(plaintext)) as Record<string, unknown>;
+    return (await new IdentTokens(sealed, this.key).get()) ?? {};
   }
 }

@@ -6,7 +6,7 @@ import { app } from "../../../app/index.ts";
 import type { Row } from "../../../lib/auth/v3/field-map.ts";
 import type { MigrationTables } from "../../../lib/auth/v3/migrate.ts";
 import { migrationTables } from "../../../lib/auth/v3/setup.ts";
-import { withLegacyUserIndex } from "../../../lib/auth/v3/tables.ts";
+import { authTables } from "../../../lib/auth/tables.ts";
 import { TokenSealer } from "../../../lib/auth/v3/tokens.ts";
 import { tableDefinition } from "../../../lib/store/dynamodb-tables.ts";
 
@@ -18,36 +18,15 @@ export function clients(): { raw: DynamoDBClient; client: DynamoDBDocumentClient
   return { raw, client: DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } }) };
 }
 
-/** The idents table of CONTRACT.md (+ the legacy index) and the users table, under a fresh prefix. */
-export function identsDefinition(name: string) {
-  return withLegacyUserIndex({
-    TableName: name,
-    BillingMode: "PAY_PER_REQUEST",
-    KeySchema: [{ AttributeName: "uuid", KeyType: "HASH" }],
-    AttributeDefinitions: [
-      { AttributeName: "uuid", AttributeType: "S" },
-      { AttributeName: "user", AttributeType: "S" },
-    ],
-    GlobalSecondaryIndexes: [
-      {
-        IndexName: "by_user",
-        KeySchema: [
-          { AttributeName: "user", KeyType: "HASH" },
-          { AttributeName: "uuid", KeyType: "RANGE" },
-        ],
-        Projection: { ProjectionType: "ALL" },
-      },
-    ],
-  });
-}
-
 /** Fresh tables for one test: every test sees only its own rows. */
 export async function freshTables(raw: DynamoDBClient): Promise<{ tables: MigrationTables; drop: () => Promise<void> }> {
   const prefix = `${inject("tablePrefix")}v3-${randomUUID().slice(0, 8)}-`;
   const tables = migrationTables(app, prefix);
   const identity = app.models().find((info) => info.cls.identity);
   if (!identity) throw new Error("no identity model");
-  const definitions = [identsDefinition(tables.idents), { ...tableDefinition(identity, prefix), StreamSpecification: undefined }];
+  const idents = authTables(prefix).find((d) => d.TableName === tables.idents);
+  if (!idents) throw new Error("no idents table");
+  const definitions = [idents, { ...tableDefinition(identity, prefix), StreamSpecification: undefined }];
   await Promise.all(definitions.map((definition) => raw.send(new CreateTableCommand(definition))));
   return {
     tables,
