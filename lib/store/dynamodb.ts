@@ -59,7 +59,8 @@ export class DynamoRepository implements Repository {
     const names: Record<string, string> = { "#k": this.table.key.hash };
     if (options?.expectedVersion === undefined) return { condition: "attribute_exists(#k)", names, values: {} };
     return {
-      condition: "attribute_exists(#k) AND #ver = :expected",
+      // Version 0 is also a row without an envelope (no `__version` at all).
+      condition: options.expectedVersion === 0 ? "attribute_exists(#k) AND (attribute_not_exists(#ver) OR #ver = :expected)" : "attribute_exists(#k) AND #ver = :expected",
       names: { ...names, "#ver": VERSION_FIELD },
       values: { ":expected": options.expectedVersion },
     };
@@ -200,7 +201,9 @@ export class DynamoRepository implements Repository {
       removals.push(`#f${n}`);
       n++;
     }
-    assignments.push("#ver = #ver + :one");
+    // A row written by another program (a v3 row: no envelope) has no version yet: it counts as 0.
+    values[":zero"] = 0;
+    assignments.push("#ver = if_not_exists(#ver, :zero) + :one");
     const update = `SET ${assignments.join(", ")}${removals.length > 0 ? ` REMOVE ${removals.join(", ")}` : ""}`;
     const result = await this.run(() =>
       this.client.send(

@@ -6,6 +6,15 @@ import { assertPartitionField, compareValues, cursorOf, keyFieldsOf, keyString, 
 import type { Item, Key, KeyValue, ListRequest, OrderTerm, Page, Repository, WriteOptions } from "./repository.ts";
 
 /**
+ * A row without an envelope (written by another program: a v3 export, a hand-made JSON file) has
+ * no `__version`: it reads as a record at version 0, and its first write gives it version 1.
+ */
+function versionOf(item: Item): number {
+  const version = item[VERSION_FIELD];
+  return typeof version === "number" ? version : 0;
+}
+
+/**
  * The part shared by stores that hold whole items by key (memory, file): conditional writes and
  * filtered, ordered, resumable listing. Subclasses only load, save and enumerate items.
  */
@@ -40,7 +49,7 @@ export abstract class ItemStore implements Repository {
   private current(id: string, options: WriteOptions | undefined): Promise<Item> {
     return this.load(id).then((stored) => {
       if (!stored) throw new NotFoundError();
-      if (options?.expectedVersion !== undefined && stored[VERSION_FIELD] !== options.expectedVersion) {
+      if (options?.expectedVersion !== undefined && versionOf(stored) !== options.expectedVersion) {
         throw new PreconditionFailedError();
       }
       return stored;
@@ -76,7 +85,7 @@ export abstract class ItemStore implements Repository {
     const id = this.id(key);
     return this.exclusive(id, async () => {
       const stored = await this.current(id, options);
-      const next = { ...structuredClone(item), ...key, [VERSION_FIELD]: (stored[VERSION_FIELD] as number) + 1 };
+      const next = { ...structuredClone(item), ...key, [VERSION_FIELD]: versionOf(stored) + 1 };
       await this.save(id, next);
       return structuredClone(next);
     });
@@ -86,7 +95,7 @@ export abstract class ItemStore implements Repository {
     const id = this.id(key);
     return this.exclusive(id, async () => {
       const stored = await this.current(id, options);
-      const next: Item = { ...stored, ...structuredClone(set), ...key, [VERSION_FIELD]: (stored[VERSION_FIELD] as number) + 1 };
+      const next: Item = { ...stored, ...structuredClone(set), ...key, [VERSION_FIELD]: versionOf(stored) + 1 };
       for (const field of remove) delete next[field];
       await this.save(id, next);
       return structuredClone(next);
