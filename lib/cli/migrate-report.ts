@@ -1,7 +1,7 @@
 import type { MigrationTables } from "../auth/v3/migrate.ts";
 import type { KindReport, MigrationReport } from "../auth/v3/report.ts";
 
-const SHOWN = 20;
+const SHOWN = 10;
 
 function kindLine(name: string, kind: KindReport, dryRun: boolean): string {
   return `  ${name.padEnd(7)} ${dryRun ? "would migrate" : "migrated"} ${kind.migrated}, skipped ${kind.skipped}, failed ${kind.failed.length}`;

@@ -43,9 +43,14 @@ export interface MigrateOptions {
 export const DEFAULT_BATCH = 100;
 const DEFAULT_CONCURRENCY = 4;
 
-export const MALFORMED_GUIDANCE =
-  "This row is neither a v3 ident (<providerUid>_<provider>) nor a v4 one (<providerUid>:<provider>) and cannot be migrated. " +
-  "Inspect it, delete it by hand (for example: aws dynamodb delete-item --table-name <idents table> --key '{\"uuid\":{\"S\":\"<key>\"}}'), then run the migration again.";
+/** What to do about a malformed key, naming the row: an operator removes it, then reruns. */
+export function malformedGuidance(table: string, key: string): string {
+  return (
+    "This row is neither a v3 ident (<providerUid>_<provider>) nor a v4 one (<providerUid>:<provider>), so nothing can log in with it and it cannot be migrated. " +
+    `Inspect it, remove it by hand, then run the migration again: aws dynamodb delete-item --table-name ${table} --key '${JSON.stringify({ uuid: { S: key } })}'` +
+    " (add --endpoint-url http://127.0.0.1:8000 for the database of npm start)."
+  );
+}
 
 /** Thrown inside a pass: the scan stops at once and the run reports it. */
 class MalformedKeyFound extends Error {
@@ -107,7 +112,7 @@ export async function migrate(options: MigrateOptions): Promise<MigrationReport>
   } catch (error) {
     if (!(error instanceof MalformedKeyFound)) throw error;
     report.incomplete = true;
-    report.aborted = { key: error.key, reason: error.reason, guidance: MALFORMED_GUIDANCE };
+    report.aborted = { key: error.key, reason: error.reason, guidance: malformedGuidance(options.tables.idents, error.key) };
     report.reason = `malformed ident key '${error.key}': ${error.reason}`;
   }
   report.durationMs = Date.now() - started;
