@@ -1,4 +1,4 @@
-import { BatchGetCommand, ScanCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, ScanCommand, type BatchGetCommandOutput, type ScanCommandOutput, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { upgradeIdent, type Row } from "./field-map.ts";
 import { isV4Provider, keyShape, v4Key } from "./format.ts";
 import { moveIdents, MOVES_PER_TRANSACTION } from "./move.ts";
@@ -128,14 +128,13 @@ interface PassContext {
   stopped: boolean;
 }
 
+/**
+ * The table's pages, the next one read while the caller works on the current one (the scan and
+ * the writes overlap). `shouldStop` is asked before each page is handed out.
+ */
 async function* pages(context: PassContext, table: string, filter?: { expression: string; names: Record<string, string> }): AsyncGenerator<Row[]> {
-  let start: Record<string, unknown> | undefined;
-  do {
-    if (context.options.shouldStop?.()) {
-      context.stopped = true;
-      return;
-    }
-    const result = await context.options.client.send(
+  const read = (start: Record<string, unknown> | undefined): Promise<ScanCommandOutput> =>
+    context.options.client.send(
       new ScanCommand({
         TableName: table,
         Limit: context.batch,
@@ -144,10 +143,25 @@ async function* pages(context: PassContext, table: string, filter?: { expression
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
+  let pending: Promise<ScanCommandOutput> | undefined = read(undefined);
+  while (pending) {
+    const result: ScanCommandOutput = await pending;
+    pending = result.LastEvaluatedKey ? read(result.LastEvaluatedKey) : undefined;
+    if (context.options.shouldStop?.()) {
+      context.stopped = true;
+      await pending?.catch(() => undefined);
+      return;
+    }
     yield (result.Items ?? []) as Row[];
-    start = result.LastEvaluatedKey;
-  } while (start);
+  }
 }
+
+/**
+ * What a pass needs to see: v3 rows (they carry `_type`) and anything without `provider` (which no
+ * v4 row lacks, so a malformed key is still found). v4 rows are filtered out by DynamoDB, so the
+ * confirming pass transfers almost nothing.
+ */
+const LEGACY_ROWS = { expression: "attribute_exists(#type) OR attribute_not_exists(#provider)", names: { "#type": "_type", "#provider": "provider" } };
 
 /** One full scan of the idents table; returns the number of rows upgraded. */
 async function identPass(context: PassContext, pass: number): Promise<number> {
@@ -157,7 +171,7 @@ async function identPass(context: PassContext, pass: number): Promise<number> {
   // A dry run writes nothing, so it tracks the v4 keys its own upgrades would have taken.
   const claimed = new Set<string>();
   let scanned = 0;
-  for await (const rows of pages(context, table)) {
+  for await (const rows of pages(context, table, LEGACY_ROWS)) {
     scanned += rows.length;
     const moves: { row: Row; provider: "email" | "idp"; providerUid: string; target: string }[] = [];
     for (const row of rows) {
