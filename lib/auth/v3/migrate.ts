@@ -133,7 +133,14 @@ interface PassContext {
  * the writes overlap). `shouldStop` is asked before each page is handed out.
  */
 async function* pages(context: PassContext, table: string, filter?: { expression: string; names: Record<string, string> }): AsyncGenerator<Row[]> {
-  const read = (start: Record<string, unknown> | undefined): Promise<ScanCommandOutput> =>
+  const read = (start: Record<string, unknown> | undefined): Promise<ScanCommandOutput> => {
+    // Marked handled at once: if the caller stops (an error, the deadline) before awaiting this
+    // read-ahead, its failure must not surface as an unhandled rejection.
+    const page = send(start);
+    page.catch(() => undefined);
+    return page;
+  };
+  const send = (start: Record<string, unknown> | undefined): Promise<ScanCommandOutput> =>
     context.options.client.send(
       new ScanCommand({
         TableName: table,
