@@ -15,6 +15,7 @@ import { loadSigningKeys, signingKeySource, type SigningKeys } from "./keys.ts";
 import { authenticationOptions, type AuthenticationOptions } from "./options.ts";
 import { RefreshTokens } from "./refresh.ts";
 import { Sessions, type SessionRow } from "./sessions.ts";
+import { installV3Compatibility, registerV3HashVerifier } from "./v3/install.ts";
 import { IDENTS, identShape, REFRESH, refreshShape, SESSIONS, sessionShape } from "./tables.ts";
 import type { AuthProvider, Identity, LoginOptions, LoginResult, ProviderIdentity, TokenResponse } from "./types.ts";
 
@@ -51,6 +52,9 @@ export class AuthenticationService extends Service<AuthenticationOptions> {
         refresh: new RefreshTokens(this.app.tableRepository(REFRESH, refreshShape), deriveKey(secret, "refresh-successor"), () => this.now()),
         idents: new Idents(this.app.tableRepository(IDENTS, identShape), deriveKey(secret, "ident-tokens"), () => new Date(this.now())),
       };
+      // lib/auth/v3 plugs into the two hooks (CONTRACT.md); with compatibility off, v3 rows are ignored.
+      if (this.options.compatibility.v3) installV3Compatibility(this.app, this.parts.idents, this.app.tableRepository(IDENTS, identShape), secret);
+      else registerV3HashVerifier();
     }
     return this.parts;
   }

@@ -15,7 +15,16 @@ export const BY_FAMILY = "by_family";
 /** Epoch seconds after which DynamoDB's TTL may delete a row; readers treat such rows as absent. */
 export const AUTH_TTL_ATTRIBUTE = "expiresAt";
 
-export const identShape: TableShape = { key: { hash: "uuid" }, indexes: [{ name: BY_USER, hash: "user", range: "uuid" }] };
+/** v3 rows name their user in `_user`: a sparse index (v3 rows only) lets a listing upgrade them (lib/auth/v3). */
+export const BY_LEGACY_USER = "by_legacy_user";
+
+export const identShape: TableShape = {
+  key: { hash: "uuid" },
+  indexes: [
+    { name: BY_USER, hash: "user", range: "uuid" },
+    { name: BY_LEGACY_USER, hash: "_user", range: "uuid" },
+  ],
+};
 export const sessionShape: TableShape = { key: { hash: "id" }, indexes: [{ name: BY_USER, hash: "user" }] };
 export const refreshShape: TableShape = { key: { hash: "id" }, indexes: [{ name: BY_FAMILY, hash: "family" }] };
 

@@ -4,6 +4,7 @@ import { app } from "../../app/index.ts";
 import { generateSigningJwk } from "../auth/index.ts";
 import { cacheRenderers } from "./renderers.ts";
 import { renderCache, staleFiles, staleMessage, writeCache } from "./cache.ts";
+import { authMigrate, MIGRATE_USAGE } from "./auth-migrate.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 // Overridable so that the staleness check itself can be tested against a doctored copy.
@@ -12,7 +13,9 @@ const cacheDir = process.env.SCHEMA_CACHE_DIR ?? join(root, "schema-cache");
 const usage = `usage: webda <command>
   build     regenerate schema-cache/ from the models (GraphQL SDL, routes, functions, tables, OpenAPI)
   check     fail when schema-cache/ is stale
-  keygen    print a new Ed25519 private JWK for --param authSigningKey (access-token signing key)`;
+  keygen    print a new Ed25519 private JWK for --param authSigningKey (access-token signing key)
+  auth migrate [--dryRun] [--batch N] [--json]
+            upgrade v3 authentication data to v4 (webda auth migrate --help)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command] = argv;
@@ -35,6 +38,13 @@ async function main(argv: string[]): Promise<number> {
     const jwk = generateSigningJwk();
     console.log(JSON.stringify({ ...jwk, kid: new Date().toISOString().slice(0, 10) }));
     return 0;
+  }
+  if (command === "auth" && argv[1] === "migrate") {
+    if (argv.includes("--help") || argv.includes("-h")) {
+      console.log(MIGRATE_USAGE);
+      return 0;
+    }
+    return authMigrate(app, argv.slice(2));
   }
   console.error(usage);
   return command === undefined || command === "help" || command === "--help" ? 0 : 2;

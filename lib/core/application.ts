@@ -53,6 +53,7 @@ export class Application {
   private readonly serviceEntries = new Map<string, ServiceEntry>();
   private readonly repositories = new Map<string, Repository>();
   private factory: RepositoryFactory | undefined;
+  private readonly decorators = new Map<string, (repository: Repository) => Repository>();
   private sealerInstance: ContinuationSealer | undefined;
 
   constructor(readonly definition: ApplicationDefinition) {
@@ -110,10 +111,20 @@ export class Application {
     let repository = this.repositories.get(info.name);
     if (!repository) {
       if (!this.factory) throw new Error("no store configured: call app.useStore() at startup");
-      repository = this.factory(info.name, info.table);
+      const stored = this.factory(info.name, info.table);
+      repository = this.decorators.get(info.name)?.(stored) ?? stored;
       this.repositories.set(info.name, repository);
     }
     return repository;
+  }
+
+  /**
+   * Wraps a model's repository from now on (v3 compatibility maps legacy user rows as they load).
+   * Applied to the repository the store gives, whichever store it is.
+   */
+  decorateRepository(model: string, decorate: (repository: Repository) => Repository): void {
+    this.decorators.set(model, decorate);
+    this.repositories.delete(model);
   }
 
   /**

@@ -49,8 +49,9 @@ function sendableValues(values: Record<string, unknown>): Record<string, unknown
 
 export class DynamoRepository implements Repository {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
+    /** Public so that code needing more than the contract (v3's one-transaction key move) uses the same table. */
+    readonly client: DynamoDBDocumentClient,
+    readonly tableName: string,
     readonly table: TableShape,
   ) {}
 
@@ -61,7 +62,8 @@ export class DynamoRepository implements Repository {
     if (options?.expectedVersion !== undefined) {
       names["#ver"] = VERSION_FIELD;
       values[":expected"] = options.expectedVersion;
-      conditions.push("#ver = :expected");
+      // Version 0 is also a row without an envelope (no `__version` at all).
+      conditions.push(options.expectedVersion === 0 ? "(attribute_not_exists(#ver) OR #ver = :expected)" : "#ver = :expected");
     }
     Object.entries(options?.expectedFields ?? {}).forEach(([field, value], i) => {
       names[`#e${i}`] = field;
@@ -209,7 +211,9 @@ export class DynamoRepository implements Repository {
       removals.push(`#f${n}`);
       n++;
     }
-    assignments.push("#ver = #ver + :one");
+    // A row written by another program (a v3 row: no envelope) has no version yet: it counts as 0.
+    values[":zero"] = 0;
+    assignments.push("#ver = if_not_exists(#ver, :zero) + :one");
     const update = `SET ${assignments.join(", ")}${removals.length > 0 ? ` REMOVE ${removals.join(", ")}` : ""}`;
     const result = await this.run(() =>
       this.client.send(

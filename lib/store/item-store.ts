@@ -7,6 +7,15 @@ import { assertPartitionField, compareValues, cursorOf, keyFieldsOf, keyString, 
 import { acceptedRows, PageFill, type Item, type Key, type KeyValue, type ListRequest, type OrderTerm, type Page, type Repository, type WriteOptions } from "./repository.ts";
 
 /**
+ * A row without an envelope (written by another program: a v3 export, a hand-made JSON file) has
+ * no `__version`: it reads as a record at version 0, and its first write gives it version 1.
+ */
+function versionOf(item: Item): number {
+  const version = item[VERSION_FIELD];
+  return typeof version === "number" ? version : 0;
+}
+
+/**
  * The part shared by stores that hold whole items by key (memory, file): conditional writes and
  * filtered, ordered, resumable listing. Subclasses only load, save and enumerate items.
  */
@@ -41,7 +50,7 @@ export abstract class ItemStore implements Repository {
   private current(id: string, options: WriteOptions | undefined): Promise<Item> {
     return this.load(id).then((stored) => {
       if (!stored) throw new NotFoundError();
-      if (options?.expectedVersion !== undefined && stored[VERSION_FIELD] !== options.expectedVersion) {
+      if (options?.expectedVersion !== undefined && versionOf(stored) !== options.expectedVersion) {
         throw new PreconditionFailedError();
       }
       for (const [field, value] of Object.entries(options?.expectedFields ?? {})) {
@@ -80,7 +89,7 @@ export abstract class ItemStore implements Repository {
     const id = this.id(key);
     return this.exclusive(id, async () => {
       const stored = await this.current(id, options);
-      const next = { ...structuredClone(item), ...key, [VERSION_FIELD]: (stored[VERSION_FIELD] as number) + 1 };
+      const next = { ...structuredClone(item), ...key, [VERSION_FIELD]: versionOf(stored) + 1 };
       await this.save(id, next);
       return structuredClone(next);
     });
@@ -90,7 +99,7 @@ export abstract class ItemStore implements Repository {
     const id = this.id(key);
     return this.exclusive(id, async () => {
       const stored = await this.current(id, options);
-      const next: Item = { ...stored, ...structuredClone(set), ...key, [VERSION_FIELD]: (stored[VERSION_FIELD] as number) + 1 };
+      const next: Item = { ...stored, ...structuredClone(set), ...key, [VERSION_FIELD]: versionOf(stored) + 1 };
       for (const field of remove) delete next[field];
       await this.save(id, next);
       return structuredClone(next);

@@ -1,0 +1,46 @@
+import type { Application } from "../../core/application.ts";
+import { PasswordBehavior } from "../../core/behaviors/password.ts";
+import { log } from "../../core/log.ts";
+import { DynamoRepository } from "../../store/dynamodb.ts";
+import type { Repository } from "../../store/repository.ts";
+import type { Idents, IdentRow, ProviderName } from "../idents.ts";
+import { LegacyIdents } from "./legacy.ts";
+import { isV3Hash, verifyV3Password } from "./password.ts";
+import { TokenSealer } from "./tokens.ts";
+import { LegacyUserRepository } from "./user-repository.ts";
+
+const bcryptVerifier = { recognizes: isV3Hash, verify: verifyV3Password };
+
+/**
+ * v3 hashes keep working at login whatever `compatibility.v3` says: the migration moves them to
+ * `password.__hash` as they are, and a user who has not logged in since still holds one after
+ * compatibility is switched off. The first successful login rehashes it (the email provider).
+ */
+export function registerV3HashVerifier(): void {
+  if (!PasswordBehavior.hashVerifiers.includes(bcryptVerifier)) PasswordBehavior.hashVerifiers.push(bcryptVerifier);
+}
+
+/**
+ * `compatibility.v3: true`: v3 idents are found (and upgraded) through the legacy-key hook, and
+ * users' `__password` is mapped on load. Lazy upgrades move keys in one DynamoDB transaction, so
+ * they need the DynamoDB store; on the memory and file stores only the user mapping applies.
+ */
+export function installV3Compatibility(app: Application, idents: Idents, identsRepository: Repository, secret: string): void {
+  registerV3HashVerifier();
+  const identity = app.models().find((info) => info.cls.identity);
+  if (identity) app.decorateRepository(identity.name, (repository) => new LegacyUserRepository(repository));
+  if (!(identsRepository instanceof DynamoRepository)) {
+    log.warn("auth.v3.no_lazy_upgrade", { reason: "v3 idents are upgraded lazily on DynamoDB only; run `webda auth migrate`" });
+    return;
+  }
+  const sealer = new TokenSealer(secret);
+  const legacy = new LegacyIdents({ client: identsRepository.client, table: identsRepository.tableName, seal: (tokens) => sealer.seal(tokens) });
+  idents.useLegacyReader({
+    find: async (provider: ProviderName, providerUid: string) => (await legacy.upgradeForLogin(provider, providerUid)) as IdentRow | undefined,
+    listByUser: async (user: string, found: IdentRow[]) => {
+      const upgraded = (await legacy.upgradeForUser(user)) as unknown as IdentRow[];
+      const seen = new Set(found.map((row) => row.uuid));
+      return [...found, ...upgraded.filter((row) => !seen.has(row.uuid))];
+    },
+  });
+}

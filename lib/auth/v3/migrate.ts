@@ -1,0 +1,283 @@
+import { BatchGetCommand, ScanCommand, type BatchGetCommandOutput, type ScanCommandOutput, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { upgradeIdent, type Row } from "./field-map.ts";
+import { isV4Provider, keyShape, v4Key } from "./format.ts";
+import { moveIdents, MOVES_PER_TRANSACTION } from "./move.ts";
+import { KindTally, type MigrationReport } from "./report.ts";
+import { migrateUsers, USERS_PER_TRANSACTION } from "./users.ts";
+
+export interface MigrationTables {
+  /** `${prefix}auth-idents`, keyed by `uuid`. */
+  idents: string;
+  /** The identity model's table (the sample's `User`). */
+  users: string;
+  /** The users table's partition key. */
+  userKey: string;
+}
+
+export interface Progress {
+  pass: number;
+  kind: "idents" | "users";
+  scanned: number;
+  migrated: number;
+  failed: number;
+}
+
+export interface MigrateOptions {
+  client: DynamoDBDocumentClient;
+  tables: MigrationTables;
+  /** Scan page size (`--batch`), default 100. */
+  batch?: number;
+  dryRun?: boolean;
+  /** Seals v3's plaintext provider tokens (TokenSealer.seal). */
+  seal: (tokens: Record<string, unknown>) => Promise<string>;
+  /** Asked before each page: true stops the run cleanly, reported as incomplete (Lambda deadline). */
+  shouldStop?: () => boolean;
+  onProgress?: (progress: Progress) => void;
+  /** Transactions (of up to 50 key moves each) in flight at once. */
+  concurrency?: number;
+  /** A safety net: a run stops (incomplete) after this many passes that still upgraded rows. */
+  maxPasses?: number;
+  now?: () => Date;
+}
+
+export const DEFAULT_BATCH = 100;
+const DEFAULT_CONCURRENCY = 4;
+
+/** What to do about a malformed key, naming the row: an operator removes it, then reruns. */
+export function malformedGuidance(table: string, key: string): string {
+  return (
+    "This row is neither a v3 ident (<providerUid>_<provider>) nor a v4 one (<providerUid>:<provider>), so nothing can log in with it and it cannot be migrated. " +
+    `Inspect it, remove it by hand, then run the migration again: aws dynamodb delete-item --table-name ${table} --key '${JSON.stringify({ uuid: { S: key } })}'` +
+    " (add --endpoint-url http://127.0.0.1:8000 for the database of npm start)."
+  );
+}
+
+/** Thrown inside a pass: the scan stops at once and the run reports it. */
+class MalformedKeyFound extends Error {
+  constructor(
+    readonly key: string,
+    readonly reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` in flight. */
+async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++] as T);
+  });
+  await Promise.all(runners);
+}
+
+/**
+ * `webda auth migrate`: upgrades every v3 ident to its v4 key (one transaction per ident) and
+ * every v3 user's `__password`, page by page, repeating full scans until one upgrades nothing.
+ * Idempotent: what is already v4 is left alone, so a run stopped anywhere is finished by the next.
+ */
+export async function migrate(options: MigrateOptions): Promise<MigrationReport> {
+  const started = Date.now();
+  const batch = options.batch ?? DEFAULT_BATCH;
+  const dryRun = options.dryRun ?? false;
+  const maxPasses = dryRun ? 1 : (options.maxPasses ?? 10);
+  const idents = new KindTally();
+  const users = new KindTally();
+  const report: MigrationReport = {
+    dryRun,
+    passes: 0,
+    idents: idents.report,
+    users: users.report,
+    incomplete: false,
+    startedAt: new Date(started).toISOString(),
+    durationMs: 0,
+  };
+  const context: PassContext = { options, batch, dryRun, idents, users, stopped: false };
+  try {
+    for (;;) {
+      report.passes++;
+      const upgraded = (await identPass(context, report.passes)) + (await userPass(context, report.passes));
+      if (context.stopped) {
+        report.incomplete = true;
+        report.reason = "stopped before the end (time limit or interruption): run again to continue";
+        break;
+      }
+      if (dryRun || upgraded === 0) break;
+      if (report.passes >= maxPasses) {
+        report.incomplete = true;
+        report.reason = `rows were still being upgraded after ${maxPasses} passes (other writers?): run again`;
+        break;
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof MalformedKeyFound)) throw error;
+    report.incomplete = true;
+    report.aborted = { key: error.key, reason: error.reason, guidance: malformedGuidance(options.tables.idents, error.key) };
+    report.reason = `malformed ident key '${error.key}': ${error.reason}`;
+  }
+  report.durationMs = Date.now() - started;
+  return report;
+}
+
+interface PassContext {
+  options: MigrateOptions;
+  batch: number;
+  dryRun: boolean;
+  idents: KindTally;
+  users: KindTally;
+  stopped: boolean;
+}
+
+/**
+ * The table's pages, the next one read while the caller works on the current one (the scan and
+ * the writes overlap). `shouldStop` is asked before each page is handed out.
+ */
+async function* pages(context: PassContext, table: string, filter?: { expression: string; names: Record<string, string> }): AsyncGenerator<Row[]> {
+  const read = (start: Record<string, unknown> | undefined): Promise<ScanCommandOutput> => {
+    // Marked handled at once: if the caller stops (an error, the deadline) before awaiting this
+    // read-ahead, its failure must not surface as an unhandled rejection.
+    const page = send(start);
+    page.catch(() => undefined);
+    return page;
+  };
+  const send = (start: Record<string, unknown> | undefined): Promise<ScanCommandOutput> =>
+    context.options.client.send(
+      new ScanCommand({
+        TableName: table,
+        Limit: context.batch,
+        ConsistentRead: true,
+        ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names } : {}),
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+  let pending: Promise<ScanCommandOutput> | undefined = read(undefined);
+  while (pending) {
+    const result: ScanCommandOutput = await pending;
+    pending = result.LastEvaluatedKey ? read(result.LastEvaluatedKey) : undefined;
+    if (context.options.shouldStop?.()) {
+      context.stopped = true;
+      await pending?.catch(() => undefined);
+      return;
+    }
+    yield (result.Items ?? []) as Row[];
+  }
+}
+
+/**
+ * What a pass needs to see: v3 rows (they carry `_type`) and anything without `provider` (which no
+ * v4 row lacks, so a malformed key is still found). v4 rows are filtered out by DynamoDB, so the
+ * confirming pass transfers almost nothing.
+ */
+const LEGACY_ROWS = { expression: "attribute_exists(#type) OR attribute_not_exists(#provider)", names: { "#type": "_type", "#provider": "provider" } };
+
+/** One full scan of the idents table; returns the number of rows upgraded. */
+async function identPass(context: PassContext, pass: number): Promise<number> {
+  const { options, idents } = context;
+  const table = options.tables.idents;
+  const before = idents.report.migrated;
+  // A dry run writes nothing, so it tracks the v4 keys its own upgrades would have taken.
+  const claimed = new Set<string>();
+  let scanned = 0;
+  for await (const rows of pages(context, table, LEGACY_ROWS)) {
+    scanned += rows.length;
+    const moves: { row: Row; provider: "email" | "idp"; providerUid: string; target: string }[] = [];
+    for (const row of rows) {
+      const shape = keyShape(row);
+      if (shape.kind === "malformed") throw new MalformedKeyFound(String(row.uuid), shape.reason);
+      if (shape.kind === "v4") continue;
+      const key = row.uuid as string;
+      if (!isV4Provider(shape.provider)) {
+        idents.skip({ key, code: "UNSUPPORTED_PROVIDER", message: `v4 has no '${shape.provider}' provider: the row is left as it is` });
+        continue;
+      }
+      moves.push({ row, provider: shape.provider, providerUid: shape.providerUid, target: v4Key(shape.provider, shape.providerUid) });
+    }
+    if (context.dryRun) await dryRunPage(context, moves, claimed);
+    else await movePage(context, moves);
+    options.onProgress?.({ pass, kind: "idents", scanned, migrated: idents.report.migrated, failed: idents.report.failed.length });
+  }
+  return idents.report.migrated - before;
+}
+
+/**
+ * Maps a page's rows and moves them in transactions of up to 50, a few in flight. Two case
+ * variants of one email cannot share a transaction (it may not touch an item twice): the later
+ * ones go in a second round, where they meet the first one's row and are reported as conflicts.
+ */
+async function movePage(context: PassContext, moves: { row: Row; provider: "email" | "idp"; providerUid: string; target: string }[]): Promise<void> {
+  const { options, idents } = context;
+  const now = (options.now?.() ?? new Date()).toISOString();
+  const mapped = await Promise.all(
+    moves.map(async (move) => ({ oldKey: move.row.uuid as string, target: move.target, upgraded: await upgradeIdent(move.row, move.provider, move.providerUid, { seal: options.seal, now }) })),
+  );
+  const seen = new Set<string>();
+  const rounds: (typeof mapped)[] = [[], []];
+  for (const move of mapped) {
+    (seen.has(move.target) ? rounds[1] : rounds[0])?.push(move);
+    seen.add(move.target);
+  }
+  for (const round of rounds) {
+    const chunks: (typeof mapped)[] = [];
+    for (let i = 0; i < round.length; i += MOVES_PER_TRANSACTION) chunks.push(round.slice(i, i + MOVES_PER_TRANSACTION));
+    await pool(chunks, options.concurrency ?? DEFAULT_CONCURRENCY, async (chunk) => {
+      const outcomes = await moveIdents(options.client, options.tables.idents, chunk);
+      chunk.forEach((move, i) => {
+        const outcome = outcomes[i];
+        if (outcome === "moved") idents.migrated();
+        else if (outcome === "gone") idents.skip({ key: move.oldKey, code: "ALREADY_MOVED", message: "another process upgraded this row during the run" });
+        else idents.fail({ key: move.oldKey, code: "IDENT_CONFLICT", message: `'${move.target}' already exists (an ident differing only by letter case): this row was left untouched` });
+      });
+    });
+  }
+}
+
+async function dryRunPage(context: PassContext, moves: { row: Row; target: string }[], claimed: Set<string>): Promise<void> {
+  const { options, idents } = context;
+  const targets = [...new Set(moves.map((m) => m.target))];
+  const existing = new Set<string>();
+  for (let i = 0; i < targets.length; i += 100) {
+    let keys: Record<string, unknown>[] | undefined = targets.slice(i, i + 100).map((uuid) => ({ uuid }));
+    while (keys && keys.length > 0) {
+      const result: BatchGetCommandOutput = await options.client.send(
+        new BatchGetCommand({ RequestItems: { [options.tables.idents]: { Keys: keys, ConsistentRead: true, ProjectionExpression: "#k", ExpressionAttributeNames: { "#k": "uuid" } } } }),
+      );
+      for (const item of result.Responses?.[options.tables.idents] ?? []) existing.add(item.uuid as string);
+      keys = result.UnprocessedKeys?.[options.tables.idents]?.Keys;
+    }
+  }
+  for (const move of moves) {
+    const key = move.row.uuid as string;
+    if (existing.has(move.target) || claimed.has(move.target)) {
+      idents.fail({ key, code: "IDENT_CONFLICT", message: `'${move.target}' would already exist (an ident differing only by letter case): this row would be left untouched` });
+    } else {
+      claimed.add(move.target);
+      idents.migrated();
+    }
+  }
+}
+
+/** One full scan of the users table for rows still holding a v3 `__password`. */
+async function userPass(context: PassContext, pass: number): Promise<number> {
+  const { options, users } = context;
+  const before = users.report.migrated;
+  let scanned = 0;
+  const filter = { expression: "attribute_exists(#old)", names: { "#old": "__password" } };
+  for await (const rows of pages(context, options.tables.users, filter)) {
+    scanned += rows.length;
+    if (context.dryRun) for (let i = 0; i < rows.length; i++) users.migrated();
+    else {
+      const now = (options.now?.() ?? new Date()).toISOString();
+      const chunks: Row[][] = [];
+      for (let i = 0; i < rows.length; i += USERS_PER_TRANSACTION) chunks.push(rows.slice(i, i + USERS_PER_TRANSACTION));
+      await pool(chunks, options.concurrency ?? DEFAULT_CONCURRENCY, async (chunk) => {
+        const outcomes = await migrateUsers(options.client, options.tables.users, options.tables.userKey, chunk, now);
+        chunk.forEach((row, i) => {
+          if (outcomes[i] === "migrated") users.migrated();
+          else users.skip({ key: String(row[options.tables.userKey]), code: "CHANGED_DURING_RUN", message: "the user changed while being upgraded: the next pass takes it again" });
+        });
+      });
+    }
+    options.onProgress?.({ pass, kind: "users", scanned, migrated: users.report.migrated, failed: users.report.failed.length });
+  }
+  return users.report.migrated - before;
+}

@@ -1,0 +1,13 @@
+import { applicationSecret } from "../../core/application.ts";
+import { localSecret } from "../../core/local-secret.ts";
+
+/**
+ * The secret that seals provider tokens must be the service's own, or the service could not open
+ * what the migration wrote: the deployed stage's `APP_SECRET`, or, for the database of
+ * `npm start` (`--local`, `serverless invoke local`), the one offline generated in `.data/`.
+ */
+export function applicationSecretForTools(env: NodeJS.ProcessEnv, local = false): string {
+  const given = env.APP_SECRET && env.APP_SECRET !== "unset" ? env.APP_SECRET : undefined;
+  if (!given && local) return localSecret("app-secret", undefined, env);
+  return applicationSecret(env);
+}

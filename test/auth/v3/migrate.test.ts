@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { upgradeIdent, type Row } from "../../../lib/auth/v3/field-map.ts";
+import { isV4Provider, keyShape, v4Key } from "../../../lib/auth/v3/format.ts";
+import { migrate, type MigrationTables } from "../../../lib/auth/v3/migrate.ts";
+import { exitCode } from "../../../lib/auth/v3/report.ts";
+import { v3Dataset, writeRows, type V3Dataset } from "../../../lib/auth/v3/seed-data.ts";
+import { clients, freshTables, scanAll, seal, sealer } from "./support.ts";
+
+const NOW = new Date("2026-01-02T03:04:05.000Z");
+const { raw, client } = clients();
+
+/** A v4 row with its sealed tokens opened, so that two runs' rows compare (each seal has its own IV). */
+async function opened(row: Row): Promise<Row> {
+  return typeof row.tokens === "string" ? { ...row, tokens: await sealer.open(row.tokens) } : row;
+}
+
+describe("webda auth migrate over 10,000 v3 idents on DynamoDB Local", () => {
+  let tables: MigrationTables;
+  let drop: () => Promise<void>;
+  let data: V3Dataset;
+
+  beforeAll(async () => {
+    ({ tables, drop } = await freshTables(raw));
+    data = v3Dataset({ idents: 10_000, cost: 4 });
+    await writeRows(client, tables.idents, data.idents);
+    await writeRows(client, tables.users, data.users);
+  }, 120_000);
+
+  afterAll(async () => {
+    await drop();
+    raw.destroy();
+  });
+
+  it("the data set has what the issue lists: collisions, counters with and without timestamps, tokens", () => {
+    expect(data.idents).toHaveLength(10_000);
+    expect(data.expected.identConflicts).toBeGreaterThan(50);
+    expect(data.expected.identsUnsupported).toBeGreaterThan(10);
+    expect(data.idents.filter((r) => typeof r._failedLogin === "number" && r._lastFailedLogin === undefined).length).toBeGreaterThan(100);
+    expect(data.idents.filter((r) => r.__tokens !== undefined && r._type === "idp").length).toBeGreaterThan(100);
+  });
+
+  it("a dry run counts what would migrate and conflict, and writes nothing", async () => {
+    const report = await migrate({ client, tables, dryRun: true, seal });
+    expect(report.idents.migrated).toBe(data.expected.identsMigrated);
+    expect(report.idents.failed).toHaveLength(data.expected.identConflicts);
+    expect(report.idents.failed.every((f) => f.code === "IDENT_CONFLICT")).toBe(true);
+    expect(report.idents.skipped).toBe(data.expected.identsUnsupported);
+    expect(report.users.migrated).toBe(data.expected.usersMigrated);
+    expect(report.incomplete).toBe(false);
+    const idents = await scanAll(client, tables.idents);
+    expect(idents).toHaveLength(data.idents.length);
+    expect(idents.every((row) => keyShape(row).kind === "v3")).toBe(true);
+    const users = await scanAll(client, tables.users);
+    expect(users.every((row) => typeof row.__password === "string" && row.password === undefined)).toBe(true);
+  });
+
+  it("a full run maps every field, moves every key once and reports exact counts", async () => {
+    const report = await migrate({ client, tables, batch: 100, seal, now: () => NOW });
+    expect(report.idents.migrated).toBe(data.expected.identsMigrated);
+    expect(report.idents.failed).toHaveLength(data.expected.identConflicts);
+    expect(report.idents.skipped).toBe(data.expected.identsUnsupported);
+    expect(report.users).toMatchObject({ migrated: data.expected.usersMigrated, skipped: 0, failed: [] });
+    expect(report.incomplete).toBe(false);
+    expect(report.passes).toBe(2);
+    expect(exitCode(report)).toBe(3);
+
+    const after = new Map((await scanAll(client, tables.idents)).map((row) => [row.uuid as string, row]));
+    // Every v3 row is either gone (its v4 row holds its fields) or, for the second of a case
+    // collision and for unsupported providers, still there byte for byte.
+    const byTarget = new Map<string, Row[]>();
+    for (const row of data.idents) {
+      const shape = keyShape(row);
+      if (shape.kind !== "v3" || !isV4Provider(shape.provider)) {
+        expect(after.get(row.uuid as string)).toEqual(row);
+        continue;
+      }
+      const target = v4Key(shape.provider, shape.providerUid);
+      byTarget.set(target, [...(byTarget.get(target) ?? []), row]);
+    }
+    const conflicts = new Set(report.idents.failed.map((f) => f.key));
+    for (const [target, rows] of byTarget) {
+      const moved = rows.filter((row) => !after.has(row.uuid as string));
+      expect(moved).toHaveLength(1);
+      const source = moved[0] as Row;
+      const shape = keyShape(source) as { provider: "email" | "idp"; providerUid: string };
+      const expected = await upgradeIdent(source, shape.provider, shape.providerUid, { seal, now: NOW.toISOString() });
+      expect(await opened(after.get(target) as Row)).toEqual(await opened(expected));
+      for (const left of rows.filter((row) => row !== source)) {
+        expect(after.get(left.uuid as string)).toEqual(left);
+        expect(conflicts.has(left.uuid as string)).toBe(true);
+      }
+    }
+    expect(after.size).toBe(data.idents.length - data.expected.identsMigrated + byTarget.size);
+
+    const users = await scanAll(client, tables.users);
+    const original = new Map(data.users.map((u) => [u.uuid, u]));
+    for (const user of users) {
+      expect(user.__password).toBeUndefined();
+      expect(user.password).toEqual({ __hash: original.get(user.uuid)?.__password });
+      expect(user.__version).toBe(1);
+    }
+  }, 180_000);
+
+  it("the field map: counters with and without timestamps, dates in both v3 forms, sealed tokens", async () => {
+    const after = new Map((await scanAll(client, tables.idents)).map((row) => [row.uuid as string, row]));
+    const locked = after.get("user2@example.com:email") as Row;
+    expect(locked).toMatchObject({ _loginAttempts: 5, user: data.users[2]?.uuid, provider: "email", providerUid: "user2@example.com" });
+    expect(locked._lastLoginAttemptAt).toBeUndefined();
+    const counted = after.get("user8@example.com:email") as Row;
+    expect(counted._loginAttempts).toBe(3);
+    expect(counted._lastLoginAttemptAt).toBe(new Date(Date.UTC(2023, 0, 1) + 8 * 60_000 + 7_200_000).toISOString());
+    const epochCounter = after.get("user10@example.com:email") as Row;
+    expect(epochCounter._lastLoginAttemptAt).toBe(new Date(Date.UTC(2023, 0, 1) + 10 * 60_000 + 7_200_000).toISOString());
+    const mixedCase = after.get("user13@example.com:email") as Row;
+    expect(mixedCase).toMatchObject({ email: "user13@example.com", verifiedAt: new Date(Date.UTC(2023, 0, 1) + 13 * 60_000 + 1000).toISOString() });
+    expect(after.has("User13@Example.com_email")).toBe(false);
+    const throttled = after.get("user5@example.com:email") as Row;
+    expect(throttled._throttle).toEqual({ lastSentAt: new Date(Date.UTC(2023, 0, 1) + 5 * 60_000 + 500).toISOString() });
+    const idp = after.get("idp-sub-4:idp") as Row;
+    expect(idp.__tokens).toBeUndefined();
+    expect(typeof idp.tokens).toBe("string");
+    expect(String(idp.tokens)).not.toContain("at-4");
+    expect(await sealer.open(idp.tokens as string)).toMatchObject({ access_token: "at-4", refresh_token: "rt-4" });
+    for (const row of after.values()) {
+      if (keyShape(row).kind !== "v4") continue;
+      for (const v3Field of ["_type", "_user", "_validation", "_failedLogin", "_lastFailedLogin", "_lastValidationEmail", "__tokens"]) {
+        expect(row[v3Field], `${String(row.uuid)}.${v3Field}`).toBeUndefined();
+      }
+    }
+  });
+
+  it("a second run migrates nothing and reports the same conflicts", async () => {
+    const report = await migrate({ client, tables, seal });
+    expect(report.idents.migrated).toBe(0);
+    expect(report.users.migrated).toBe(0);
+    expect(report.idents.failed).toHaveLength(data.expected.identConflicts);
+    expect(report.passes).toBe(1);
+    expect(report.incomplete).toBe(false);
+  }, 120_000);
+});
