@@ -1,4 +1,5 @@
 import type { Application } from "../core/application.ts";
+import { USED_STATES_SUFFIX, USED_STATES_TTL, usedStatesTable } from "../auth/idp/used-states.ts";
 import { manageConnectionsStatement, realtimeStreamEvents } from "../realtime/serverless.ts";
 import { realtimeTables, realtimeTtl } from "../realtime/tables.ts";
 import { tableIamStatements, tableLogicalId, tableResources } from "../store/cloudformation.ts";
@@ -19,7 +20,8 @@ export const infrastructureCache: CacheRenderer = (app: Application) => {
     const ttl = realtimeTtl.find((t) => t.suffix === suffix)?.attribute;
     return { logicalId: tableLogicalId(suffix), definition, ...(ttl ? { ttl } : {}) };
   });
-  const tables = [...modelTables, ...realtime];
+  const usedStates = { logicalId: tableLogicalId(USED_STATES_SUFFIX), definition: usedStatesTable(PREFIX), ttl: USED_STATES_TTL };
+  const tables = [...modelTables, ...realtime, usedStates];
   return {
     "resources.json": json({ Resources: tableResources(tables) }),
     "iam.json": json([...tableIamStatements(tables.map((t) => t.logicalId)), manageConnectionsStatement()]),

@@ -1,5 +1,6 @@
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 import type { Application } from "../core/application.ts";
+import { usedStatesTable } from "../auth/idp/used-states.ts";
 import { realtimeTables } from "../realtime/tables.ts";
 import { tableDefinitions } from "../store/dynamodb-tables.ts";
 
@@ -8,5 +9,5 @@ import { tableDefinitions } from "../store/dynamodb-tables.ts";
  * creates the local tables (npm start, tests) and the CloudFormation resources.
  */
 export function serviceTables(app: Application, prefix: string): CreateTableCommandInput[] {
-  return [...tableDefinitions(app, prefix), ...realtimeTables(prefix)];
+  return [...tableDefinitions(app, prefix), ...realtimeTables(prefix), usedStatesTable(prefix)];
 }
