@@ -1,6 +1,7 @@
 import pkg from "../package.json" with { type: "json" };
 import { Application, type ApplicationDefinition } from "../lib/core/application.ts";
 import { IdpProvider } from "../lib/auth/idp/provider.ts";
+import { AuthenticationService } from "../lib/auth/index.ts";
 import { GraphQLService } from "../lib/graphql/service.ts";
 import { Comment } from "./models/comment.ts";
 import { Post } from "./models/post.ts";
@@ -24,12 +25,13 @@ export const definition: ApplicationDefinition = {
   name: "blog",
   version: pkg.version,
   models: [Post, User, Comment, Tag, PostTag, UserFollow],
-  serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService, IdpProvider],
+  serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService, AuthenticationService, IdpProvider],
   services: {
     version: { type: "Version" },
     publisher: { type: "Publisher", prefix: "Published" },
     testbean: { type: "TestBean" },
     graphql: { type: "Framework/GraphQLService" },
+    authentication: { type: "Framework/Authentication" },
     idp: {
       type: "Framework/IdpProvider",
       issuer: process.env.IDP_ISSUER ?? "http://127.0.0.1:3003",
