@@ -9,7 +9,7 @@ import { emailVerified, verifyIdToken } from "./id-token.ts";
 import { loginAs } from "./login.ts";
 import type { IdpProvider } from "./provider.ts";
 import { IdpRefusal, type IdpReason } from "./refusal.ts";
-import { appSecret, clearedStateCookie, openState, readCookie, sealState, stateCookie, stateId, STATE_COOKIE, STATE_LIFETIME_SECONDS, type FlowState } from "./state-cookie.ts";
+import { clearedStateCookie, openState, readCookie, sealState, stateCookie, stateId, STATE_LIFETIME_SECONDS, type FlowState } from "./state-cookie.ts";
 import { authorizedTarget, failureTarget } from "./targets.ts";
 
 function redirect(location: string, cookies: string[]): HttpResponse {
@@ -57,8 +57,8 @@ export async function startFlow(provider: IdpProvider, request: HttpRequest): Pr
     code_challenge_method: "S256",
     ...(options.hostedDomain ? { hd: options.hostedDomain } : {}),
   });
-  const sealed = await sealState(flow, appSecret(provider.env));
-  return redirect(url.href, [stateCookie(sealed, cookiePath(provider), provider.secureCookies)]);
+  const sealed = await sealState(flow, provider.secret);
+  return redirect(url.href, [stateCookie(provider.stateCookieName, sealed, cookiePath(provider), provider.secureCookies)]);
 }
 
 /** The cookie must reach the callback: `<url>`, or `/` when a custom redirect_uri lives elsewhere. */
@@ -69,9 +69,9 @@ export function cookiePath(provider: IdpProvider): string {
 
 /** GET <url>/callback: every check, the code exchange, the login, then the target; else the failure page. */
 export async function completeFlow(app: Application, provider: IdpProvider, request: HttpRequest): Promise<HttpResponse> {
-  const cleared = clearedStateCookie(cookiePath(provider), provider.secureCookies);
+  const cleared = clearedStateCookie(provider.stateCookieName, cookiePath(provider), provider.secureCookies);
   try {
-    const flow = await openState(readCookie(request.cookies, STATE_COOKIE), appSecret(provider.env));
+    const flow = await openState(readCookie(request.cookies, provider.stateCookieName), provider.secret);
     const returned = request.query.state;
     if (!flow || typeof returned !== "string" || !sameText(returned, flow.state)) throw new IdpRefusal("STATE_INVALID", "missing, tampered or foreign state");
     // Single use, claimed before anything else happens: a replay fails even if this attempt fails.

@@ -1,8 +1,12 @@
 import { createRemoteJWKSet, customFetch as joseFetch, type JWTVerifyGetKey } from "jose";
 import * as oidc from "openid-client";
+import { applicationSecret } from "../../core/application.ts";
+import { isLocalOffline } from "../../core/local-secret.ts";
 import { Service } from "../../core/service.ts";
 import { IdpOptionsSchema, checkIdpOptions, removedOptionProblems, type IdpOptions } from "./options.ts";
+import { authenticationOf } from "../index.ts";
 import { IdpRefusal } from "./refusal.ts";
+import { IDP_COOKIE_SUFFIX } from "./state-cookie.ts";
 import { allowedPrefixes, type AllowedPrefix } from "./targets.ts";
 import { usedStatesFromEnv, type UsedStates } from "./used-states.ts";
 
@@ -71,7 +75,17 @@ export class IdpProvider extends Service<IdpOptions> {
 
   /** Under `serverless offline` the cookies go over plain http on loopback; everywhere else Secure. */
   get secureCookies(): boolean {
-    return !(this.env.IS_OFFLINE === "true" && this.env.AWS_EXECUTION_ENV === undefined);
+    return !isLocalOffline(this.env);
+  }
+
+  /** The state cookie: the session cookie's name with the Idp suffix (spec 5.1). */
+  get stateCookieName(): string {
+    return `${authenticationOf(this.app)?.cookieName ?? "session"}${IDP_COOKIE_SUFFIX}`;
+  }
+
+  /** Keys the state cookie: the application secret (no built-in fallback outside offline). */
+  get secret(): string {
+    return applicationSecret(this.env);
   }
 
   /** The redirect URI sent to the provider: the configured one, else `<origin of the request><url>/callback`. */

@@ -1,14 +1,14 @@
 import { createHash, hkdfSync } from "node:crypto";
 import { EncryptJWT, jwtDecrypt } from "jose";
-import { ConfigurationError } from "../../core/config.ts";
 
 /**
  * The browser flow's state lives in a cookie of its own (spec 5.1), never in the session: a JWE
  * (`dir`, A256GCM) under a key derived from APP_SECRET, so the client can neither read the PKCE
  * verifier and nonce nor change the target. HttpOnly; SameSite=Lax so that the provider's
  * top-level redirect back to the callback carries it; scoped to the provider's url; 10 minutes.
+ * Its name is the session cookie's with the Idp suffix (`sessionIdp` by default).
  */
-export const STATE_COOKIE = "sessionIdp";
+export const IDP_COOKIE_SUFFIX = "Idp";
 export const STATE_LIFETIME_SECONDS = 600;
 
 export interface FlowState {
@@ -20,20 +20,6 @@ export interface FlowState {
   target: string;
   /** The redirect_uri sent with the authorization request (the code exchange repeats it). */
   redirectUri: string;
-}
-
-const LOCAL_SECRET = "local-development-secret-not-for-deployment";
-
-/**
- * APP_SECRET, or the local development secret under `serverless offline` and outside Lambda (tests,
- * tools). Inside a Lambda runtime nothing relaxes this: no secret, no flow.
- */
-export function appSecret(env: NodeJS.ProcessEnv = process.env): string {
-  const secret = env.APP_SECRET && env.APP_SECRET !== "unset" ? env.APP_SECRET : undefined;
-  if (secret) return secret;
-  const inLambda = env.AWS_LAMBDA_FUNCTION_NAME !== undefined && env.IS_OFFLINE !== "true";
-  if (inLambda) throw new ConfigurationError("APP_SECRET is not set: it seals the Idp state cookie and must be a long random string");
-  return LOCAL_SECRET;
 }
 
 function stateKey(secret: string): Uint8Array {
@@ -66,13 +52,13 @@ export function stateId(state: string): string {
   return createHash("sha256").update(state).digest("hex");
 }
 
-export function stateCookie(value: string, path: string, secure: boolean): string {
-  return `${STATE_COOKIE}=${value}; Path=${path}; Max-Age=${STATE_LIFETIME_SECONDS}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
+export function stateCookie(name: string, value: string, path: string, secure: boolean): string {
+  return `${name}=${value}; Path=${path}; Max-Age=${STATE_LIFETIME_SECONDS}; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
 }
 
 /** Every answer of the callback clears the cookie: a state is used once, successful or not. */
-export function clearedStateCookie(path: string, secure: boolean): string {
-  return `${STATE_COOKIE}=; Path=${path}; Max-Age=0; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
+export function clearedStateCookie(name: string, path: string, secure: boolean): string {
+  return `${name}=; Path=${path}; Max-Age=0; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`;
 }
 
 /** The cookie's value among the request's cookies (`name=value` strings). */
