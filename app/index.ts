@@ -1,7 +1,7 @@
 import pkg from "../package.json" with { type: "json" };
 import { Application, type ApplicationDefinition } from "../lib/core/application.ts";
 import { IdpProvider } from "../lib/auth/idp/provider.ts";
-import { AuthenticationService } from "../lib/auth/index.ts";
+import { AuthenticationService, EmailPasswordProvider, MailerService } from "../lib/auth/index.ts";
 import { GraphQLService } from "../lib/graphql/service.ts";
 import { Comment } from "./models/comment.ts";
 import { Post } from "./models/post.ts";
@@ -13,32 +13,55 @@ import { PublisherService } from "./services/publisher.ts";
 import { TestBeanService } from "./services/testbean.ts";
 import { VersionService } from "./services/version.ts";
 
+const FRONT_END = "https://blog.example.com";
+
 /**
  * Where the sample's users land after signing in with the Idp: the API itself here (GET /auth/me
- * shows who is logged in); a real application names its front end. serverless.yml fills these from
- * deploy parameters; `npm start` points them at the local development provider.
+ * shows who is logged in); a real application names its front end. serverless.yml fills the Idp
+ * settings from deploy parameters; `npm start` points them at the local development provider.
  */
 const appUrl = process.env.APP_URL ?? "http://127.0.0.1:3000";
+const list = (value: string | undefined): string[] => (value ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "");
 
 /** The sample blog: its models, the service types it may configure, and its configuration. */
 export const definition: ApplicationDefinition = {
   name: "blog",
   version: pkg.version,
   models: [Post, User, Comment, Tag, PostTag, UserFollow],
-  serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService, AuthenticationService, IdpProvider],
+  serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService, AuthenticationService, EmailPasswordProvider, MailerService, IdpProvider],
   services: {
     version: { type: "Version" },
     publisher: { type: "Publisher", prefix: "Published" },
     testbean: { type: "TestBean" },
     graphql: { type: "Framework/GraphQLService" },
     authentication: { type: "Framework/Authentication" },
+    // SES in AWS (a verified sender), the .data/outbox/ folder under `npm start`.
+    mailer: { type: "Framework/Mailer", from: "no-reply@blog.example.com" },
+    email: {
+      type: "Framework/EmailPasswordProvider",
+      // The sample has no front end: these pages stand for the application's own.
+      redirects: {
+        failure: `${FRONT_END}/auth/failure`,
+        verified: `${FRONT_END}/auth/verified`,
+        register: `${FRONT_END}/auth/register`,
+        recover: `${FRONT_END}/auth/recover`,
+        confirm: `${FRONT_END}/auth/confirm`,
+      },
+      throttle: { resendDelay: 60, failedBeforeDelay: 3, delay: 1, lockout: { after: 5, duration: 900 } },
+      // OWASP's floor unless `npm start` is told otherwise (PASSWORD_COST_LN); a Lambda runtime
+      // refuses anything weaker, so this cannot lower a deployed stage's cost.
+      ...(process.env.PASSWORD_COST_LN ? { password: { cost: { ln: Number(process.env.PASSWORD_COST_LN) } } } : {}),
+    },
+    // Sign-in with an OpenID Connect provider: the local development provider under `npm start`,
+    // a real issuer in a deployed stage (README, "Sign-in with an OpenID Connect provider").
     idp: {
       type: "Framework/IdpProvider",
       issuer: process.env.IDP_ISSUER ?? "http://127.0.0.1:3003",
       clientId: process.env.IDP_CLIENT_ID ?? "blog-local",
       authorized_uris: [`${appUrl}/auth/me`],
       redirects: { success: `${appUrl}/auth/me`, failure: `${appUrl}/auth/me` },
-      allowedEmailDomains: ["example.com"],
+      ...(process.env.IDP_HOSTED_DOMAIN ? { hostedDomain: process.env.IDP_HOSTED_DOMAIN } : {}),
+      ...(list(process.env.IDP_ALLOWED_EMAIL_DOMAINS).length > 0 ? { allowedEmailDomains: list(process.env.IDP_ALLOWED_EMAIL_DOMAINS) } : {}),
     },
   },
 };

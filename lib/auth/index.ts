@@ -4,6 +4,8 @@
  */
 export { AuthenticationService, authenticationOf, type Credentials } from "./service.ts";
 export { AuthError, type AuthReason } from "./errors.ts";
+export { EmailPasswordProvider } from "./email/provider.ts";
+export { MailerService } from "./mail/mailer.ts";
 export { Idents, identKey, normalizeUid, type Ident, type IdentRow, type LegacyIdentReader, type ProviderName } from "./idents.ts";
 export { IdentTokens } from "./ident-tokens.ts";
 export { Sessions, type SessionRow } from "./sessions.ts";

@@ -26,6 +26,8 @@ export function devIdpCompanion(projectDir: string, log: (line: string) => void)
       throw new Error(`the local OpenID provider could not listen on port ${DEV_IDP_PORT}: ${(error as Error).message}`, { cause: error });
     }
     log(`OpenID provider (local) on ${idp.issuer}: sign in at http://127.0.0.1:${OFFLINE_PORTS.http}/auth/idp as ${DEMO_USERS.map((u) => u.username).join(", ")} (password "${DEMO_PASSWORD}")`);
-    return { params: { idpIssuer: idp.issuer, idpClientId: DEV_IDP_CLIENT_ID, idpClientSecret: secret }, stop: () => idp.close() };
+    // The demo domain: carol (no `hd`) and mallory (another email domain) show the two refusals.
+    const params = { idpIssuer: idp.issuer, idpClientId: DEV_IDP_CLIENT_ID, idpClientSecret: secret, idpHostedDomain: "example.com", idpAllowedEmailDomains: "example.com" };
+    return { params, stop: () => idp.close() };
   };
 }
