@@ -1,7 +1,6 @@
-import { idpCache } from "../auth/idp/serverless.ts";
 import { graphqlCache } from "../graphql/cache.ts";
 import { restCache, type CacheRenderer } from "./cache.ts";
 import { infrastructureCache } from "./infrastructure.ts";
 
 /** Every face that writes into schema-cache/ registers its renderer here. */
-export const cacheRenderers: CacheRenderer[] = [restCache, graphqlCache, infrastructureCache, idpCache];
+export const cacheRenderers: CacheRenderer[] = [restCache, graphqlCache, infrastructureCache];

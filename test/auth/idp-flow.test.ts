@@ -7,7 +7,8 @@ import { definition } from "../../app/index.ts";
 import { Application } from "../../lib/core/application.ts";
 import type { DomainEvent } from "../../lib/core/events.ts";
 import { AuthenticationService } from "../../lib/auth/index.ts";
-import { idpHandler } from "../../lib/auth/idp/handler.ts";
+import { authDispatcher } from "../../lib/auth/routes/table.ts";
+import { httpHandler } from "../../lib/http/handler.ts";
 import { IdpProvider, type IdpFetch } from "../../lib/auth/idp/provider.ts";
 import { startDevIdp, type DevIdp } from "../../lib/local/dev-idp/server.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
@@ -56,7 +57,7 @@ function setup(options: Record<string, unknown> = {}, fetchOverride?: IdpFetch) 
     events.push(e);
   });
   const logins = () => events.filter((e) => e.name === "Authentication.Login");
-  return { app, auth, handler: idpHandler(app), events, logins };
+  return { app, auth, handler: httpHandler("auth", authDispatcher(app)), events, logins };
 }
 
 type Setup = ReturnType<typeof setup>;

@@ -5,7 +5,9 @@ import { isLocalOffline } from "../../core/local-secret.ts";
 import { Service } from "../../core/service.ts";
 import { IdpOptionsSchema, checkIdpOptions, removedOptionProblems, type IdpOptions } from "./options.ts";
 import { authenticationOf } from "../index.ts";
+import type { AuthRoute } from "../routes/route.ts";
 import { IdpRefusal } from "./refusal.ts";
+import { idpRoutes } from "./routes.ts";
 import { IDP_COOKIE_SUFFIX } from "./state-cookie.ts";
 import { allowedPrefixes, type AllowedPrefix } from "./targets.ts";
 import { usedStatesFromEnv, type UsedStates } from "./used-states.ts";
@@ -131,6 +133,11 @@ export class IdpProvider extends Service<IdpOptions> {
       ...(this.runtimeValue.fetch ? { [joseFetch]: this.runtimeValue.fetch } : {}),
     });
     return { issuer: metadata.issuer, keys: this.jwks };
+  }
+
+  /** Served by the authentication service's function (lib/auth/routes), like the email provider's. */
+  authRoutes(): AuthRoute[] {
+    return idpRoutes(this);
   }
 
   /** Accepted `aud` values of ID tokens given to token login. */

@@ -14,10 +14,16 @@ export default class IdpSecretPlugin {
     this.hooks = { "before:package:initialize": () => this.check() };
   }
 
+  /** The Idp's routes are among the auth functions' events when an Idp service is configured. */
+  usesIdp() {
+    const functions = Object.values(this.serverless.service.functions ?? {});
+    return functions.some((fn) => (fn.events ?? []).some((e) => e?.httpApi?.path === "/auth/idp/token"));
+  }
+
   check() {
     const stage = this.serverless.service.provider.stage;
     if (stage === "local" || process.env.IS_OFFLINE === "true") return;
-    if (!this.serverless.service.functions?.idp) return;
+    if (!this.usesIdp()) return;
     const env = this.serverless.service.provider.environment ?? {};
     const missing = REQUIRED.filter(([name]) => {
       const value = env[name];
