@@ -47,7 +47,7 @@ export const definition: ApplicationDefinition = {
         recover: `${FRONT_END}/auth/recover`,
         confirm: `${FRONT_END}/auth/confirm`,
       },
-      throttle: { resendDelay: 60, failedBeforeDelay: 3, delay: 1, lockout: { after: 5, duration: 900 } },
+      throttle: { resendDelay: 10, failedBeforeDelay: 3, delay: 1, lockout: { after: 5, duration: 900 } },
       // OWASP's floor unless `npm start` is told otherwise (PASSWORD_COST_LN); a Lambda runtime
       // refuses anything weaker, so this cannot lower a deployed stage's cost.
       ...(process.env.PASSWORD_COST_LN ? { password: { cost: { ln: Number(process.env.PASSWORD_COST_LN) } } } : {}),

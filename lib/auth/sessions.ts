@@ -78,6 +78,14 @@ export class Sessions {
     await this.patch(id, { revokedAt: new Date(this.now()).toISOString() });
   }
 
+  /** The ids among these whose access tokens must no longer be accepted (one batched read). */
+  async revokedAmong(ids: string[]): Promise<Set<string>> {
+    const rows = (await this.repository.getMany(ids.map((id) => ({ id })))).map(asSession);
+    const nowS = seconds(this.now());
+    const alive = new Set(rows.filter((r): r is SessionRow => r !== undefined && r.expiresAt > nowS && Sessions.acceptsAccessTokens(r)).map((r) => r.id));
+    return new Set(ids.filter((id) => !alive.has(id)));
+  }
+
   /** Every session of a user (recovery; a password change keeps `except`). */
   async revokeAll(user: string, except?: string): Promise<number> {
     const rows = (await this.repository.findByField("user", [user])).map(asSession).filter((r): r is SessionRow => r !== undefined);

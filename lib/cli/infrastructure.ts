@@ -1,4 +1,5 @@
 import type { Application } from "../core/application.ts";
+import { MailerService } from "../auth/mail/mailer.ts";
 import { authTables, authTtl } from "../auth/tables.ts";
 import { USED_STATES_SUFFIX, USED_STATES_TTL, usedStatesTable } from "../auth/idp/used-states.ts";
 import { manageConnectionsStatement, realtimeStreamEvents } from "../realtime/serverless.ts";
@@ -25,8 +26,14 @@ export const infrastructureCache: CacheRenderer = (app: Application) => {
   const tables = [...modelTables, ...own];
   return {
     "resources.json": json({ Resources: tableResources(tables) }),
-    "iam.json": json([...tableIamStatements(tables.map((t) => t.logicalId)), manageConnectionsStatement()]),
+    "iam.json": json([...tableIamStatements(tables.map((t) => t.logicalId)), manageConnectionsStatement(), ...mailStatements(app)]),
     "stream-events.json": json(realtimeStreamEvents(app)),
   };
 };
 
+
+/** The auth mails go through SES when the application configures a mailer. */
+function mailStatements(app: Application): Record<string, unknown>[] {
+  if (!app.services().some((e) => e.service instanceof MailerService)) return [];
+  return [{ Effect: "Allow", Action: ["ses:SendEmail"], Resource: "*" }];
+}

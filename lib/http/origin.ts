@@ -1,3 +1,4 @@
+import { isLocalOffline } from "../core/local-secret.ts";
 import type { HttpRequest } from "./request.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -25,8 +26,8 @@ export function originAllowed(request: HttpRequest, allowed: readonly string[]):
   if (!origin) return false;
   const host = request.headers.host;
   if (host) {
-    const scheme = request.headers["x-forwarded-proto"] ?? "https";
-    if (origin === `${scheme}://${host}` || origin === `https://${host}`) return true;
+    // Plain http only under `serverless offline`; API Gateway serves https.
+    if (origin === `https://${host}` || (isLocalOffline() && origin === `http://${host}`)) return true;
   }
   return allowed.some((a) => originOf(a) === origin);
 }

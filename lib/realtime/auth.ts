@@ -2,8 +2,15 @@ import type { Application } from "../core/application.ts";
 import { authenticationOf } from "../auth/index.ts";
 import { TEST_USER_HEADER, testUserHookEnabled } from "../http/identity.ts";
 
+/** A connection's user, and when a token proved it: the token's expiry and session. */
+export interface ConnectionUser {
+  userId: string;
+  authExpiresAt?: number;
+  sessionId?: string;
+}
+
 /** Verifies an access token and names its user; throws when the token is not acceptable. */
-export type AccessTokenVerifier = (token: string) => Promise<string>;
+export type AccessTokenVerifier = (token: string) => Promise<string | ConnectionUser>;
 
 export interface Handshake {
   /** Header names lower-cased. */
@@ -25,7 +32,7 @@ export interface ConnectionAuthenticator {
    * The user for the connection once `connection_init` arrives, given the handshake's user.
    * Resolve `false` to refuse the connection (graphql-ws closes it with 4403 Forbidden).
    */
-  init(payload: Readonly<Record<string, unknown>> | undefined, handshakeUser: string | undefined): Promise<string | undefined | false>;
+  init(payload: Readonly<Record<string, unknown>> | undefined, handshakeUser: string | undefined): Promise<string | ConnectionUser | undefined | false>;
 }
 
 export interface AuthenticatorOptions {
@@ -87,8 +94,14 @@ export function applicationAuthenticator(app: Application, env?: NodeJS.ProcessE
     verifyAccessToken: async (token) => {
       const checked = await auth.checkAccessToken(token);
       if (!checked) throw new Error("access token refused");
-      return checked.claims.sub;
+      return { userId: checked.claims.sub, authExpiresAt: checked.claims.exp, sessionId: checked.claims.sid };
     },
     sessionUser: async (cookies) => (await auth.identify({ cookies })).userId,
   });
+}
+
+/** Which of these sessions no longer accept their access tokens (revoked or gone): fan-out stops them. */
+export function applicationSessionCheck(app: Application): ((sessionIds: string[]) => Promise<Set<string>>) | undefined {
+  const auth = authenticationOf(app);
+  return auth ? (ids) => auth.sessions.revokedAmong(ids) : undefined;
 }

@@ -23,6 +23,9 @@ export interface FanoutDeps {
   store: RealtimeStore;
   transport: Transport;
   options: RealtimeOptions;
+  /** The sessions among these that were revoked (recovery, password change): their connections stop. */
+  revokedSessions?: (sessionIds: string[]) => Promise<Set<string>>;
+  now?: () => number;
 }
 
 export interface DeliveryReport {
@@ -57,8 +60,10 @@ export class Fanout {
     const report: DeliveryReport = { subscriptions: 0, executions: 0, delivered: 0, gone: 0, failed: 0, timedOut: 0, retries: 0 };
     const info = this.deps.app.model(event.model);
     if (!info) return report;
-    const rows = await this.deps.store.subscriptionsFor([modelTopic(info.name), recordTopic(info, event.key)]);
-    report.subscriptions = rows.length;
+    const found = await this.deps.store.subscriptionsFor([modelTopic(info.name), recordTopic(info, event.key)]);
+    report.subscriptions = found.length;
+    const ended = await this.endedConnections(found);
+    const rows = found.filter((row) => !ended.has(row.connectionId));
     const groups = new Map<string, SubscriptionRow[]>();
     for (const row of rows) groups.set(row.group, [...(groups.get(row.group) ?? []), row]);
 
@@ -90,6 +95,7 @@ export class Fanout {
         log.warn("subscription post failed", { event: event.name, connectionId: target.connectionId, outcome });
       }
     });
+    await forEachBounded([...ended.values()], this.deps.options.concurrency, (target) => this.stop(target));
     report.gone = gone.size;
     await forEachBounded([...gone], this.deps.options.concurrency, async (connectionId) => {
       await this.deps.store.removeConnection(connectionId).catch((error: unknown) =>
@@ -97,6 +103,35 @@ export class Fanout {
       );
     });
     return report;
+  }
+
+  /** Connections whose access token has expired or whose session was revoked, by id. */
+  private async endedConnections(rows: SubscriptionRow[]): Promise<Map<string, SubscriptionRow>> {
+    const ended = new Map<string, SubscriptionRow>();
+    const nowS = Math.floor((this.deps.now?.() ?? Date.now()) / 1000);
+    for (const row of rows) if (row.authExpiresAt !== undefined && row.authExpiresAt <= nowS) ended.set(row.connectionId, row);
+    const sessions = [...new Set(rows.flatMap((r) => (r.sessionId && !ended.has(r.connectionId) ? [r.sessionId] : [])))];
+    if (sessions.length > 0 && this.deps.revokedSessions) {
+      const revoked = await this.deps.revokedSessions(sessions);
+      for (const row of rows) if (row.sessionId && revoked.has(row.sessionId)) ended.set(row.connectionId, row);
+    }
+    return ended;
+  }
+
+  /**
+   * API Gateway cannot close a socket with a code (graphql-ws would use 4401/4403): each of the
+   * connection's subscriptions gets an `error`, then the connection is deleted.
+   */
+  private async stop(target: SubscriptionRow): Promise<void> {
+    const error = [{ message: "The credential of this connection has expired or was revoked: reconnect with a new access token", extensions: { code: "UNAUTHENTICATED" } }];
+    try {
+      const subscriptions = await this.deps.store.subscriptionsOf(target.connectionId);
+      for (const row of subscriptions) await this.deps.transport.post(row, stringifyMessage({ id: row.id, type: MessageType.Error, payload: error }));
+      await this.deps.transport.disconnect(target);
+    } catch (failure) {
+      log.warn("could not stop a connection whose credential ended", { connectionId: target.connectionId, ...errorFields(failure) });
+    }
+    await this.deps.store.removeConnection(target.connectionId).catch(() => undefined);
   }
 
   /** Undefined when this subscriber must not hear of the event (unreadable, or outside its filter). */

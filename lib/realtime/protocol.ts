@@ -4,7 +4,7 @@ import {
 } from "graphql-ws";
 import { Context } from "../core/context.ts";
 import { errorFields, log } from "../core/log.ts";
-import type { ConnectionAuthenticator, Handshake } from "./auth.ts";
+import type { ConnectionAuthenticator, ConnectionUser, Handshake } from "./auth.ts";
 import type { RealtimeOptions } from "./options.ts";
 import type { SubscriptionPlanner } from "./planner.ts";
 import type { ConnectionRow, RealtimeStore } from "./store.ts";
@@ -111,11 +111,13 @@ export class GraphQLWsProtocol {
     switch (message.type) {
       case MessageType.ConnectionInit: {
         if (connection.state === "acknowledged") return this.close(request, CloseCode.TooManyInitialisationRequests, "Too many initialisation requests");
-        const userId = await this.deps.auth.init(message.payload, connection.userId);
-        if (userId === false) return this.close(request, CloseCode.Forbidden, "Forbidden");
+        const verdict = await this.deps.auth.init(message.payload, connection.userId);
+        if (verdict === false) return this.close(request, CloseCode.Forbidden, "Forbidden");
+        const who: Partial<ConnectionUser> = typeof verdict === "object" ? verdict : verdict === undefined ? {} : { userId: verdict };
+        const userId = who.userId;
         const { connectionLifetimeMs, ttlMarginMs } = this.deps.options;
         const expiresAt = seconds(connection.connectedAt + connectionLifetimeMs + ttlMarginMs);
-        const won = await this.deps.store.acknowledge(request.connectionId, connection.version, { ...(userId ? { userId } : {}), expiresAt });
+        const won = await this.deps.store.acknowledge(request.connectionId, connection.version, { ...(userId ? { userId } : {}), ...(who.authExpiresAt !== undefined ? { authExpiresAt: who.authExpiresAt } : {}), ...(who.sessionId ? { sessionId: who.sessionId } : {}), expiresAt });
         if (!won) return this.close(request, CloseCode.TooManyInitialisationRequests, "Too many initialisation requests");
         await this.send(request, { type: MessageType.ConnectionAck });
         return {};
@@ -156,6 +158,8 @@ export class GraphQLWsProtocol {
       ...(variables ? { variables } : {}),
       ...(operationName ? { operationName } : {}),
       ...(connection.userId ? { userId: connection.userId } : {}),
+      ...(connection.authExpiresAt !== undefined ? { authExpiresAt: connection.authExpiresAt } : {}),
+      ...(connection.sessionId ? { sessionId: connection.sessionId } : {}),
       endpoint: connection.endpoint,
       group: groupKey({ query: payload.query, operationName, variables, userId: connection.userId }),
       expiresAt: connection.expiresAt,

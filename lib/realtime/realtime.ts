@@ -6,7 +6,7 @@ import { graphqlOptions } from "../graphql/service.ts";
 import { documentClient } from "../store/dynamodb-client.ts";
 import { DynamoRepository } from "../store/dynamodb.ts";
 import type { Repository } from "../store/repository.ts";
-import { applicationAuthenticator, type ConnectionAuthenticator } from "./auth.ts";
+import { applicationAuthenticator, applicationSessionCheck, type ConnectionAuthenticator } from "./auth.ts";
 import { Fanout } from "./fanout.ts";
 import { realtimeOptions, type RealtimeOptions } from "./options.ts";
 import { SubscriptionPlanner } from "./planner.ts";
@@ -57,6 +57,11 @@ export function createRealtime(app: Application, parts: RealtimeParts = {}): Rea
     schema,
     store,
     protocol: new GraphQLWsProtocol({ store, transport, auth: parts.auth ?? applicationAuthenticator(app), planner, options }),
-    fanout: new Fanout({ app, schema, documents, store, transport, options }),
+    fanout: new Fanout({ app, schema, documents, store, transport, options, ...withSessionCheck(app), ...(parts.now ? { now: parts.now } : {}) }),
   };
+}
+
+function withSessionCheck(app: Application): { revokedSessions?: (ids: string[]) => Promise<Set<string>> } {
+  const check = applicationSessionCheck(app);
+  return check ? { revokedSessions: check } : {};
 }

@@ -14,6 +14,9 @@ export interface ConnectionRow {
   connectedAt: number;
   state: ConnectionState;
   userId?: string;
+  /** The access token's `exp` (epoch s) and session, when a token authenticated the connection. */
+  authExpiresAt?: number;
+  sessionId?: string;
   /** Epoch seconds (DynamoDB TTL). */
   expiresAt: number;
 }
@@ -36,6 +39,9 @@ export interface SubscriptionRow {
   filter?: string;
   key?: KeyValues;
   userId?: string;
+  /** Copied from the connection: deliveries stop once its credential has expired or was revoked. */
+  authExpiresAt?: number;
+  sessionId?: string;
   endpoint: string;
   /** Subscriptions sharing document, variables and user share one execution per event. */
   group: string;
@@ -78,7 +84,15 @@ function toConnection(item: Item): ConnectionRow {
     connectedAt: num(item, "connectedAt"),
     state: state === "acknowledged" ? "acknowledged" : "pending",
     ...(userId ? { userId } : {}),
+    ...credentialOf(item),
     expiresAt: num(item, TTL_ATTRIBUTE),
+  };
+}
+
+function credentialOf(item: Item): { authExpiresAt?: number; sessionId?: string } {
+  return {
+    ...(typeof item.authExpiresAt === "number" ? { authExpiresAt: item.authExpiresAt } : {}),
+    ...(typeof item.sessionId === "string" ? { sessionId: item.sessionId } : {}),
   };
 }
 
@@ -90,6 +104,7 @@ function toSubscription(item: Item): SubscriptionRow {
     const value = optionalString(item, field);
     if (value !== undefined) optional[field] = value;
   }
+  Object.assign(optional, credentialOf(item));
   return {
     connectionId: str(item, "connectionId"),
     id: str(item, "id"),
@@ -139,9 +154,15 @@ export class RealtimeStore {
   }
 
   /** False when another connection_init got there first (the version moved): the caller closes 4429. */
-  async acknowledge(connectionId: string, version: number, change: { userId?: string; expiresAt: number }): Promise<boolean> {
+  async acknowledge(connectionId: string, version: number, change: { userId?: string; authExpiresAt?: number; sessionId?: string; expiresAt: number }): Promise<boolean> {
     try {
-      const set: Item = { state: "acknowledged", [TTL_ATTRIBUTE]: change.expiresAt, ...(change.userId ? { userId: change.userId } : {}) };
+      const set: Item = {
+        state: "acknowledged",
+        [TTL_ATTRIBUTE]: change.expiresAt,
+        ...(change.userId ? { userId: change.userId } : {}),
+        ...(change.authExpiresAt !== undefined ? { authExpiresAt: change.authExpiresAt } : {}),
+        ...(change.sessionId ? { sessionId: change.sessionId } : {}),
+      };
       await this.connections.patch({ connectionId }, set, [], { expectedVersion: version });
       return true;
     } catch (error) {

@@ -31,7 +31,7 @@ export interface Offline {
  * `npm start`'s script (serverless offline + its own DynamoDB Local) with the test-user hook on,
  * ready once GET /version answers; `stop` ends its whole process group.
  */
-export async function startOffline(): Promise<Offline> {
+export async function startOffline(extraEnv: NodeJS.ProcessEnv = {}): Promise<Offline> {
   const deadline = Date.now() + READY_TIMEOUT_MS * 2;
   // e2e files (and the package test, which rewrites .esbuild/) take turns on the fixed ports.
   const release = await acquireOfflineLock(READY_TIMEOUT_MS * 2);
@@ -51,7 +51,7 @@ export async function startOffline(): Promise<Offline> {
   };
   try {
     await portsFree(deadline);
-    const env: NodeJS.ProcessEnv = { ...process.env, ALLOW_TEST_USER: "true" };
+    const env: NodeJS.ProcessEnv = { ...process.env, ALLOW_TEST_USER: "true", ...extraEnv };
     // Global setup points tests at its DynamoDB; `npm start` starts and stops its own.
     delete env.DYNAMODB_ENDPOINT;
     delete env.TABLE_PREFIX;
