@@ -20,7 +20,12 @@ const FRONT_END = "https://blog.example.com";
  * shows who is logged in); a real application names its front end. serverless.yml fills the Idp
  * settings from deploy parameters; `npm start` points them at the local development provider.
  */
-const appUrl = process.env.APP_URL ?? "http://127.0.0.1:3000";
+const setting = (name: string): string | undefined => {
+  const value = process.env[name];
+  // serverless offline passes an unset `${param:x, null}` as the string "null".
+  return value && value !== "null" ? value : undefined;
+};
+const appUrl = setting("APP_URL") ?? "http://127.0.0.1:3000";
 const list = (value: string | undefined): string[] => (value ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "");
 
 /** The sample blog: its models, the service types it may configure, and its configuration. */
@@ -56,12 +61,12 @@ export const definition: ApplicationDefinition = {
     // a real issuer in a deployed stage (README, "Sign-in with an OpenID Connect provider").
     idp: {
       type: "Framework/IdpProvider",
-      issuer: process.env.IDP_ISSUER ?? "http://127.0.0.1:3003",
-      clientId: process.env.IDP_CLIENT_ID ?? "blog-local",
+      issuer: setting("IDP_ISSUER") ?? "http://127.0.0.1:3003",
+      clientId: setting("IDP_CLIENT_ID") ?? "blog-local",
       authorized_uris: [`${appUrl}/auth/me`],
       redirects: { success: `${appUrl}/auth/me`, failure: `${appUrl}/auth/me` },
-      ...(process.env.IDP_HOSTED_DOMAIN ? { hostedDomain: process.env.IDP_HOSTED_DOMAIN } : {}),
-      ...(list(process.env.IDP_ALLOWED_EMAIL_DOMAINS).length > 0 ? { allowedEmailDomains: list(process.env.IDP_ALLOWED_EMAIL_DOMAINS) } : {}),
+      ...(setting("IDP_HOSTED_DOMAIN") ? { hostedDomain: setting("IDP_HOSTED_DOMAIN") } : {}),
+      ...(list(setting("IDP_ALLOWED_EMAIL_DOMAINS")).length > 0 ? { allowedEmailDomains: list(setting("IDP_ALLOWED_EMAIL_DOMAINS")) } : {}),
     },
   },
 };

@@ -27,7 +27,16 @@ export function devIdpCompanion(projectDir: string, log: (line: string) => void)
     }
     log(`OpenID provider (local) on ${idp.issuer}: sign in at http://127.0.0.1:${OFFLINE_PORTS.http}/auth/idp as ${DEMO_USERS.map((u) => u.username).join(", ")} (password "${DEMO_PASSWORD}")`);
     // The demo domain: carol (no `hd`) and mallory (another email domain) show the two refusals.
-    const params = { idpIssuer: idp.issuer, idpClientId: DEV_IDP_CLIENT_ID, idpClientSecret: secret, idpHostedDomain: "example.com", idpAllowedEmailDomains: "example.com" };
+    // Every param the sample's Idp reads is given: offline would hand a `null` default to the
+    // handlers as the string "null".
+    const params = {
+      idpIssuer: idp.issuer,
+      idpClientId: DEV_IDP_CLIENT_ID,
+      idpClientSecret: secret,
+      idpHostedDomain: "example.com",
+      idpAllowedEmailDomains: "example.com",
+      appUrl: `http://127.0.0.1:${OFFLINE_PORTS.http}`,
+    };
     return { params, stop: () => idp.close() };
   };
 }
