@@ -7,7 +7,8 @@ import { progress } from "../lib/progress.ts";
 import { summarise } from "../lib/stats.ts";
 import { profileCold } from "../profile/profile.ts";
 import { coldEnv, coldStart } from "./spawn.ts";
-import { FLOOR_A, FLOOR_B, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, GRAPHQL, REST, VARIANTS, WEBSOCKET, YOGA, type Variant } from "./variants.ts";
+import { passwordCheck } from "./password.ts";
+import { AUTH, FLOOR_A, FLOOR_B, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, GRAPHQL, REST, VARIANTS, WEBSOCKET, YOGA, type Variant } from "./variants.ts";
 
 export interface Prepared {
   variant: Variant;
@@ -83,6 +84,13 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
     section, measure: WEBSOCKET.name, unit: "ms", higherIsBetter: false, ours: measured(WEBSOCKET), floor: measured(FLOOR_B_WEBSOCKET, "(b)+management"),
     note: "a $connect without the graphql-transport-ws subprotocol (answered 400): the realtime face is built, no DynamoDB write",
   });
-  figures.gap(section, "auth route function", "no auth function exists yet (functions/auth.ts is not written): nothing to bundle");
+  const auth = measured(AUTH);
+  figures.add({
+    section, measure: AUTH.name, unit: "ms", higherIsBetter: false, ours: auth, floor: floorB,
+    bar: { text: "<= 1.2x (b)", ratio: auth.summary.median / floorB.summary.median, limit: 1.2, atMost: true },
+    profile: profile(AUTH),
+    note: "an unknown refresh token, answered 401 after one read of the memory store",
+  });
+  figures.add(await passwordCheck(options.coldRuns));
   return prepared;
 }

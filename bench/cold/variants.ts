@@ -23,6 +23,10 @@ const websocketEvent = {
   headers: { Host: "abc.execute-api.us-east-1.amazonaws.com" },
 };
 
+// An unknown refresh token: the auth function is loaded whole (jose, the services, the route
+// table) and answers 401 after one read of the (empty, memory) refresh table.
+const authEvent = httpEvent("POST", "/auth/refresh", { body: { refresh_token: "x".repeat(43) }, routeKey: "POST /auth/refresh" });
+
 export const FLOOR_A: Variant = { name: "floor (a) bare", entry: "bench/fixtures/bare.ts", event: restEvent, status: 200 };
 export const FLOOR_B: Variant = { name: "floor (b) bare+DynamoDB clients", entry: "bench/fixtures/bare-dynamodb.ts", event: restEvent, status: 200 };
 export const FLOOR_B_GRAPHQL: Variant = { name: "floor (b)+graphql-js", entry: "bench/fixtures/bare-graphql.ts", event: graphqlEvent, status: 200 };
@@ -32,4 +36,6 @@ export const GRAPHQL: Variant = { name: "graphql function", entry: "functions/gr
 export const REST: Variant = { name: "REST route function (GET /posts/{slug})", entry: "functions/rest.ts", event: restEvent, status: 404 };
 export const WEBSOCKET: Variant = { name: "ws function ($connect)", entry: "functions/ws.ts", event: websocketEvent, status: 400 };
 
-export const VARIANTS = [FLOOR_A, FLOOR_B, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, YOGA, GRAPHQL, REST, WEBSOCKET];
+export const AUTH: Variant = { name: "auth route function (POST /auth/refresh)", entry: "functions/auth.ts", event: authEvent, status: 401 };
+
+export const VARIANTS = [FLOOR_A, FLOOR_B, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, YOGA, GRAPHQL, REST, WEBSOCKET, AUTH];

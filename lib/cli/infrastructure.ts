@@ -35,5 +35,5 @@ export const infrastructureCache: CacheRenderer = (app: Application) => {
 /** The auth mails go through SES when the application configures a mailer. */
 function mailStatements(app: Application): Record<string, unknown>[] {
   if (!app.services().some((e) => e.service instanceof MailerService)) return [];
-  return [{ Effect: "Allow", Action: ["ses:SendEmail"], Resource: "*" }];
+  return [{ Effect: "Allow", Action: ["ses:SendEmail"], Resource: { "Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*" } }];
 }

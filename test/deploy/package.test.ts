@@ -70,4 +70,13 @@ describe("serverless package", () => {
     });
     await expect(attempt).rejects.toMatchObject({ stdout: expect.stringMatching(/appSecret/) });
   }, 120_000);
+
+  it("refuses a deployed stage without an access-token signing key, whatever the test flags", async () => {
+    const attempt = run(join(root, "node_modules/.bin/serverless"), ["package", "--stage", "prod", "--package", join(scratch, "nokey")], {
+      cwd: root,
+      env: { ...process.env, APP_SECRET: "s".repeat(48), AUTH_SIGNING_KEY: "", NODE_ENV: "test", VITEST: "true" },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    await expect(attempt).rejects.toMatchObject({ stdout: expect.stringMatching(/authSigningKey/) });
+  }, 120_000);
 });

@@ -2,7 +2,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { join } from "node:path";
 import { isLocalOffline, localDataDir } from "../../core/local-secret.ts";
 import { Service } from "../../core/service.ts";
-import { OutboxTransport, SesTransport, type Mail, type MailTransport } from "./transport.ts";
+import { OutboxTransport, type Mail, type MailTransport } from "./transport.ts";
 
 export const mailerOptions = Type.Object({
   /** The sender address (verified in SES). */
@@ -21,11 +21,19 @@ export class MailerService extends Service<MailerOptions> {
   static override readonly options = mailerOptions;
 
   private chosen: MailTransport | undefined;
+  /** Set by the functions that send mail (functions/auth.ts), keeping SES out of the other bundles. */
+  private static ses: ((from: string) => MailTransport) | undefined;
+
+  static useSes(factory: (from: string) => MailTransport): void {
+    MailerService.ses = factory;
+  }
 
   transport(): MailTransport {
     if (!this.chosen) {
       const outbox = this.options.transport === "outbox" || (this.options.transport === "auto" && isLocalOffline());
-      this.chosen = outbox ? new OutboxTransport(this.options.outbox ?? join(localDataDir(), "outbox")) : new SesTransport(this.options.from);
+      if (outbox) this.chosen = new OutboxTransport(this.options.outbox ?? join(localDataDir(), "outbox"));
+      else if (MailerService.ses) this.chosen = MailerService.ses(this.options.from);
+      else throw new Error("this function cannot send mail: call MailerService.useSes(...) at its module scope (functions/auth.ts does)");
     }
     return this.chosen;
   }

@@ -29,29 +29,3 @@ export class OutboxTransport implements MailTransport {
     log.info("mail written to the outbox", { to: mail.to, subject: mail.subject, file, link: /https?:\/\/\S+/.exec(mail.text)?.[0] });
   }
 }
-
-/** AWS: Amazon SES v2 (the client is loaded on first send, out of every cold start that sends nothing). */
-export class SesTransport implements MailTransport {
-  private client: Promise<{ send: (mail: Mail) => Promise<void> }> | undefined;
-
-  constructor(readonly from: string) {}
-
-  async send(mail: Mail): Promise<void> {
-    this.client ??= import("@aws-sdk/client-sesv2").then(({ SESv2Client, SendEmailCommand }) => {
-      const client = new SESv2Client({});
-      return {
-        send: async (m: Mail) => {
-          await client.send(
-            new SendEmailCommand({
-              FromEmailAddress: this.from,
-              Destination: { ToAddresses: [m.to] },
-              Content: { Simple: { Subject: { Data: m.subject, Charset: "UTF-8" }, Body: { Text: { Data: m.text, Charset: "UTF-8" }, Html: { Data: m.html, Charset: "UTF-8" } } } },
-            }),
-          );
-        },
-      };
-    });
-    await (await this.client).send(mail);
-    log.info("mail sent", { to: mail.to, subject: mail.subject });
-  }
-}
