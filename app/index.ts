@@ -1,5 +1,6 @@
 import pkg from "../package.json" with { type: "json" };
 import { Application, type ApplicationDefinition } from "../lib/core/application.ts";
+import { IdpProvider } from "../lib/auth/idp/provider.ts";
 import { AuthenticationService, EmailPasswordProvider, MailerService } from "../lib/auth/index.ts";
 import { GraphQLService } from "../lib/graphql/service.ts";
 import { Comment } from "./models/comment.ts";
@@ -14,12 +15,25 @@ import { VersionService } from "./services/version.ts";
 
 const FRONT_END = "https://blog.example.com";
 
+/**
+ * Where the sample's users land after signing in with the Idp: the API itself here (GET /auth/me
+ * shows who is logged in); a real application names its front end. serverless.yml fills the Idp
+ * settings from deploy parameters; `npm start` points them at the local development provider.
+ */
+const setting = (name: string): string | undefined => {
+  const value = process.env[name];
+  // serverless offline passes an unset `${param:x, null}` as the string "null".
+  return value && value !== "null" ? value : undefined;
+};
+const appUrl = setting("APP_URL") ?? "http://127.0.0.1:3000";
+const list = (value: string | undefined): string[] => (value ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "");
+
 /** The sample blog: its models, the service types it may configure, and its configuration. */
 export const definition: ApplicationDefinition = {
   name: "blog",
   version: pkg.version,
   models: [Post, User, Comment, Tag, PostTag, UserFollow],
-  serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService, AuthenticationService, EmailPasswordProvider, MailerService],
+  serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService, AuthenticationService, EmailPasswordProvider, MailerService, IdpProvider],
   services: {
     version: { type: "Version" },
     publisher: { type: "Publisher", prefix: "Published" },
@@ -42,6 +56,17 @@ export const definition: ApplicationDefinition = {
       // OWASP's floor unless `npm start` is told otherwise (PASSWORD_COST_LN); a Lambda runtime
       // refuses anything weaker, so this cannot lower a deployed stage's cost.
       ...(process.env.PASSWORD_COST_LN ? { password: { cost: { ln: Number(process.env.PASSWORD_COST_LN) } } } : {}),
+    },
+    // Sign-in with an OpenID Connect provider: the local development provider under `npm start`,
+    // a real issuer in a deployed stage (README, "Sign-in with an OpenID Connect provider").
+    idp: {
+      type: "Framework/IdpProvider",
+      issuer: setting("IDP_ISSUER") ?? "http://127.0.0.1:3003",
+      clientId: setting("IDP_CLIENT_ID") ?? "blog-local",
+      authorized_uris: [`${appUrl}/auth/me`],
+      redirects: { success: `${appUrl}/auth/me`, failure: `${appUrl}/auth/me` },
+      ...(setting("IDP_HOSTED_DOMAIN") ? { hostedDomain: setting("IDP_HOSTED_DOMAIN") } : {}),
+      ...(list(setting("IDP_ALLOWED_EMAIL_DOMAINS")).length > 0 ? { allowedEmailDomains: list(setting("IDP_ALLOWED_EMAIL_DOMAINS")) } : {}),
     },
   },
 };

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { app } from "../app/index.ts";
 import { renderCache, writeCache } from "../lib/cli/cache.ts";
 import { cacheRenderers } from "../lib/cli/renderers.ts";
+import { devIdpCompanion } from "../lib/local/dev-idp/companion.ts";
 import { runLocal } from "../lib/local/run-local.ts";
 import { serviceTables } from "../lib/cli/tables.ts";
 
@@ -23,6 +24,8 @@ try {
     argv: process.argv.slice(2),
     tables: (prefix) => serviceTables(app, prefix),
     defaultTablePrefix: "blog-local-",
+    // The sample's Idp signs in against a development OpenID provider on loopback (local stage only).
+    companions: [devIdpCompanion(projectDir, (line) => process.stdout.write(`${line}\n`))],
   });
   process.exit(code);
 } catch (error) {

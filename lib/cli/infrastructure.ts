@@ -1,6 +1,7 @@
 import type { Application } from "../core/application.ts";
 import { MailerService } from "../auth/mail/mailer.ts";
 import { authTables, authTtl } from "../auth/tables.ts";
+import { USED_STATES_SUFFIX, USED_STATES_TTL, usedStatesTable } from "../auth/idp/used-states.ts";
 import { manageConnectionsStatement, realtimeStreamEvents } from "../realtime/serverless.ts";
 import { realtimeTables, realtimeTtl } from "../realtime/tables.ts";
 import { tableIamStatements, tableLogicalId, tableResources } from "../store/cloudformation.ts";
@@ -16,8 +17,8 @@ const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
  */
 export const infrastructureCache: CacheRenderer = (app: Application) => {
   const modelTables = app.models().map((info) => ({ logicalId: tableLogicalId(info.name), definition: tableDefinition(info, PREFIX) }));
-  const ttls = [...realtimeTtl, ...authTtl];
-  const own = [...realtimeTables(PREFIX), ...authTables(PREFIX)].map((definition) => {
+  const ttls = [...realtimeTtl, ...authTtl, { suffix: USED_STATES_SUFFIX, attribute: USED_STATES_TTL }];
+  const own = [...realtimeTables(PREFIX), ...authTables(PREFIX), usedStatesTable(PREFIX)].map((definition) => {
     const suffix = (definition.TableName ?? "").slice(PREFIX.length);
     const ttl = ttls.find((t) => t.suffix === suffix)?.attribute;
     return { logicalId: tableLogicalId(suffix), definition, ...(ttl ? { ttl } : {}) };

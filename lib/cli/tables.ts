@@ -1,6 +1,7 @@
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 import type { Application } from "../core/application.ts";
 import { authTables } from "../auth/tables.ts";
+import { usedStatesTable } from "../auth/idp/used-states.ts";
 import { realtimeTables } from "../realtime/tables.ts";
 import { tableDefinitions } from "../store/dynamodb-tables.ts";
 
@@ -10,5 +11,5 @@ import { tableDefinitions } from "../store/dynamodb-tables.ts";
  * resources.
  */
 export function serviceTables(app: Application, prefix: string): CreateTableCommandInput[] {
-  return [...tableDefinitions(app, prefix), ...realtimeTables(prefix), ...authTables(prefix)];
+  return [...tableDefinitions(app, prefix), ...realtimeTables(prefix), ...authTables(prefix), usedStatesTable(prefix)];
 }

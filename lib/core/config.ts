@@ -50,6 +50,11 @@ export function resolveServices(
     }
     const given: Record<string, unknown> = { ...config };
     delete given.type;
+    const early = cls.optionProblems?.(given) ?? [];
+    if (early.length > 0) {
+      problems.push(...early.map((p) => `service '${name}' (${cls.type}): ${p}`));
+      continue;
+    }
     // The spread keeps TypeBox's kind marker (a symbol key), which Value needs.
     const schema: TSchema = cls.options ? { ...cls.options, additionalProperties: false } : NO_OPTIONS;
     // Defaults are applied here (and only here) so that services see complete options.

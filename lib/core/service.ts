@@ -13,6 +13,14 @@ export class Service<Options = Record<string, unknown>> {
   static readonly type: string = "Service";
   static readonly options: TObject | undefined = undefined;
 
+  /**
+   * Problems the options schema cannot word well (a removed option and what replaces it), checked
+   * before the schema; one line each, naming the option.
+   */
+  static optionProblems(_given: Record<string, unknown>): string[] {
+    return [];
+  }
+
   /** Set by the application right after construction, before any operation runs. */
   app!: Application;
 
@@ -29,6 +37,7 @@ export class Service<Options = Record<string, unknown>> {
 export type ServiceClass = (new (name: string, options: never) => Service<unknown>) & {
   readonly type: string;
   readonly options: TObject | undefined;
+  optionProblems?(given: Record<string, unknown>): string[];
 };
 
 /** `Framework/GraphQLService`, `Webda/GraphQLService` and `GraphQLService` name the same type. */

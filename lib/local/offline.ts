@@ -14,9 +14,11 @@ export interface OfflineOptions {
   tablePrefix: string;
   /** Environment of the serverless process; handlers only see its `AWS_*` part. */
   env: NodeJS.ProcessEnv;
+  /** Further serverless params (`--param=name=value`), e.g. the local Idp's issuer and client. */
+  params?: Record<string, string>;
 }
 
-export function offlineArgs(options: Pick<OfflineOptions, "dynamodbEndpoint" | "tablePrefix">): string[] {
+export function offlineArgs(options: Pick<OfflineOptions, "dynamodbEndpoint" | "tablePrefix" | "params">): string[] {
   return [
     "offline",
     "start",
@@ -25,6 +27,7 @@ export function offlineArgs(options: Pick<OfflineOptions, "dynamodbEndpoint" | "
     // are how the endpoint and prefix reach them.
     `--param=dynamodbEndpoint=${options.dynamodbEndpoint}`,
     `--param=tablePrefix=${options.tablePrefix}`,
+    ...Object.entries(options.params ?? {}).map(([name, value]) => `--param=${name}=${value}`),
     `--host=${LOCAL_HOST}`,
     `--httpPort=${OFFLINE_PORTS.http}`,
     `--websocketPort=${OFFLINE_PORTS.websocket}`,

@@ -19,6 +19,14 @@ export interface RunLocalOptions {
   tables: (prefix: string) => CreateTableCommandInput[];
   /** Must equal serverless.yml's `${self:service}-${sls:stage}-` for the offline stage. */
   defaultTablePrefix: string;
+  /** Servers started before offline and stopped after it (the local OpenID provider). */
+  companions?: (() => Promise<Companion>)[];
+}
+
+/** A local server next to offline; its params reach serverless.yml as `--param`. */
+export interface Companion {
+  params: Record<string, string>;
+  stop(): Promise<void>;
 }
 
 const OFFLINE_GRACE_MS = 10_000;
@@ -82,7 +90,7 @@ async function createTables(endpoint: string, env: NodeJS.ProcessEnv, definition
 }
 
 /** Resolves with the exit code once offline has stopped (by itself or on a signal) and the database too. */
-function superviseOffline(offline: ChildProcess, db: Database): Promise<number> {
+function superviseOffline(offline: ChildProcess, db: Database, companions: readonly Companion[]): Promise<number> {
   const pid = offline.pid;
   if (pid === undefined) return Promise.resolve(1);
   const sendGroup = (signal: NodeJS.Signals): void => signalGroup(pid, signal);
@@ -97,6 +105,7 @@ function superviseOffline(offline: ChildProcess, db: Database): Promise<number> 
       // Whatever offline left in its group (an esbuild service) goes with it.
       sendGroup("SIGKILL");
       unregister();
+      await Promise.all(companions.map((c) => c.stop().catch(() => undefined)));
       await db.local?.stop();
       resolve(code);
     };
@@ -139,9 +148,12 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
   const db = await openDatabase(start);
   const tablePrefix = process.env.TABLE_PREFIX || options.defaultTablePrefix;
   const env = offlineEnv(db, tablePrefix);
+  const companions: Companion[] = [];
   try {
     await createTables(db.endpoint, env, options.tables(tablePrefix));
+    for (const start of options.companions ?? []) companions.push(await start());
   } catch (error) {
+    await Promise.all(companions.map((c) => c.stop().catch(() => undefined)));
     await db.local?.stop();
     throw error;
   }
@@ -150,6 +162,7 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
     dynamodbEndpoint: db.endpoint,
     tablePrefix,
     env,
+    params: Object.assign({}, ...companions.map((c) => c.params)) as Record<string, string>,
   });
-  return superviseOffline(offline, db);
+  return superviseOffline(offline, db, companions);
 }

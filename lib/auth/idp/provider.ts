@@ -1,0 +1,151 @@
+import { createRemoteJWKSet, customFetch as joseFetch, type JWTVerifyGetKey } from "jose";
+import * as oidc from "openid-client";
+import { applicationSecret } from "../../core/application.ts";
+import { isLocalOffline } from "../../core/local-secret.ts";
+import { Service } from "../../core/service.ts";
+import { IdpOptionsSchema, checkIdpOptions, removedOptionProblems, type IdpOptions } from "./options.ts";
+import { authenticationOf } from "../index.ts";
+import type { AuthRoute } from "../routes/route.ts";
+import { IdpRefusal } from "./refusal.ts";
+import { idpRoutes } from "./routes.ts";
+import { IDP_COOKIE_SUFFIX } from "./state-cookie.ts";
+import { allowedPrefixes, type AllowedPrefix } from "./targets.ts";
+import { usedStatesFromEnv, type UsedStates } from "./used-states.ts";
+
+/** What the provider needs from its surroundings; tests replace `fetch` only to inject faults. */
+export type IdpFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface IdpRuntime {
+  env: NodeJS.ProcessEnv;
+  fetch?: IdpFetch;
+  usedStates?: UsedStates;
+}
+
+const HTTP_TIMEOUT_SECONDS = 5;
+
+function loopback(url: URL): boolean {
+  return url.hostname === "127.0.0.1" || url.hostname === "localhost" || url.hostname === "[::1]";
+}
+
+/**
+ * `Framework/IdpProvider`: logs users in with any OpenID Connect provider (Google, Cognito, Auth0,
+ * Keycloak, the local development provider). The protocol goes through openid-client (discovery,
+ * PKCE, state, code exchange and its ID token claim checks); the ID token's signature is verified
+ * against the provider's JWKS with jose, the same way for the browser flow and for token login.
+ */
+export class IdpProvider extends Service<IdpOptions> {
+  static override readonly type = "Framework/IdpProvider";
+  static override readonly options = IdpOptionsSchema;
+
+  static override optionProblems(given: Record<string, unknown>): string[] {
+    return removedOptionProblems(given);
+  }
+
+  readonly prefixes: AllowedPrefix[];
+  private runtimeValue: IdpRuntime = { env: process.env };
+  private discovered: Promise<oidc.Configuration> | undefined;
+  private jwks: JWTVerifyGetKey | undefined;
+  private usedStatesValue: UsedStates | undefined;
+
+  constructor(name: string, options: IdpOptions) {
+    super(name, options);
+    checkIdpOptions(name, options);
+    this.prefixes = allowedPrefixes(options.authorized_uris);
+  }
+
+  /** Replaces the environment, fetch or used-state store (tests); clears what was derived from them. */
+  useRuntime(runtime: IdpRuntime): this {
+    this.runtimeValue = runtime;
+    this.discovered = undefined;
+    this.jwks = undefined;
+    this.usedStatesValue = runtime.usedStates;
+    return this;
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return this.runtimeValue.env;
+  }
+
+  get usedStates(): UsedStates {
+    this.usedStatesValue ??= usedStatesFromEnv(this.env);
+    return this.usedStatesValue;
+  }
+
+  get callbackPath(): string {
+    return `${this.options.url}/callback`;
+  }
+
+  /** Under `serverless offline` the cookies go over plain http on loopback; everywhere else Secure. */
+  get secureCookies(): boolean {
+    return !isLocalOffline(this.env);
+  }
+
+  /** The state cookie: the session cookie's name with the Idp suffix (spec 5.1). */
+  get stateCookieName(): string {
+    return `${authenticationOf(this.app)?.cookieName ?? "session"}${IDP_COOKIE_SUFFIX}`;
+  }
+
+  /** Keys the state cookie: the application secret (no built-in fallback outside offline). */
+  get secret(): string {
+    return applicationSecret(this.env);
+  }
+
+  /** The redirect URI sent to the provider: the configured one, else `<origin of the request><url>/callback`. */
+  redirectUri(requestOrigin: string): string {
+    return this.options.redirect_uri ?? new URL(this.callbackPath, requestOrigin).href;
+  }
+
+  private clientSecret(): string | undefined {
+    const secret = this.env.IDP_CLIENT_SECRET;
+    return secret && secret !== "unset" ? secret : undefined;
+  }
+
+  /** The provider's metadata, discovered once per cold start (a failed discovery is retried next time). */
+  configuration(): Promise<oidc.Configuration> {
+    this.discovered ??= this.discover().catch((error: unknown) => {
+      this.discovered = undefined;
+      throw error;
+    });
+    return this.discovered;
+  }
+
+  private async discover(): Promise<oidc.Configuration> {
+    const secret = this.clientSecret();
+    if (!secret) throw new IdpRefusal("PROVIDER_UNAVAILABLE", "IDP_CLIENT_SECRET is not set");
+    const issuer = new URL(this.options.issuer);
+    const options: oidc.DiscoveryRequestOptions = { timeout: HTTP_TIMEOUT_SECONDS };
+    // Plain http only for an issuer on loopback (the local development provider).
+    if (issuer.protocol === "http:" && loopback(issuer)) options.execute = [oidc.allowInsecureRequests];
+    if (this.runtimeValue.fetch) options[oidc.customFetch] = this.runtimeValue.fetch as oidc.CustomFetch;
+    try {
+      return await oidc.discovery(issuer, this.options.clientId, undefined, oidc.ClientSecretBasic(secret), options);
+    } catch (error) {
+      throw new IdpRefusal("PROVIDER_UNAVAILABLE", `discovery failed (${(error as Error).name})`);
+    }
+  }
+
+  /** The provider's published signing keys (jose caches them and refetches on an unknown `kid`). */
+  async keys(): Promise<{ issuer: string; keys: JWTVerifyGetKey }> {
+    const metadata = (await this.configuration()).serverMetadata();
+    if (!metadata.jwks_uri) throw new IdpRefusal("PROVIDER_UNAVAILABLE", "the provider publishes no jwks_uri");
+    this.jwks ??= createRemoteJWKSet(new URL(metadata.jwks_uri), {
+      timeoutDuration: HTTP_TIMEOUT_SECONDS * 1000,
+      ...(this.runtimeValue.fetch ? { [joseFetch]: this.runtimeValue.fetch } : {}),
+    });
+    return { issuer: metadata.issuer, keys: this.jwks };
+  }
+
+  /** Served by the authentication service's function (lib/auth/routes), like the email provider's. */
+  authRoutes(): AuthRoute[] {
+    return idpRoutes(this);
+  }
+
+  /** Accepted `aud` values of ID tokens given to token login. */
+  get audiences(): string[] {
+    return [this.options.clientId, ...this.options.audiences];
+  }
+}
+
+export function idpProviders(services: readonly { service: unknown }[]): IdpProvider[] {
+  return services.map((s) => s.service).filter((s): s is IdpProvider => s instanceof IdpProvider);
+}

@@ -1,0 +1,42 @@
+import type { AuthRoute } from "../routes/route.ts";
+import { idpProviders, type IdpProvider } from "./provider.ts";
+import { completeFlow, startFlow } from "./browser-flow.ts";
+import { tokenLogin } from "./token-login.ts";
+
+export const TOKEN_PATH = "/auth/idp/token";
+
+function routeId(url: string, suffix: string): string {
+  return `auth-${url.replace(/^\/auth\//, "").replace(/^\//, "").replace(/[^A-Za-z0-9]+/g, "-").toLowerCase()}-${suffix}`.slice(0, 40);
+}
+
+/**
+ * The Idp provider's routes (spec 4.4), served by the authentication service's function like the
+ * other auth routes. All three skip the CSRF Origin check (spec 4.4): the callback is a cross-site
+ * top-level navigation from the provider, guarded by the sealed state cookie, PKCE and the nonce;
+ * token login proves itself by the ID token and requires a JSON body, which no cross-site form sends.
+ * POST /auth/idp/token is one route whatever the number of Idp services: the first declares it.
+ */
+export function idpRoutes(provider: IdpProvider): AuthRoute[] {
+  const url = provider.options.url;
+  const routes: AuthRoute[] = [
+    {
+      method: "GET", path: url, id: routeId(url, "start"), operation: "Auth.Idp.Start", csrfExempt: true,
+      summary: "Starts the browser flow (PKCE, nonce); optional `redirect` checked against authorized_uris",
+      handle: ({ http }) => startFlow(provider, http),
+    },
+    {
+      method: "GET", path: provider.callbackPath, id: routeId(url, "callback"), operation: "Auth.Idp.Callback", csrfExempt: true,
+      summary: "Completes the browser flow, then redirects to the target (or redirects.failure with a reason)",
+      handle: ({ app, http }) => completeFlow(app, provider, http),
+    },
+  ];
+  const all = idpProviders(provider.app.services());
+  if (all[0] === provider) {
+    routes.push({
+      method: "POST", path: TOKEN_PATH, id: "auth-idp-token", operation: "Auth.Idp.Token", csrfExempt: true,
+      summary: "Logs in with an ID token: body {tokens: {id_token, ...}} or {token}",
+      handle: ({ app, http }) => tokenLogin(app, all, http),
+    });
+  }
+  return routes;
+}
