@@ -7,6 +7,7 @@ import { barOn, type Figures } from "../lib/figures.ts";
 import type { RunOptions } from "../lib/options.ts";
 import { progress } from "../lib/progress.ts";
 import { summarise } from "../lib/stats.ts";
+import { fanoutDynamoSection } from "./dynamodb.ts";
 import { subscribe } from "./subscribers.ts";
 import { FixedLatencyTransport } from "./transport.ts";
 
@@ -14,6 +15,7 @@ const LATENCY_MS = 10;
 const CONCURRENCY = DEFAULT_REALTIME_OPTIONS.concurrency;
 
 /**
+ * The best case first (rows in the memory store, one anonymous filter), then the realistic one.
  * One lifecycle event delivered by lib/realtime's Fanout to N subscribers of the same filter,
  * over an injected management API of fixed latency, against the ideal N x latency / concurrency.
  */
@@ -50,4 +52,5 @@ export async function fanoutSection(figures: Figures, options: RunOptions): Prom
     });
     progress(`fan-out: ${size} subscribers: ${ours.summary.median.toFixed(0)} ms (ideal ${ideal.toFixed(0)} ms)`);
   }
+  await fanoutDynamoSection(figures, options);
 }
