@@ -19,7 +19,7 @@ type Section = (figures: Figures, options: RunOptions) => Promise<unknown>;
 /** The four largest self-time shares by package or file, as the bars table's "cause" cell. */
 function causeOf(profile: string[]): string {
   const from = profile.indexOf("self time by package or file:");
-  const top = profile.slice(from + 1, from + 5).map((l) => l.trim().replace(/\s+/, " "));
+  const top = profile.slice(from + 1, from + 5).map((l) => l.trim().replace(/\s+/, " ").replace(`${process.cwd()}/`, ""));
   return `profile, self time: ${top.join("; ")}`;
 }
 

@@ -28,6 +28,8 @@ export async function dynamoSection(figures: Figures, _options: RunOptions): Pro
         // The issue's own bar for a contains relation over 50 parents; every other row: the minimum.
         bar: contains ? barOn("<= 1 + 2 calls", ours, 3, 1, true) : barOn("= minimum", ours, r.minimum.calls, 1, true),
         ...(r.problem ? { failed: r.problem } : {}),
+        // What was sent is the measured cause when a row misses its bar.
+        cause: `sent ${Object.entries(r.counts).map(([c, n]) => `${c} x${n}`).join(", ")} where the minimum is ${r.minimum.why}`,
         note: `status ${r.status}; ${Object.entries(r.counts).map(([c, n]) => `${c} x${n}`).join(", ")}; ${r.capacity} capacity units consumed; minimum: ${r.minimum.why}`,
       });
     }

@@ -30,7 +30,7 @@ export function barsTable(figures: Figures): string {
   for (const f of figures.figures) {
     if (!f.bar) continue;
     const result = f.failed ? "FAILED" : VERDICT[verdict(f.bar)];
-    const cause = f.failed ?? (verdict(f.bar) === "met" ? "" : (f.cause ?? ""));
+    const cause = f.failed ?? (verdict(f.bar) === "met" ? "" : (f.cause ?? "no profile is taken for this section"));
     lines.push(`| ${f.measure}: ${f.bar.text} | ${result} | ${interval(f.bar)} | ${cause.replace(/\|/g, "\\|")} |`);
   }
   return lines.join("\n");
