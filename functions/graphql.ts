@@ -1,9 +1,13 @@
 import { app } from "../app/index.ts";
 import { graphqlHandler } from "../lib/graphql/handler.ts";
+import { installValidators } from "../lib/core/validation.ts";
 import { storeFromEnv } from "../lib/store/select.ts";
+import { validators } from "../schema-cache/validators.mjs";
 
 // Module scope runs once per cold start: the executable schema and the document cache are built
 // here and shared by every request this instance serves.
+// Input validators were compiled by `npm run build`: no schema is compiled at run time.
+installValidators(validators);
 app.useStore(storeFromEnv());
 
 export const handler = graphqlHandler(app);

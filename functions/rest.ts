@@ -1,9 +1,13 @@
 import { app } from "../app/index.ts";
 import { restHandler } from "../lib/rest/handler.ts";
+import { installValidators } from "../lib/core/validation.ts";
 import { storeFromEnv } from "../lib/store/select.ts";
+import { validators } from "../schema-cache/validators.mjs";
 
 // Module scope runs once per cold start: the registry, the route table and the store are shared
 // by every request this instance serves.
+// Input validators were compiled by `npm run build`: no schema is compiled at run time.
+installValidators(validators);
 app.useStore(storeFromEnv());
 
 export const handler = restHandler(app);

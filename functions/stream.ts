@@ -1,10 +1,14 @@
 import { app } from "../app/index.ts";
 import { streamHandler } from "../lib/realtime/handler.ts";
 import { lazyRealtime } from "../lib/realtime/local.ts";
+import { installValidators } from "../lib/core/validation.ts";
 import { storeFromEnv } from "../lib/store/select.ts";
+import { validators } from "../schema-cache/validators.mjs";
 
 // The models' DynamoDB streams: every write, by whichever process, becomes a lifecycle event
 // delivered to WebSocket subscribers.
+// Input validators were compiled by `npm run build`: no schema is compiled at run time.
+installValidators(validators);
 app.useStore(storeFromEnv());
 
 export const handler = streamHandler(app, lazyRealtime(app), () => process.env.TABLE_PREFIX ?? "blog-local-");

@@ -1,10 +1,14 @@
 import { app } from "../app/index.ts";
 import { websocketHandler } from "../lib/realtime/handler.ts";
 import { lazyRealtime } from "../lib/realtime/local.ts";
+import { installValidators } from "../lib/core/validation.ts";
 import { storeFromEnv } from "../lib/store/select.ts";
+import { validators } from "../schema-cache/validators.mjs";
 
 // The WebSocket API's three routes ($connect, $disconnect, $default). Module scope runs once per
 // cold start; connection state lives in DynamoDB, never in this process.
+// Input validators were compiled by `npm run build`: no schema is compiled at run time.
+installValidators(validators);
 app.useStore(storeFromEnv());
 
 export const handler = websocketHandler(lazyRealtime(app));

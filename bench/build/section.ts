@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Figures, Measured } from "../lib/figures.ts";
+import { barOn, type Figures, type Measured } from "../lib/figures.ts";
 import type { RunOptions } from "../lib/options.ts";
 import { progress } from "../lib/progress.ts";
 import { summarise } from "../lib/stats.ts";
@@ -28,7 +28,7 @@ export async function bundleSection(figures: Figures, options: RunOptions): Prom
       ours: size(label, built),
       floor: size("bare+DynamoDB", floor),
       ...(entry === "functions/graphql.ts" ? { peer: size("yoga", yoga) } : {}),
-      bar: { text: `budget ${kb(budget)}`, ratio: built.bytes / budget, limit: 1, atMost: true },
+      bar: barOn(`budget ${kb(budget)}`, size(label, built), budget, 1, true),
     });
     const line = (i: { path: string; bytes: number }) => `${kb(i.bytes).padStart(9)}  ${i.path}`;
     figures.detail(`${label}: ${kb(built.bytes)}; ten largest inputs, then the largest packages`, [

@@ -16,12 +16,14 @@ export interface ColdRun {
 
 /**
  * The environment every cold start gets: the deployed one (no NODE_OPTIONS, as serverless.yml),
- * the in-memory store, a region and dummy credentials; nothing from this shell.
+ * the DynamoDB store at `endpoint` (the bench's loopback stub), a region and dummy credentials;
+ * nothing from this shell.
  */
-export function coldEnv(extra: Record<string, string> = {}): Record<string, string> {
+export function coldEnv(endpoint: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     PATH: process.env.PATH ?? "",
-    STORE: "memory",
+    STORE: "dynamodb",
+    DYNAMODB_ENDPOINT: endpoint,
     TABLE_PREFIX: "blog-bench-",
     AWS_REGION: "us-east-1",
     AWS_ACCESS_KEY_ID: "bench",

@@ -7,14 +7,17 @@ export interface Variant {
   event: unknown;
   /** The status a correct answer has: a cold start that failed is not a figure. */
   status: number;
+  /** The project root the entry is bundled from (a checkout of the baseline commit for "before" rows). */
+  root?: string;
 }
 
 const GRAPHQL_QUERY = { query: "{ Posts(limit: 5) { results { slug title status } } }" };
 
 // The GraphQL function and its peer answer the same POST; the floors ignore what they get.
 const graphqlEvent = httpEvent("POST", "/graphql", { body: GRAPHQL_QUERY, routeKey: "POST /graphql" });
-// A model read on the per-route function. The fresh instance's memory store is empty, so the
-// domain answers 404 after the same route lookup, permission path and repository read as a hit.
+// A model read on the per-route function. The DynamoDB store is configured and its one GetItem goes
+// to the bench's loopback endpoint, which finds nothing: the domain answers 404 after the same
+// route lookup, permission path and repository read as a hit.
 const restEvent = httpEvent("GET", "/posts/hello-world", { routeKey: "GET /posts/{slug}" });
 // A handshake offering no subprotocol: the realtime face (schema, document cache, DynamoDB and
 // management clients) is built and the request answered, without a DynamoDB write.
@@ -28,7 +31,8 @@ const websocketEvent = {
 const authEvent = httpEvent("POST", "/auth/refresh", { body: { refresh_token: "x".repeat(43) }, routeKey: "POST /auth/refresh" });
 
 export const FLOOR_A: Variant = { name: "floor (a) bare", entry: "bench/fixtures/bare.ts", event: restEvent, status: 200 };
-export const FLOOR_B: Variant = { name: "floor (b) bare+DynamoDB clients", entry: "bench/fixtures/bare-dynamodb.ts", event: restEvent, status: 200 };
+export const FLOOR_B: Variant = { name: "floor (b) bare+DynamoDB clients+one GetItem", entry: "bench/fixtures/bare-dynamodb.ts", event: restEvent, status: 200 };
+export const FLOOR_B_NO_CALL: Variant = { name: "floor (b) without its call (reference)", entry: "bench/fixtures/bare-dynamodb-nocall.ts", event: restEvent, status: 200 };
 export const FLOOR_B_GRAPHQL: Variant = { name: "floor (b)+graphql-js", entry: "bench/fixtures/bare-graphql.ts", event: graphqlEvent, status: 200 };
 export const FLOOR_B_WEBSOCKET: Variant = { name: "floor (b)+management client", entry: "bench/fixtures/bare-websocket.ts", event: websocketEvent, status: 200 };
 export const YOGA: Variant = { name: "peer (c) graphql-yoga", entry: "bench/fixtures/yoga.ts", event: graphqlEvent, status: 200 };
@@ -38,4 +42,9 @@ export const WEBSOCKET: Variant = { name: "ws function ($connect)", entry: "func
 
 export const AUTH: Variant = { name: "auth route function (POST /auth/refresh)", entry: "functions/auth.ts", event: authEvent, status: 401 };
 
-export const VARIANTS = [FLOOR_A, FLOOR_B, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, YOGA, GRAPHQL, REST, WEBSOCKET, AUTH];
+export const VARIANTS = [FLOOR_A, FLOOR_B, FLOOR_B_NO_CALL, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, YOGA, GRAPHQL, REST, WEBSOCKET, AUTH];
+
+/** The same functions bundled from a checkout of an earlier commit, measured in the same rounds. */
+export function baselineVariants(root: string): Variant[] {
+  return [GRAPHQL, REST].map((v) => ({ ...v, name: `${v.name}, before`, root }));
+}

@@ -14,6 +14,28 @@ export interface Bar {
   limit: number;
   /** Whether the ratio must stay at or below the limit (time, size) or reach it (throughput). */
   atMost: boolean;
+  /**
+   * How far the ratio may be off, relative: the half-spreads (half the interquartile range over
+   * the median) of both sides added. A bar is met only when the ratio clears it by that much.
+   */
+  spread: number;
+}
+
+/** A bar on `ours / against`, its spread taken from both measurements. */
+export function barOn(text: string, ours: Measured, against: Measured | number, limit: number, atMost: boolean): Bar {
+  const denominator = typeof against === "number" ? against : against.summary.median;
+  const spread = ours.summary.spread / 2 + (typeof against === "number" ? 0 : against.summary.spread / 2);
+  return { text, ratio: ours.summary.median / denominator, limit, atMost, spread };
+}
+
+export type Verdict = "met" | "missed" | "undecided";
+
+/** met: even the unfavourable end of the spread clears the bar; undecided: the spread crosses it. */
+export function verdict(bar: Bar): Verdict {
+  const worst = bar.atMost ? bar.ratio * (1 + bar.spread) : bar.ratio * (1 - bar.spread);
+  const best = bar.atMost ? bar.ratio * (1 - bar.spread) : bar.ratio * (1 + bar.spread);
+  const clears = (r: number) => (bar.atMost ? r <= bar.limit : r >= bar.limit);
+  return clears(worst) ? "met" : clears(best) ? "undecided" : "missed";
 }
 
 export interface Figure {
@@ -28,10 +50,15 @@ export interface Figure {
   note?: string;
   /** Summarised CPU profile of ours, taken when the bar is missed (full runs only). */
   profile?: () => Promise<string[]>;
+  /** Why the figure is not a result (e.g. the operation answered the wrong status): the row fails. */
+  failed?: string;
+  /** For a bar not met: the largest costs in its profile (full runs), written beside the verdict. */
+  cause?: string;
 }
 
+/** A bar whose spread crosses it is not met. */
 export function met(bar: Bar): boolean {
-  return bar.atMost ? bar.ratio <= bar.limit : bar.ratio >= bar.limit;
+  return verdict(bar) === "met";
 }
 
 export function ratio(ours: Measured, other: Measured | undefined): number | undefined {

@@ -1,4 +1,4 @@
-import { met, ratio, type Figure, type Figures, type Measured } from "./figures.ts";
+import { ratio, verdict, type Bar, type Figure, type Figures, type Measured } from "./figures.ts";
 
 export function value(m: Measured | undefined, unit: string): string {
   if (!m) return "-";
@@ -12,9 +12,28 @@ function times(r: number | undefined): string {
   return r === undefined ? "-" : `${r.toFixed(2)}x`;
 }
 
+const VERDICT = { met: "met", missed: "MISSED", undecided: "NOT MET (spread crosses the bar)" } as const;
+
+function interval(b: Bar): string {
+  return b.spread > 0 ? `${b.ratio.toFixed(2)}x ±${(b.spread * 100).toFixed(0)}%` : `${b.ratio.toFixed(2)}x`;
+}
+
 function bar(f: Figure): string {
+  if (f.failed) return `FAILED (${f.failed})`;
   if (!f.bar) return "";
-  return `${met(f.bar) ? "met" : "MISSED"} (${f.bar.text}: ${f.bar.ratio.toFixed(2)}x)`;
+  return `${VERDICT[verdict(f.bar)]} (${f.bar.text}: ${interval(f.bar)})`;
+}
+
+/** One line per bar: the verdict, the ratio with its spread, and why a missed one is missed. */
+export function barsTable(figures: Figures): string {
+  const lines = ["| bar | result | ratio (± spread) | measured cause when not met |", "|---|---|---|---|"];
+  for (const f of figures.figures) {
+    if (!f.bar) continue;
+    const result = f.failed ? "FAILED" : VERDICT[verdict(f.bar)];
+    const cause = f.failed ?? (verdict(f.bar) === "met" ? "" : (f.cause ?? "no profile is taken for this section"));
+    lines.push(`| ${f.measure}: ${f.bar.text} | ${result} | ${interval(f.bar)} | ${cause.replace(/\|/g, "\\|")} |`);
+  }
+  return lines.join("\n");
 }
 
 const HEADER = ["section", "measure", "ours", "unit", "spread", "floor", "vs floor", "peer", "vs peer", "bar"];

@@ -12,10 +12,13 @@ export interface RunOptions {
   only: string[];
   /** Where bundles, events and profiles go. */
   outDir: string;
+  /** A checkout of an earlier commit (`--baseline=DIR`): its functions are cold-started beside ours. */
+  baseline?: string;
 }
 
 export function runOptions(argv: readonly string[]): RunOptions {
   const quick = argv.includes("--quick");
+  const baseline = argv.find((a) => a.startsWith("--baseline="))?.slice("--baseline=".length);
   const only = argv.filter((a) => a.startsWith("--only=")).flatMap((a) => a.slice("--only=".length).split(","));
   return {
     quick,
@@ -26,5 +29,6 @@ export function runOptions(argv: readonly string[]): RunOptions {
     fanoutRepeats: quick ? 1 : 3,
     only,
     outDir: "bench/out",
+    ...(baseline ? { baseline } : {}),
   };
 }

@@ -47,7 +47,7 @@ export async function warmScenarios(): Promise<Scenario[]> {
       references: [graphqlJsTask("graphql-js cached", app, schema, SINGLE)],
     },
     {
-      measure: "GraphQL 50 posts + author + tags", barVsPeer: 5,
+      measure: "GraphQL 50 posts + author + tags", barVsPeer: 2,
       ours: lambdaTask("ours", ours, gql(LIST)), floor: jitTask("graphql-jit", app, schema, LIST), peer: lambdaTask("yoga", yoga, gql(LIST)),
       references: [graphqlJsTask("graphql-js cached", app, schema, LIST)],
     },

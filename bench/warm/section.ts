@@ -1,5 +1,5 @@
 import { Bench } from "tinybench";
-import type { Figures, Measured } from "../lib/figures.ts";
+import { barOn, type Figures, type Measured } from "../lib/figures.ts";
 import type { RunOptions } from "../lib/options.ts";
 import { progress } from "../lib/progress.ts";
 import { summarise } from "../lib/stats.ts";
@@ -62,7 +62,7 @@ export async function warmSection(figures: Figures, options: RunOptions): Promis
     const peer = measured(s.peer);
     figures.add({
       section: "warm", measure: s.measure, unit: "ops/s", higherIsBetter: true, ours, floor: measured(s.floor), peer,
-      ...(s.barVsPeer ? { bar: { text: `>= ${s.barVsPeer}x ${s.peer.name}`, ratio: ours.summary.median / peer.summary.median, limit: s.barVsPeer, atMost: false } } : {}),
+      ...(s.barVsPeer ? { bar: barOn(`>= ${s.barVsPeer}x ${s.peer.name}`, ours, peer, s.barVsPeer, false) } : {}),
       profile: () => profileWarm(index, options.outDir),
     });
     for (const ref of s.references) {

@@ -2,9 +2,13 @@ import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { app } from "../../app/index.ts";
 import { generateSigningJwk } from "../auth/index.ts";
+import { useRuntimeCompiler } from "../core/validation-compiler.ts";
 import { cacheRenderers } from "./renderers.ts";
 import { renderCache, staleFiles, staleMessage, writeCache } from "./cache.ts";
 import { authMigrate, MIGRATE_USAGE } from "./auth-migrate.ts";
+
+// The CLI validates (e.g. seeding) with schemas it compiles itself.
+useRuntimeCompiler();
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 // Overridable so that the staleness check itself can be tested against a doctored copy.

@@ -1,41 +1,46 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
-import addFormatsModule, { type FormatsPlugin } from "ajv-formats";
+import type { ErrorObject } from "ajv";
 import { ValidationError, type FieldError } from "./errors.ts";
 import type { JsonSchema } from "./schema.ts";
 
-// ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
-const loaded = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
-const addFormats: FormatsPlugin = loaded.default ?? loaded;
-
-/**
- * Every validator of the framework speaks the same JSON Schema dialect, formats included.
- * Schemas are ours (built with TypeBox, checked against the meta-schema in the tests), so they
- * are not re-checked at run time: compiling ajv's meta-schema would cost ~40 ms of cold start.
- */
-export function createAjv(options: { useDefaults?: boolean } = {}): Ajv {
-  const instance = new Ajv({
-    allErrors: true,
-    strict: false,
-    coerceTypes: false,
-    verbose: true,
-    useDefaults: options.useDefaults ?? false,
-    validateSchema: false,
-  });
-  addFormats(instance);
-  return instance;
+/** What ajv's compiled (or standalone) validators are: a predicate that leaves its errors behind. */
+export interface Validator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
 }
 
-// Built on first validation: a route that validates nothing (a GET) never pays for it.
-let shared: Ajv | undefined;
+export type SchemaCompiler = (schema: JsonSchema) => Validator;
 
-const compiled = new WeakMap<object, ValidateFunction>();
+/**
+ * The identity of a schema for validators compiled at build time: its JSON text (TypeBox's symbol
+ * keys are not part of it). The build and the run time derive it with the same function.
+ */
+export function schemaKey(schema: JsonSchema): string {
+  return JSON.stringify(schema);
+}
 
-function compile(schema: JsonSchema): ValidateFunction {
-  let validate = compiled.get(schema);
+// Precompiled validators by schema key (`npm run build` writes them to schema-cache/validators.mjs),
+// and the run-time compiler for schemas the build did not see (tests, the CLI); Lambda functions
+// install only the former, so ajv's compiler never enters their bundles.
+const precompiled = new Map<string, Validator>();
+let compiler: SchemaCompiler | undefined;
+
+export function installValidators(table: Readonly<Record<string, Validator>>): void {
+  for (const [key, validate] of Object.entries(table)) precompiled.set(key, validate);
+}
+
+export function installCompiler(compile: SchemaCompiler): void {
+  compiler = compile;
+}
+
+const bySchema = new WeakMap<object, Validator>();
+
+function validatorFor(schema: JsonSchema): Validator {
+  let validate = bySchema.get(schema);
   if (!validate) {
-    shared ??= createAjv();
-    validate = shared.compile(schema);
-    compiled.set(schema, validate);
+    const key = schemaKey(schema);
+    validate = precompiled.get(key) ?? compiler?.(schema);
+    if (!validate) throw new Error(`no validator was compiled for this schema (schema-cache/validators.mjs is stale: run \`npm run build\`): ${key.slice(0, 200)}`);
+    bySchema.set(schema, validate);
   }
   return validate;
 }
@@ -72,7 +77,7 @@ function unsafeNumbers(value: unknown, path: string, out: FieldError[]): void {
 
 /** Validates and throws one ValidationError listing every problem (not just the first). */
 export function assertValid(schema: JsonSchema, value: unknown, message = "Validation failed"): void {
-  const validate = compile(schema);
+  const validate = validatorFor(schema);
   const errors: FieldError[] = [];
   unsafeNumbers(value, "", errors);
   if (validate(value) && errors.length === 0) return;

@@ -43,6 +43,28 @@ describe("DynamoDB calls per operation", () => {
     expect(query.calls[0]?.indexName).toBeDefined();
   });
 
+  it("every operation answers its expected status and stays at the minimum its shape allows", () => {
+    for (const r of results) {
+      expect(r.status, r.operation).toBe(r.expectedStatus);
+      expect(r.problem, r.operation).toBeUndefined();
+      // A contains relation is not batched yet (one Query per parent): the bench reports that row as missed.
+      if (r.operation.startsWith("list with contains")) continue;
+      expect(r.calls.length, `${r.operation}: ${r.minimum.why}`).toBeLessThanOrEqual(r.minimum.calls);
+    }
+  });
+
+  it("the minimum is derived from the shape: 50 posts + author + tags is 1 page + 1 batch + (join rows + targets)", () => {
+    expect(operation("list with relations").minimum.calls).toBe(4);
+    expect(operation("list with contains").minimum.calls).toBe(2);
+  });
+
+  it("50 posts with their comments (a contains relation, not batched yet): one listing read, then one Query per parent on the child's index", () => {
+    const list = operation("list with contains");
+    expect(list.status).toBe(200);
+    expect(list.counts).toEqual({ Scan: 1, Query: 50 });
+    expect(list.calls.filter((c) => c.command === "Query").every((c) => c.indexName === "by_post")).toBe(true);
+  });
+
   it("50 posts with author and tags: one listing read and one batched read per relation (no N+1)", () => {
     const list = operation("list with relations");
     expect(list.status).toBe(200);

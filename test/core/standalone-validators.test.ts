@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { app } from "../../app/index.ts";
+import { validatedSchemas } from "../../lib/cli/validators.ts";
+import { createAjv } from "../../lib/core/validation-compiler.ts";
+import { schemaKey, type Validator } from "../../lib/core/validation.ts";
+import type { JsonSchema } from "../../lib/core/schema.ts";
+import { validators } from "../../schema-cache/validators.mjs";
+
+/** Inputs that break a schema in every way it can be broken: wrong types, extras, missing, bounds. */
+function inputsFor(schema: JsonSchema): unknown[] {
+  const properties = Object.keys(schema.properties ?? {});
+  const each = (value: unknown) => Object.fromEntries(properties.map((p) => [p, value]));
+  return [
+    {}, null, [], "text", 42,
+    each(1), each("x"), each(""), each("x".repeat(20_000)), each(true), each(null), each([]), each({}), each(-1), each(1.5),
+    { ...each("x"), unknown: 1, "a/b~c": 2 },
+  ];
+}
+
+const strip = (errors: Validator["errors"]) => (errors ?? []).map(({ instancePath, schemaPath, keyword, params, message }) => ({ instancePath, schemaPath, keyword, params, message }));
+
+describe("validators compiled at build time (ajv standalone, schema-cache/validators.mjs)", () => {
+  const schemas = validatedSchemas(app);
+
+  it("cover every schema the domain validates: model input and patch, every operation's parameters", () => {
+    expect(schemas.length).toBeGreaterThan(app.models().length * 2 - 1);
+    for (const schema of schemas) expect(validators[schemaKey(schema)], schemaKey(schema).slice(0, 120)).toBeTypeOf("function");
+  });
+
+  it("give the same verdicts and the same errors (keyword, pointer, message, params) as ajv compiling at run time", () => {
+    const ajv = createAjv();
+    let compared = 0;
+    for (const schema of schemas) {
+      const runtime = ajv.compile(schema);
+      const standalone = validators[schemaKey(schema)] as Validator;
+      for (const input of inputsFor(schema)) {
+        const expected = runtime(input);
+        expect(standalone(input), JSON.stringify(input).slice(0, 80)).toBe(expected);
+        expect(strip(standalone.errors)).toEqual(strip(runtime.errors));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(100);
+  });
+});
