@@ -24,16 +24,13 @@ export class User extends Model {
   static override readonly schema = schema;
   static override readonly identity = true;
   static override readonly behaviors = { password: PasswordBehavior };
+  static override readonly restrictedFields = {
+    email: (ctx: Context, user: Readonly<Record<string, unknown>>) => ctx.getCurrentUserId() === user.uuid,
+  };
 
   override canAct(ctx: Context, action: Action): Decision {
     if (action === "read") return true;
     if (action === "create") return signedIn(ctx);
     return ownedBy(ctx, this.uuid);
-  }
-
-  override redact(ctx: Context, data: Record<string, unknown>): Record<string, unknown> {
-    if (ctx.getCurrentUserId() === this.uuid) return data;
-    const { email: _hidden, ...rest } = data;
-    return rest;
   }
 }

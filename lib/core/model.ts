@@ -15,6 +15,9 @@ export interface IndexDeclaration {
   range?: string;
 }
 
+/** Whether the caller may see a field of this stored record (its output form, before redaction). */
+export type FieldVisibility = (ctx: Context, record: Readonly<Record<string, unknown>>) => boolean;
+
 export interface ListLimits {
   default: number;
   max: number;
@@ -39,6 +42,12 @@ export class Model {
    * the current user's id as its uuid, so a logged-in identity creates its own profile only.
    */
   static readonly identity: boolean = false;
+  /**
+   * Fields some callers may not see, each with who may: the default `redact` removes a field for
+   * the others, and every contract (OpenAPI, generated clients) marks it optional. Declare hiding
+   * here rather than in an overridden `redact`, which no contract can read.
+   */
+  static readonly restrictedFields: Readonly<Record<string, FieldVisibility>> = {};
 
   /** Deny by default: a model that says nothing about permissions cannot be touched. */
   canAct(_ctx: Context, _action: Action): Decision {
@@ -49,8 +58,15 @@ export class Model {
    * Removes fields the caller may not see from an outgoing copy of the record (after `__` fields and
    * behaviors are already gone). The default shows everything a readable record holds.
    */
-  redact(_ctx: Context, data: Record<string, unknown>): Record<string, unknown> {
-    return data;
+  redact(ctx: Context, data: Record<string, unknown>): Record<string, unknown> {
+    const rules = (this.constructor as ModelClass).restrictedFields;
+    let out = data;
+    for (const [field, visible] of Object.entries(rules)) {
+      if (!(field in out) || visible(ctx, data)) continue;
+      const { [field]: _hidden, ...rest } = out;
+      out = rest;
+    }
+    return out;
   }
 }
 
@@ -64,4 +80,5 @@ export type ModelClass = (new () => Model) & {
   readonly limits: ListLimits;
   readonly plural?: string;
   readonly identity: boolean;
+  readonly restrictedFields: Readonly<Record<string, FieldVisibility>>;
 };
