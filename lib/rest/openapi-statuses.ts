@@ -97,7 +97,8 @@ export function routeContract(app: Application, route: Route): RouteContract {
   const action: Action = t.action === "get" || t.action === "query" ? "read" : t.action === "patch" ? "update" : t.action;
   const probe = probeModel(info, action);
   if (t.action !== "create" && t.action !== "query" && numericKey(info)) statuses.add(400);
-  if (t.action === "create") statuses.add(409);
+  // A key the server generates at random never collides; the identity's own id (or a client key) may.
+  if (t.action === "create" && (!info.generatedKey || info.cls.identity)) statuses.add(409);
   if (t.action === "query") statuses.add(400);
   if (t.action === "get" || t.action === "update" || t.action === "patch" || t.action === "delete") statuses.add(404);
   if (t.action === "update" || t.action === "patch" || t.action === "delete") statuses.add(412);
