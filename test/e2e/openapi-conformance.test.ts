@@ -56,6 +56,9 @@ describe("OpenAPI conformance against npm start (serverless offline + DynamoDB L
     if (!run) return;
     const noStatus = run.recheck(drifted((doc) => delete doc.paths["/posts/{slug}"]?.get?.responses["404"]));
     expect(noStatus.some((m) => m.startsWith("Post.get 404: status not listed"))).toBe(true);
+    // A status the plan produces whatever the document lists (413, 415, 404, 400), so forgetting it is caught too.
+    const noMediaStatus = run.recheck(drifted((doc) => delete doc.paths["/posts/{slug}"]?.patch?.responses["415"]));
+    expect(noMediaStatus.some((m) => m.startsWith("Post.patch 415: status not listed"))).toBe(true);
     const noField = run.recheck(drifted((doc) => {
       const post = doc.components.schemas.Post;
       if (!post) return;

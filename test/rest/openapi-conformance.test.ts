@@ -43,6 +43,10 @@ describe("OpenAPI conformance in process (memory store; the e2e suite runs the s
     expect(run.failures).toEqual([]);
     expect(run.mismatches).toEqual([]);
     expect(run.unproduced(new Set([429, 500]))).toEqual([]);
+    // The same answers against a document that forgot one status: the plan sent that variant anyway.
+    const drifted = structuredClone(document) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    delete drifted.paths["/users/{uuid}"]?.put?.responses["413"];
+    expect(run.recheck(new ContractChecker(drifted as unknown as Record<string, unknown>))).toEqual([expect.stringMatching(/^User.update 413: status not listed/)]);
   });
 
   it("a throttled database (429 with Retry-After) and an internal error (500) match the document on every operation listing them", async () => {
