@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { APIGatewayProxyStructuredResultV2 } from "aws-lambda";
 import { ThrottledError } from "../../lib/core/errors.ts";
+import { log } from "../../lib/core/log.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { openApiDocument } from "../../lib/rest/openapi.ts";
 import { deriveRoutes } from "../../lib/rest/routes.ts";
@@ -60,6 +61,8 @@ describe("OpenAPI conformance in process (memory store; the e2e suite runs the s
     for (const name of ["create", "get", "update", "patch", "delete", "query", "invoke", "invokeService"] as const) {
       (brokenApp.domain as unknown as Record<string, unknown>)[name] = () => Promise.reject(new Error("disk on fire"));
     }
+    // Each 500 logs its cause under the request id; kept out of the test output, counted instead.
+    const logged = vi.spyOn(log, "error").mockImplementation(() => undefined);
     for (const [status, faulty] of [[429, throttledApp], [500, brokenApp]] as const) {
       const run = new Conformance(checker, inProcess(faulty));
       for (const op of checker.operations()) {
@@ -73,7 +76,9 @@ describe("OpenAPI conformance in process (memory store; the e2e suite runs the s
       const others = new Set([200, 204, 304, 400, 401, 403, 404, 405, 409, 412, 413, 415, 429, 500].filter((s) => s !== status));
       expect(run.unproduced(others)).toEqual([]);
       expect(run.calls).toBeGreaterThan(0);
+      if (status === 500) expect(logged).toHaveBeenCalledTimes(run.calls);
     }
+    logged.mockRestore();
   });
 });
 
