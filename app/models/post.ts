@@ -13,7 +13,7 @@ const schema = Type.Object({
   slug: Type.String({ minLength: 1, maxLength: 200, pattern: "^[^/\\s]+$" }),
   title: Type.String({ minLength: 1, maxLength: 300 }),
   content: Type.String({ maxLength: 100_000 }),
-  status: Type.Union([Type.Literal("draft"), Type.Literal("published"), Type.Literal("archived")]),
+  status: Type.Union([Type.Literal("draft"), Type.Literal("published"), Type.Literal("archived")], { examples: ["published"] }),
   viewCount: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 
@@ -46,7 +46,7 @@ export class Post extends Model {
     return ownedBy(ctx, this.author);
   }
 
-  @Operation({ input: PublishInput, output: Type.String() })
+  @Operation({ input: PublishInput, output: Type.String(), errors: [] })
   async publish({ destination }: Static<typeof PublishInput>): Promise<string> {
     return `Post '${this.slug}' shared on ${destination}`;
   }

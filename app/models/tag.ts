@@ -9,7 +9,7 @@ const schema = Type.Object({
   slug: Type.String({ minLength: 1, maxLength: 100, pattern: "^[^/\\s]+$" }),
   name: Type.String({ minLength: 1, maxLength: 100 }),
   description: Type.String({ maxLength: 2000 }),
-  color: Type.String({ pattern: "^#[0-9a-fA-F]{6}$" }),
+  color: Type.String({ pattern: "^#[0-9a-fA-F]{6}$", examples: ["#3366ff"] }),
 });
 
 export interface Tag extends Static<typeof schema> {

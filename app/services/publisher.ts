@@ -24,12 +24,13 @@ export class PublisherService extends Service<Static<typeof Options>> {
     return signedIn(ctx);
   }
 
-  @Operation({ input: PublishInput, output: Type.String() })
+  @Operation({ input: PublishInput, output: Type.String(), errors: [] })
   async publish({ message }: Static<typeof PublishInput>): Promise<string> {
     return `${this.options.prefix}: ${message}`;
   }
 
-  @Operation({ input: PublishPostInput, output: PublishPostOutput })
+  // Patching the post: it may be missing (or unreadable: 404), not the caller's (403), throttled.
+  @Operation({ input: PublishPostInput, output: PublishPostOutput, errors: [403, 404, 429] })
   async publishPost({ postId }: Static<typeof PublishPostInput>, { ctx }: OperationCall): Promise<Static<typeof PublishPostOutput>> {
     const post = this.app.model("Post");
     if (!post) throw new Error("the Post model is not registered");

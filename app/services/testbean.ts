@@ -14,7 +14,7 @@ export class TestBeanService extends Service {
     return true;
   }
 
-  @Operation({ input: TestOperationInput, output: Type.String() })
+  @Operation({ input: TestOperationInput, output: Type.String(), errors: [] })
   async testOperation({ counter }: Static<typeof TestOperationInput>): Promise<string> {
     return counter.toString(16);
   }

@@ -12,7 +12,7 @@ export class VersionService extends Service {
     return true;
   }
 
-  @Operation({ output: Type.String(), rest: { method: "GET", path: "/version" } })
+  @Operation({ output: Type.String(), rest: { method: "GET", path: "/version" }, errors: [] })
   async version(): Promise<string> {
     return this.app.version;
   }

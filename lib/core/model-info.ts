@@ -30,7 +30,12 @@ export interface ModelInfo {
   operations: OperationDefinition[];
   /** Fields the server owns: timestamps, a generated key, foreign keys taken from the current user. */
   serverFields: ReadonlySet<string>;
-  /** Schema of a stored record as clients read it: client fields plus server-managed ones. */
+  /** Fields some callers may not see (`fieldReaders`): never required in the output schema. */
+  restrictedFields: readonly string[];
+  /**
+   * Schema of a stored record as any caller may read it: client fields plus server-managed ones;
+   * required are the fields every caller always receives.
+   */
   outputSchema: ObjectSchema;
   /** Create / full replace input: the client fields, nothing else. */
   inputSchema: ObjectSchema;
@@ -76,13 +81,19 @@ export function describeModel(cls: ModelClass): ModelInfo {
   const patchSchema: ObjectSchema = { type: "object", properties: clientProperties, additionalProperties: false };
 
   const outputProperties: Record<string, JsonSchema> = { ...clientProperties };
-  for (const field of keyFields) outputProperties[field] = cls.schema.properties[field] as JsonSchema;
+  for (const field of keyFields) outputProperties[field] = keySchema(cls, field);
   for (const field of currentUserFields) outputProperties[field] = { type: "string" };
   for (const field of TIMESTAMP_FIELDS) outputProperties[field] = { type: "string", format: "date-time" };
+  const restrictedFields = Object.keys(cls.fieldReaders);
+  for (const field of restrictedFields) {
+    if (!(field in outputProperties)) throw new Error(`${cls.name}: restricted field '${field}' is not a field clients read`);
+  }
+  // A server-set foreign key is always written on create; a restricted field is absent for some callers.
+  const always = [...keyFields, ...(cls.schema.required ?? []), ...currentUserFields, ...TIMESTAMP_FIELDS];
   const outputSchema: ObjectSchema = {
     type: "object",
     properties: outputProperties,
-    required: [...new Set([...keyFields, ...(cls.schema.required ?? []).filter((f) => f in outputProperties), ...TIMESTAMP_FIELDS])],
+    required: [...new Set(always.filter((f) => f in outputProperties && !restrictedFields.includes(f)))],
   };
 
   const info: ModelInfo = {
@@ -96,6 +107,7 @@ export function describeModel(cls: ModelClass): ModelInfo {
     behaviors,
     operations: operationsOf(cls),
     serverFields,
+    restrictedFields,
     outputSchema,
     inputSchema,
     patchSchema,
@@ -104,6 +116,17 @@ export function describeModel(cls: ModelClass): ModelInfo {
   };
   cache.set(cls, info);
   return info;
+}
+
+/**
+ * The identity model's key is the identity's id (whatever the authentication service issues), not a
+ * UUID it generates: its declared format would promise what the server does not hold.
+ */
+function keySchema(cls: ModelClass, field: string): JsonSchema {
+  const declared = cls.schema.properties[field] as JsonSchema;
+  if (!cls.identity || field !== "uuid") return declared;
+  const { format: _notHeld, ...rest } = declared;
+  return rest;
 }
 
 /**

@@ -11,7 +11,17 @@ export interface OperationOptions {
   rest?: { method?: HttpMethod; path?: string } | false;
   /** false hides the operation from the GraphQL schema. */
   graphql?: false;
+  /**
+   * HTTP statuses of the domain errors the method itself may raise or let through (a record it
+   * loads may be missing: 404), beyond those the framework raises around every call (invalid
+   * parameters, the policy, a missing target record). The contracts list them; omitted, the
+   * method may raise any domain error (`DOMAIN_ERROR_STATUSES`).
+   */
+  errors?: readonly number[];
 }
+
+/** Every status a domain error carries: what an operation that declares no `errors` may raise. */
+export const DOMAIN_ERROR_STATUSES: readonly number[] = [400, 401, 403, 404, 409, 412, 429];
 
 export interface OperationDefinition extends OperationOptions {
   /** The method name on the class. */

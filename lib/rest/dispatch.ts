@@ -10,7 +10,7 @@ import { empty, json, type HttpResponse } from "../http/response.ts";
 import { etagOf, expectedVersion, notModified } from "./etag.ts";
 import { openApiDocument } from "./openapi.ts";
 import type { Match } from "./router.ts";
-import { deriveRoutes } from "./routes.ts";
+import { deriveRoutes, readsBody } from "./routes.ts";
 
 const documents = new WeakMap<Application, unknown>();
 
@@ -30,7 +30,7 @@ function record(result: Versioned, status = 200): HttpResponse {
 
 const QUERY_FIELDS = new Set(["q", "limit", "continuationToken", "offset"]);
 
-/** The query route's body: `{q, limit?, continuationToken?}` (`offset` accepted as in GraphQL). */
+/** The query route's body: `{q, limit?, continuationToken?}` (`offset`: GraphQL's name for the token). */
 function queryArguments(body: unknown): { q: string; limit?: number; offset?: string | null } {
   const input = body === undefined ? {} : body;
   if (!isPlainObject(input)) throw new ValidationError([{ path: "/", message: "must be a JSON object" }]);
@@ -57,11 +57,15 @@ export async function dispatch(app: Application, match: Match, request: HttpRequ
   const { route, params } = match;
   const target = route.target;
   if (target.kind === "openapi") return json(200, openApi(app));
-  const body = readJsonBody(request);
+  const body = readsBody(route) ? readJsonBody(request) : undefined;
+  // A GET operation's parameters are the query string's (string parameters only: see routes.ts);
+  // one that declares none ignores the query string, as a cache-busting `?_=1` is no parameter.
+  const fromQuery = (declares: boolean | undefined) => (route.method === "GET" ? (declares ? { ...request.query } : undefined) : body);
   if (target.kind === "serviceOperation") {
     const entry = app.service(target.service);
     if (!entry) throw new NotFoundError(`No service ${target.service}`);
-    return json(200, await app.domain.invokeService(ctx, entry, target.operation, body));
+    const declares = entry.operations.some((o) => o.name === target.operation && o.input);
+    return json(200, await app.domain.invokeService(ctx, entry, target.operation, fromQuery(declares)));
   }
   const info = app.model(target.model);
   if (!info) throw new NotFoundError(`No model ${target.model}`);
@@ -70,7 +74,8 @@ export async function dispatch(app: Application, match: Match, request: HttpRequ
     return version === undefined ? {} : { expectedVersion: version };
   };
   if (target.kind === "modelOperation") {
-    return json(200, await app.domain.invoke(ctx, info, target.operation, target.isStatic ? undefined : params, body));
+    const declares = info.operations.some((o) => o.name === target.operation && o.input);
+    return json(200, await app.domain.invoke(ctx, info, target.operation, target.isStatic ? undefined : params, fromQuery(declares)));
   }
   switch (target.action) {
     case "create":

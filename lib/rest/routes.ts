@@ -1,5 +1,5 @@
 import type { Application } from "../core/application.ts";
-import type { HttpMethod } from "../core/operation.ts";
+import type { HttpMethod, OperationDefinition } from "../core/operation.ts";
 
 export type CrudAction = "create" | "get" | "update" | "patch" | "delete" | "query";
 
@@ -56,6 +56,7 @@ export function deriveRoutes(app: Application): Route[] {
     for (const operation of info.operations) {
       if (operation.rest === false) continue;
       const method = operation.rest?.method ?? "PUT";
+      assertQueryParameters(info.name, operation, method);
       const segment = operation.name.toLowerCase();
       const path = operation.rest?.path ? normalizePath(operation.rest.path) : `${operation.isStatic ? base : item}/${segment}`;
       const target: RouteTarget = { kind: "modelOperation", model: info.name, operation: operation.name, isStatic: operation.isStatic };
@@ -66,6 +67,7 @@ export function deriveRoutes(app: Application): Route[] {
     for (const operation of entry.operations) {
       if (operation.rest === false) continue;
       const method = operation.rest?.method ?? "PUT";
+      assertQueryParameters(entry.name, operation, method);
       const segment = operation.name.toLowerCase();
       const path = operation.rest?.path ? normalizePath(operation.rest.path) : `/${entry.name.toLowerCase()}/${segment}`;
       const target: RouteTarget = { kind: "serviceOperation", service: entry.name, operation: operation.name };
@@ -75,6 +77,30 @@ export function deriveRoutes(app: Application): Route[] {
   routes.push(route("GET", "/openapi.json", { kind: "openapi" }, "openapi", "openapi"));
   assertNoClash(routes);
   return routes;
+}
+
+/**
+ * Whether the route reads a request body (and so may answer 413 or 415): GET routes take none
+ * (browsers cannot send one; a GET operation's parameters come from the query string), and
+ * neither do DELETE of a record or the OpenAPI document.
+ */
+export function readsBody(route: Route): boolean {
+  const t = route.target;
+  if (route.method === "GET" || t.kind === "openapi") return false;
+  return !(t.kind === "crud" && t.action === "delete");
+}
+
+/**
+ * A GET operation's parameters arrive as query-string text: only string parameters can be said
+ * that way without guessing types, so any other is refused when the routes are derived.
+ */
+function assertQueryParameters(owner: string, operation: OperationDefinition, method: HttpMethod): void {
+  if (method !== "GET" || !operation.input) return;
+  for (const [name, schema] of Object.entries(operation.input.properties)) {
+    if ((schema as { type?: unknown }).type !== "string") {
+      throw new Error(`${owner}.${operation.name}: a GET operation takes its parameters from the query string, so '${name}' must be a string (or use PUT/POST)`);
+    }
+  }
 }
 
 /** Two routes that API Gateway would treat as one (same method, same shape of path) cannot coexist. */
