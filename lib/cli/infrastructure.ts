@@ -1,5 +1,5 @@
 import type { Application } from "../core/application.ts";
-import { manageConnectionsStatement, realtimeStreamEvents } from "../realtime/serverless.ts";
+import { manageConnectionsStatement, realtimeStreamEvents, streamFailureResources } from "../realtime/serverless.ts";
 import { realtimeTables, realtimeTtl } from "../realtime/tables.ts";
 import { tableIamStatements, tableLogicalId, tableResources } from "../store/cloudformation.ts";
 import { tableDefinition } from "../store/dynamodb-tables.ts";
@@ -21,7 +21,7 @@ export const infrastructureCache: CacheRenderer = (app: Application) => {
   });
   const tables = [...modelTables, ...realtime];
   return {
-    "resources.json": json({ Resources: tableResources(tables) }),
+    "resources.json": json({ Resources: { ...(tableResources(tables) as Record<string, unknown>), ...streamFailureResources() } }),
     "iam.json": json([...tableIamStatements(tables.map((t) => t.logicalId)), manageConnectionsStatement()]),
     "stream-events.json": json(realtimeStreamEvents(app)),
   };
