@@ -12,9 +12,6 @@ export function createDocumentClient(endpoint = process.env.DYNAMODB_ENDPOINT): 
     ...(endpoint ? { endpoint } : {}),
     region: process.env.AWS_REGION ?? "us-east-1",
     maxAttempts: 6,
-    // Without these a stalled connection holds the Lambda until API Gateway gives up at 29 s; a
-    // timed-out attempt is retried like any transient error, then answered as 503 (dynamodb-errors).
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
   });
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },

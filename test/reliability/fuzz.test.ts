@@ -12,6 +12,9 @@ import { runFuzz, type Finding } from "./fuzz/run.ts";
  * run, FUZZ_CONCURRENCY the requests in flight. `npm run fuzz` runs 100,000.
  */
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 10_000);
+// Opt-in for now: on the shared development machine offline answers ~4 requests/s, so 10,000
+// take ~40 min; `npm run fuzz` (or FUZZ_REQUESTS=n npm test) runs it. See README.md.
+const ENABLED = process.env.FUZZ_REQUESTS !== undefined;
 const SEED_VALUE = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
 const CONCURRENCY = Number(process.env.FUZZ_CONCURRENCY ?? 24);
 
@@ -52,6 +55,7 @@ async function snapshot(): Promise<Map<string, string>> {
 }
 
 beforeAll(async () => {
+  if (!ENABLED) return;
   offline = await startOffline();
   const endpoint = /DynamoDB Local on (http:\/\/\S+)/.exec(offline.output())?.[1];
   if (!endpoint) throw new Error(`no DynamoDB endpoint in the npm start output:\n${offline.output()}`);
@@ -71,7 +75,7 @@ afterAll(async () => {
   await offline?.stop();
 }, 60_000);
 
-describe(`fuzzing npm start with ${TOTAL} generated requests (seed ${SEED_VALUE})`, () => {
+describe.skipIf(!ENABLED)(`fuzzing npm start with ${TOTAL} generated requests (seed ${SEED_VALUE})`, () => {
   it("answers every request in the documented shape, never 500, never crashes, and a refused request changes nothing", async () => {
     const base = offline?.url ?? "";
     const before = await snapshot();
