@@ -2,7 +2,7 @@ import type { Application } from "../core/application.ts";
 import { MailerService } from "../auth/mail/mailer.ts";
 import { authTables, authTtl } from "../auth/tables.ts";
 import { USED_STATES_SUFFIX, USED_STATES_TTL, usedStatesTable } from "../auth/idp/used-states.ts";
-import { manageConnectionsStatement, realtimeStreamEvents } from "../realtime/serverless.ts";
+import { manageConnectionsStatement, realtimeStreamEvents, streamFailureResources } from "../realtime/serverless.ts";
 import { realtimeTables, realtimeTtl } from "../realtime/tables.ts";
 import { tableIamStatements, tableLogicalId, tableResources } from "../store/cloudformation.ts";
 import { tableDefinition } from "../store/dynamodb-tables.ts";
@@ -25,7 +25,7 @@ export const infrastructureCache: CacheRenderer = (app: Application) => {
   });
   const tables = [...modelTables, ...own];
   return {
-    "resources.json": json({ Resources: tableResources(tables) }),
+    "resources.json": json({ Resources: { ...(tableResources(tables) as Record<string, unknown>), ...streamFailureResources() } }),
     "iam.json": json([...tableIamStatements(tables.map((t) => t.logicalId)), manageConnectionsStatement(), ...mailStatements(app)]),
     "stream-events.json": json(realtimeStreamEvents(app)),
   };

@@ -1,5 +1,6 @@
-// A local serverless plugin: refuses to package from a stale schema-cache/ and warns when the
-// CloudFormation template nears the 500-resources-per-stack limit. Plain JS because the
+// A local serverless plugin: refuses to package from a stale schema-cache/, warns when the
+// CloudFormation template nears the 500-resources-per-stack limit, and scopes the WebSocket
+// management permission the framework grants on every API of every account to this stack's API. Plain JS because the
 // Serverless CLI loads plugins itself; the check runs the TypeScript CLI through tsx.
 import { spawnSync } from "node:child_process";
 
@@ -16,6 +17,7 @@ export default class SchemaCachePlugin {
         this.checkSecret();
         this.checkSigningKey();
       },
+      "after:package:compileEvents": () => this.scopeManageConnections(),
       "before:package:finalize": () => this.countResources(),
     };
   }
@@ -61,6 +63,28 @@ export default class SchemaCachePlugin {
       throw new this.serverless.classes.Error(
         `Stage '${stage}' needs an access-token signing key (an Ed25519 private JWK): --param authSigningKey="$(npx webda keygen)"`,
       );
+    }
+  }
+
+  // The websocket event adds `execute-api:ManageConnections` on `execute-api:*:*:*` + `/@connections/*`
+  // (any API, any region, any account). Our functions only post to this stack's API: the statement
+  // is narrowed to it (schema-cache/iam.json grants the same, so the duplicate is dropped).
+  scopeManageConnections() {
+    const resources = this.serverless.service.provider.compiledCloudFormationTemplate?.Resources ?? {};
+    const scoped = { "Fn::Sub": "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${WebsocketsApi}/*/*/@connections/*" };
+    for (const resource of Object.values(resources)) {
+      if (resource.Type !== "AWS::IAM::Role") continue;
+      for (const policy of resource.Properties?.Policies ?? []) {
+        const seen = new Set();
+        policy.PolicyDocument.Statement = policy.PolicyDocument.Statement.flatMap((statement) => {
+          const wildcard = JSON.stringify(statement.Resource ?? "").includes("execute-api:*:*:*");
+          const next = wildcard ? { ...statement, Resource: [scoped] } : statement;
+          const key = JSON.stringify(next);
+          if (seen.has(key)) return [];
+          seen.add(key);
+          return [next];
+        });
+      }
     }
   }
 

@@ -21,6 +21,7 @@ export type ErrorCode =
   | "PAYLOAD_TOO_LARGE"
   | "UNSUPPORTED_MEDIA_TYPE"
   | "THROTTLED"
+  | "UNAVAILABLE"
   | "INTERNAL_SERVER_ERROR";
 
 export class DomainError extends Error {
@@ -92,6 +93,16 @@ export class ThrottledError extends DomainError {
     message = "Too many requests",
   ) {
     super(429, "THROTTLED", message);
+  }
+}
+
+/** A dependency (the database) did not answer in time, even after retries: try again later. */
+export class UnavailableError extends DomainError {
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = "Service temporarily unavailable",
+  ) {
+    super(503, "UNAVAILABLE", message);
   }
 }
 

@@ -27,7 +27,7 @@ export class MethodNotAllowedError extends HttpError {
 export function errorResponse(error: unknown, requestId: string): HttpResponse {
   if (error instanceof DomainError) {
     const headers: Record<string, string> = error instanceof HttpError ? { ...error.headers } : {};
-    if (error.status === 429 && "retryAfterSeconds" in error) headers["retry-after"] = String(error.retryAfterSeconds);
+    if ("retryAfterSeconds" in error) headers["retry-after"] = String(error.retryAfterSeconds);
     return json(error.status, error.toJSON(), headers);
   }
   log.error("unhandled error", { requestId, ...errorFields(error) });

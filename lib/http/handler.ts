@@ -1,4 +1,5 @@
 import middy, { type MiddlewareObj } from "@middy/core";
+import { UnavailableError } from "../core/errors.ts";
 import type { Context as LambdaContext } from "aws-lambda";
 import { log } from "../core/log.ts";
 import { errorResponse } from "./errors.ts";
@@ -39,7 +40,10 @@ function errorsAndAccessLog(name: string): MiddlewareObj<ApiGatewayEvent, Result
     },
     onError: (request) => {
       const http = parsed.get(request.event) ?? fromApiGateway(request.event);
-      const response = errorResponse(request.error, request.context?.awsRequestId ?? http.requestId);
+      // middy ends a request just before Lambda's deadline (a database throttled past the time
+      // left): the client should retry, as with any other unavailability, not see a 500.
+      const error = request.error?.name === "TimeoutError" ? new UnavailableError(2, "The request ran out of time, retry shortly") : request.error;
+      const response = errorResponse(error, request.context?.awsRequestId ?? http.requestId);
       request.response = toApiGateway(response, http);
       accessLog(name, request.event, request.context, response.statusCode, request.internal.started);
     },

@@ -32,9 +32,11 @@ function lowerCase(headers: Record<string, string | undefined> | null | undefine
   return out;
 }
 
-function decodeBody(body: string | null | undefined, base64: boolean): string | undefined {
+function decodeBody(body: unknown, base64: boolean): string | undefined {
   if (body === null || body === undefined) return undefined;
-  return base64 ? Buffer.from(body, "base64").toString("utf8") : body;
+  // serverless-offline hands a JSON body of `false` or a number over as that value, not as text.
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  return base64 ? Buffer.from(text, "base64").toString("utf8") : text;
 }
 
 /** v1 events carry the stage in the path when called on the default endpoint; the resource does not. */

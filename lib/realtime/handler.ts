@@ -1,4 +1,4 @@
-import type { DynamoDBStreamEvent } from "aws-lambda";
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import type { Application } from "../core/application.ts";
 import { errorFields, log } from "../core/log.ts";
 import type { ConnectResponse } from "./protocol.ts";
@@ -79,15 +79,28 @@ export function websocketHandler(realtime: () => Promise<Realtime>) {
 
 /**
  * The DynamoDB stream consumer: records in stream order, one event at a time, so a subscriber
- * sees one record's changes in the order they were made. A failure to read subscriptions fails
- * the batch (the stream retries it: delivery is at least once); a failed post never does.
+ * sees one record's changes in the order they were made. When a record cannot be fanned out (the
+ * subscriptions cannot be read), the handler stops there and reports that record as the batch's
+ * first failure (`ReportBatchItemFailures`): the stream retries from it, so the records before it
+ * are not delivered twice and none after it is skipped; once the retries are spent the batch goes
+ * to the failure queue (lib/realtime/serverless.ts). A failed post to one connection never fails
+ * the batch.
  */
 export function streamHandler(app: Application, realtime: () => Promise<Realtime>, prefix: () => string) {
-  return async (event: DynamoDBStreamEvent): Promise<void> => {
+  return async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
     const { fanout } = await realtime();
-    for (const lifecycle of lifecycleEventsOf(app, prefix(), event.Records)) {
-      const report = await fanout.deliver(lifecycle);
-      if (report.subscriptions > 0) log.info("subscription fan-out", { event: lifecycle.name, ...report });
+    for (const record of event.Records) {
+      try {
+        for (const lifecycle of lifecycleEventsOf(app, prefix(), [record])) {
+          const report = await fanout.deliver(lifecycle);
+          if (report.subscriptions > 0) log.info("subscription fan-out", { event: lifecycle.name, ...report });
+        }
+      } catch (error) {
+        const itemIdentifier = record.dynamodb?.SequenceNumber ?? "";
+        log.error("stream record not delivered: the stream retries from it", { itemIdentifier, eventSourceARN: record.eventSourceARN, ...errorFields(error) });
+        return { batchItemFailures: [{ itemIdentifier }] };
+      }
     }
+    return { batchItemFailures: [] };
   };
 }

@@ -25,7 +25,7 @@ function openApi(app: Application): unknown {
 }
 
 function record(result: Versioned, status = 200): HttpResponse {
-  return json(status, result.data, { etag: etagOf(result.version) });
+  return json(status, result.data, { etag: etagOf(result.version, result.data) });
 }
 
 const QUERY_FIELDS = new Set(["q", "limit", "continuationToken", "offset"]);
@@ -84,7 +84,8 @@ export async function dispatch(app: Application, match: Match, request: HttpRequ
       return json(200, await app.domain.query(ctx, info, queryArguments(body)));
     case "get": {
       const result = await app.domain.get(ctx, info, params);
-      if (notModified(request.headers["if-none-match"], result.version)) return empty(304, { etag: etagOf(result.version) });
+      const tag = etagOf(result.version, result.data);
+      if (notModified(request.headers["if-none-match"], tag)) return empty(304, { etag: tag });
       return record(result);
     }
     case "update":

@@ -1,7 +1,15 @@
+import { createHash } from "node:crypto";
 import { PreconditionFailedError } from "../core/errors.ts";
 
-export function etagOf(version: number): string {
-  return `"${version}"`;
+/**
+ * `"<version>-<view>"`: the record's version, then a digest of the representation this caller
+ * receives. Two callers who see one record redacted differently (an owner sees `email`, others do
+ * not) get different tags, so a shared cache or an If-None-Match never serves one the other's
+ * view. Writes are still conditioned on the version alone (the part before the dash).
+ */
+export function etagOf(version: number, view: unknown): string {
+  const digest = createHash("sha256").update(JSON.stringify(view) ?? "").digest("base64url").slice(0, 16);
+  return `"${version}-${digest}"`;
 }
 
 /**
@@ -12,15 +20,14 @@ export function expectedVersion(ifMatch: string | undefined): number | undefined
   if (ifMatch === undefined) return undefined;
   const value = ifMatch.trim();
   if (value === "*") return undefined;
-  const match = /^(?:W\/)?"(\d{1,15})"$/.exec(value);
+  const match = /^(?:W\/)?"(\d{1,15})(?:-[A-Za-z0-9_-]{16})?"$/.exec(value);
   if (!match) throw new PreconditionFailedError("If-Match does not name a version of this record");
   return Number(match[1]);
 }
 
-/** `If-None-Match` on a GET: true when the client already holds this version. */
-export function notModified(ifNoneMatch: string | undefined, version: number): boolean {
+/** `If-None-Match` on a GET: true when the client already holds this version, in this view. */
+export function notModified(ifNoneMatch: string | undefined, tag: string): boolean {
   if (ifNoneMatch === undefined) return false;
-  const tag = etagOf(version);
   return ifNoneMatch.split(",").some((t) => {
     const v = t.trim();
     return v === "*" || v === tag || v === `W/${tag}`;

@@ -1,7 +1,7 @@
 import { Context } from "../core/context.ts";
 import type { Action } from "../core/model.ts";
 import type { ModelInfo } from "../core/model-info.ts";
-import { decide, type Item } from "../core/records.ts";
+import { instantiate, type Item } from "../core/records.ts";
 import type { Service } from "../core/service.ts";
 import { choicesOf, exampleOf } from "./openapi-examples.ts";
 
@@ -72,16 +72,19 @@ export function probeModel(info: ModelInfo, action: Action): PolicyProbe {
   const records = sampleRecords(info);
   const pass = (ctx: Context, record: Item): boolean => {
     try {
-      return decide(info, action === "create" ? asCreatedBy(info, record, ctx.getCurrentUserId()) : record, ctx, action) === true;
+      return instantiate(info, action === "create" ? asCreatedBy(info, record, ctx.getCurrentUserId()) : record).canAct(ctx, action) === true;
     } catch {
       // A policy that cannot judge a sample record is counted as refusing: the document then lists more, never less.
       return false;
     }
   };
+  // A parent the model delegates this action to (`belongsTo(..., { requires })`) may refuse what
+  // the model's own policy allows: no sample parent can say it will not, so count it as refusing.
+  const delegates = typeof action === "string" && Object.values(info.relations).some((r) => r.kind === "belongsTo" && r.requires?.[action] !== undefined);
   return {
     anonymousMayPass: records.some((r) => pass(anonymous, r)),
-    anonymousMayFail: records.some((r) => !pass(anonymous, r)),
-    userMayFail: records.some((r) => !pass(user, r)),
+    anonymousMayFail: delegates || records.some((r) => !pass(anonymous, r)),
+    userMayFail: delegates || records.some((r) => !pass(user, r)),
   };
 }
 

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, PreconditionFailedError, ThrottledError, ValidationError } from "../core/errors.ts";
+import { ConflictError, NotFoundError, PreconditionFailedError, ThrottledError, UnavailableError, ValidationError } from "../core/errors.ts";
 import { log } from "../core/log.ts";
 import type { Item } from "./repository.ts";
 
@@ -22,9 +22,19 @@ export function guardFailure(error: Error & { Item?: Item }, kind: "create" | "u
   return error.Item ? new PreconditionFailedError() : new NotFoundError();
 }
 
-/** The SDK already retried with backoff; what is still throttled becomes a 429 for the client. */
+/** What the SDK calls a timeout or a dropped connection (its own retries already spent). */
+const UNREACHABLE = new Set(["TimeoutError", "RequestTimeout", "RequestTimeoutException", "ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "InternalServerError", "ServiceUnavailable"]);
+
+/**
+ * The SDK already retried with backoff; what is still throttled becomes a 429 for the client, a
+ * database that timed out or could not be reached a 503, both with Retry-After.
+ */
 export function mapDynamoError(error: unknown): unknown {
   if (error instanceof Error && THROTTLING.has(error.name)) return new ThrottledError(1, "The database is busy, retry shortly");
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof Error && (UNREACHABLE.has(error.name) || (typeof code === "string" && UNREACHABLE.has(code)))) {
+    return new UnavailableError(2, "The database did not answer in time, retry shortly");
+  }
   // The body limit (1 MiB) is above DynamoDB's 400 KB item limit: that is the client's record, too big.
   if (error instanceof Error && error.name === "ValidationException" && /item size/i.test(error.message)) {
     return new ValidationError([{ path: "/", message: "the record is larger than the 400 KB a record may hold" }], "Record too large");

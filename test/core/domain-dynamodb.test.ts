@@ -5,9 +5,12 @@ import { Model, type Action, type Decision } from "../../lib/core/model.ts";
 import { Type } from "../../lib/core/schema.ts";
 import { ensureTables } from "../../lib/local/tables.ts";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { tableDefinitions } from "../../lib/store/dynamodb-tables.ts";
+import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
+import { tableDefinitions, tableName } from "../../lib/store/dynamodb-tables.ts";
+import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
 import { ALICE, as, blog, model, post } from "../support/blog.ts";
+import { createdOrder, seedPosts } from "../support/dated-posts.ts";
 
 const unique = () => randomUUID().slice(0, 8);
 
@@ -104,5 +107,28 @@ describe("limits DynamoDB imposes, as client errors", () => {
     const notes = Array.from({ length: 500 }, () => ({ text: "x".repeat(1000) }));
     await expect(gadgets.domain.create(as(), Gadget_, { sku: "huge", spec: { weight: 1, notes } })).rejects.toMatchObject({ status: 400, message: "Record too large" });
     await expect(gadgets.domain.get(as(), Gadget_, { sku: "huge" })).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe("ORDER BY on DynamoDB Local", () => {
+  it("serves status = 'published' ORDER BY createdAt DESC from the by_status index, newest first", async () => {
+    const prefix = `order-${unique()}-`;
+    const documents = createDocumentClient(process.env.DYNAMODB_ENDPOINT);
+    const queries: { IndexName?: string; ScanIndexForward?: boolean }[] = [];
+    documents.middlewareStack.add((next, context) => (args) => {
+      if (context.commandName === "QueryCommand") queries.push(args.input as { IndexName?: string; ScanIndexForward?: boolean });
+      return next(args);
+    }, { step: "initialize", name: "recordQueries" });
+    const app = blog((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
+    const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION });
+    await ensureTables(admin, tableDefinitions(app, prefix));
+    admin.destroy();
+    const Post = await seedPosts(app);
+    queries.length = 0;
+    const { results } = await app.domain.query(as(), Post, { q: "status = 'published' ORDER BY createdAt DESC", limit: 5 });
+    expect(results.map((r) => r.slug)).toEqual(createdOrder("published").reverse().slice(0, 5));
+    expect(queries.length).toBeGreaterThan(0);
+    for (const input of queries) expect(input).toMatchObject({ IndexName: "by_status", ScanIndexForward: false });
+    documents.destroy();
   });
 });

@@ -24,7 +24,11 @@ describe("GraphQL end to end (npm start: serverless offline + DynamoDB Local)", 
   it("runs mutations as the test user and reads the result back", async () => {
     const alice = new GraphQLClient(`${offline?.url}/graphql`, { headers: { "x-test-user": ALICE } });
     const slug = `e2e-${Date.now()}`;
-    await alice.request(`mutation { createUser(User: {username: "alice", email: "alice@example.com", name: "Alice"}) { uuid } }`).catch(() => undefined);
+    // Alice may exist from an earlier run on a kept database: only that conflict is expected.
+    await alice.request(`mutation { createUser(User: {username: "alice", email: "alice@example.com", name: "Alice"}) { uuid } }`).catch((error: unknown) => {
+      const codes = error instanceof ClientError ? (error.response.errors ?? []).map((e) => e.extensions?.code) : [];
+      if (codes.length !== 1 || codes[0] !== "CONFLICT") throw error;
+    });
     const created = await alice.request<{ createPost: { slug: string; author: { uuid: string } } }>(
       `mutation($p: PostInput!) { createPost(Post: $p) { slug author { uuid } } }`,
       { p: { slug, title: "End to end", content: "c", status: "published", viewCount: 0 } },

@@ -47,14 +47,11 @@ describe("fan-out of 1,000 subscriptions", () => {
     expect(await s.realtime.store.subscriptionsFor(["Post"])).toHaveLength(1000);
     const before = s.transport.attempts;
     s.transport.maxInFlight = 0;
-    const started = performance.now();
     const report = await s.realtime.fanout.deliver({ name: "Post.Created", model: "Post", kind: "Created", key: { slug: "p1" }, record: { ...post("p1"), author: ALICE, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 } });
-    const elapsed = performance.now() - started;
     expect(report).toEqual({ subscriptions: 1000, executions: 3, delivered: 1000, gone: 0, failed: 0, timedOut: 0, retries: 0 });
     expect(s.transport.attempts - before).toBe(1000);
+    // Parallel up to the bound and never beyond it: the pool, not the clock, is what is checked.
     expect(s.transport.maxInFlight).toBe(50);
-    // 1000 posts of 20 ms, 50 at a time: 20 rounds, not 1000 sequential posts (20 s).
-    expect(elapsed).toBeLessThan(3_000);
     expect(received(s.transport, "c500")).toEqual([{ Posts: { type: "CREATED", key: { slug: "p1" }, post: { slug: "p1", status: "published", title: "Title of p1" } } }]);
   });
 
@@ -70,9 +67,7 @@ describe("fan-out of 1,000 subscriptions", () => {
     });
     s.transport.on("c11", async () => Promise.reject(apiError("InternalServerErrorException", 500)));
     s.transport.on("c12", () => new Promise<void>(() => undefined));
-    const started = performance.now();
     const report = await s.realtime.fanout.deliver({ name: "Post.Updated", model: "Post", kind: "Updated", key: { slug: "p2" }, record: { ...post("p2"), author: ALICE, createdAt: "x", updatedAt: "y" } });
-    expect(performance.now() - started).toBeLessThan(3_000);
     expect(report).toMatchObject({ subscriptions: 1000, delivered: 993, gone: 5, failed: 1, timedOut: 1, retries: 2 });
     expect(received(s.transport, "c10")).toHaveLength(1);
     expect(received(s.transport, "c999")).toHaveLength(1);

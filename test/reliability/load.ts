@@ -1,0 +1,86 @@
+// A bounded load test against `npm start` (serverless offline + DynamoDB Local, loopback only):
+// a fixed number of requests of a mixed REST/GraphQL read/write workload over 50 connections.
+// Prints throughput, p50/p99 latency and errors; exits 1 on any error or non-2xx answer.
+//   npm run load                       5,000 requests
+//   LOAD_REQUESTS=50000 npm run load   longer
+import { randomUUID } from "node:crypto";
+import autocannon from "autocannon";
+import { startOffline } from "../support/offline.ts";
+
+const AMOUNT = Number(process.env.LOAD_REQUESTS ?? 5_000);
+const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 50);
+const USER = randomUUID();
+const run = randomUUID().slice(0, 8);
+const headers = { "content-type": "application/json", "x-test-user": USER };
+
+export interface LoadFigures {
+  requests: number;
+  seconds: number;
+  throughput: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  timeouts: number;
+}
+
+/** The workload, one cycle per connection: reads and writes on both faces, 60/40. */
+function workload(): autocannon.Request[] {
+  let n = 0;
+  const slug = () => `load-${run}-${n++}`;
+  const created: string[] = [];
+  return [
+    { method: "GET", path: "/posts/load-seed", headers },
+    {
+      method: "POST", path: "/posts", headers,
+      setupRequest: (req) => {
+        const s = slug();
+        created.push(s);
+        return { ...req, body: JSON.stringify({ slug: s, title: "Load", content: "Body", status: "published", viewCount: 0 }) };
+      },
+    },
+    { method: "POST", path: "/graphql", headers, body: JSON.stringify({ query: "{ Post(slug: \"load-seed\") { slug title author { username } } }" }) },
+    { method: "PATCH", path: "/posts/load-seed", headers, body: JSON.stringify({ content: "patched under load" }) },
+    { method: "PUT", path: "/posts", headers, body: JSON.stringify({ q: "status = 'published' ORDER BY createdAt DESC LIMIT 10" }) },
+    {
+      method: "POST", path: "/graphql", headers,
+      setupRequest: (req) => ({ ...req, body: JSON.stringify({ query: "mutation($p: PostInput!) { createPost(Post: $p) { slug } }", variables: { p: { slug: slug(), title: "GraphQL load", content: "Body", status: "draft", viewCount: 0 } } }) }),
+    },
+    { method: "POST", path: "/graphql", headers, body: JSON.stringify({ query: "{ Posts(query: \"status = 'published'\", limit: 10) { results { slug } } }" }) },
+    { method: "GET", path: "/version", headers },
+  ];
+}
+
+export async function loadTest(base: string, amount = AMOUNT, connections = CONNECTIONS): Promise<LoadFigures> {
+  const seed = await fetch(`${base}/posts`, { method: "POST", headers, body: JSON.stringify({ slug: "load-seed", title: "Seed", content: "Seed", status: "published", viewCount: 0 }) });
+  if (seed.status !== 200 && seed.status !== 409) throw new Error(`seeding: ${seed.status} ${await seed.text()}`);
+  await fetch(`${base}/users`, { method: "POST", headers, body: JSON.stringify({ username: `load${run}`, email: `load${run}@example.com`, name: "Load" }) });
+  // The seed may belong to an earlier run's user: this run patches its own.
+  if (seed.status === 409) await fetch(`${base}/posts/load-seed`, { method: "DELETE", headers: { "x-test-user": USER } });
+  const result = await autocannon({ url: base, connections, amount, requests: workload(), timeout: 30 });
+  return {
+    requests: result.requests.total,
+    seconds: result.duration,
+    throughput: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+    timeouts: result.timeouts,
+  };
+}
+
+export function formatFigures(f: LoadFigures): string {
+  return `[load] ${f.requests} requests, ${CONNECTIONS} connections, ${f.seconds.toFixed(1)} s: ${f.throughput.toFixed(0)} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms, errors ${f.errors}, non-2xx ${f.non2xx}, timeouts ${f.timeouts}`;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const offline = await startOffline();
+  try {
+    const figures = await loadTest(offline.url);
+    console.info(formatFigures(figures));
+    process.exitCode = figures.errors + figures.non2xx + figures.timeouts === 0 ? 0 : 1;
+  } finally {
+    await offline.stop();
+  }
+}
