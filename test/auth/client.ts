@@ -58,7 +58,8 @@ export function client(handlers: { authHandler: ReturnType<typeof httpHandler>; 
       const event = httpEvent(method, path, { body: options.body, headers: { host: "api.example.com", origin: "https://api.example.com", ...options.headers } });
       if (cookies.length > 0) event.cookies = cookies;
       const handler = path.startsWith("/auth") || path.startsWith("/.well-known") ? handlers.authHandler : handlers.rest;
-      const result = (await handler(event, lambdaContext())) as { statusCode: number; headers?: Record<string, string>; body?: string; cookies?: string[] };
+      // A generous deadline: middy answers early near the Lambda's end, and a loaded CI box is slow.
+      const result = (await handler(event, { ...lambdaContext(), getRemainingTimeInMillis: () => 120_000 })) as { statusCode: number; headers?: Record<string, string>; body?: string; cookies?: string[] };
       for (const cookie of result.cookies ?? []) {
         const [pair] = cookie.split(";");
         const [name, value] = (pair as string).split("=") as [string, string];
