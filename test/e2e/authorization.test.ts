@@ -223,7 +223,7 @@ describe("subscriptions end to end (npm start)", () => {
     return feed;
   };
   const until = async (done: () => boolean, what: string): Promise<void> => {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 60_000;
     while (!done()) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
       await sleep(100);
@@ -256,7 +256,7 @@ describe("subscriptions end to end (npm start)", () => {
       expect(feeds[caller].missing).toEqual({ data: [], errors: [] });
       expect(feeds[caller].comments).toEqual({ data: [], errors: [] });
     }
-  });
+  }, 120_000);
 
   it("holds WebSocket limits: an error for the subscription over a limit, nothing stored, later events flow", async () => {
     const client = connect("other");
@@ -275,5 +275,5 @@ describe("subscriptions end to end (npm start)", () => {
     expect(JSON.stringify(over.errors)).toContain("TOO_MANY_SUBSCRIPTIONS");
     await send("PATCH", `/posts/${OPEN}`, "owner", { content: `again ${run}` });
     await until(() => held.every((f) => f.data.length > 0), "events on the subscriptions within the limit");
-  });
+  }, 120_000);
 });
