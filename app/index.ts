@@ -1,6 +1,5 @@
 import pkg from "../package.json" with { type: "json" };
-import { Application, type ApplicationDefinition } from "../lib/core/application.ts";
-import { GraphQLService } from "../lib/graphql/service.ts";
+import { Application, GraphQLService, type ApplicationDefinition } from "../lib/index.ts";
 import { Comment } from "./models/comment.ts";
 import { Post } from "./models/post.ts";
 import { PostTag } from "./models/post-tag.ts";
