@@ -1,11 +1,6 @@
 import pkg from "../package.json" with { type: "json" };
-import { Application, GraphQLService, type ApplicationDefinition } from "../lib/index.ts";
-import { Comment } from "./models/comment.ts";
-import { Post } from "./models/post.ts";
-import { PostTag } from "./models/post-tag.ts";
-import { Tag } from "./models/tag.ts";
-import { User } from "./models/user.ts";
-import { UserFollow } from "./models/user-follow.ts";
+import { Application, GraphQLService, type ApplicationDefinition, type ModelClass } from "../lib/index.ts";
+import * as models from "./models/index.ts";
 import { PublisherService } from "./services/publisher.ts";
 import { TestBeanService } from "./services/testbean.ts";
 import { VersionService } from "./services/version.ts";
@@ -14,7 +9,7 @@ import { VersionService } from "./services/version.ts";
 export const definition: ApplicationDefinition = {
   name: "blog",
   version: pkg.version,
-  models: [Post, User, Comment, Tag, PostTag, UserFollow],
+  models: Object.values(models) as ModelClass[],
   serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService],
   services: {
     version: { type: "Version" },
