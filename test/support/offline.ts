@@ -32,7 +32,7 @@ export interface Offline {
  * ready once GET /version answers; `stop` ends its whole process group. Empty tables unless told
  * otherwise (`args: []` seeds the sample blog, as a plain `npm start` does).
  */
-export async function startOffline(options: { args?: string[]; testUser?: boolean } = {}): Promise<Offline> {
+export async function startOffline(options: { args?: string[]; testUser?: boolean; projectDir?: string } = {}): Promise<Offline> {
   const args = options.args ?? ["--empty"];
   const deadline = Date.now() + READY_TIMEOUT_MS * 2;
   // e2e files (and the package test, which rewrites .esbuild/) take turns on the fixed ports.
@@ -58,7 +58,7 @@ export async function startOffline(options: { args?: string[]; testUser?: boolea
     delete env.DYNAMODB_ENDPOINT;
     delete env.TABLE_PREFIX;
     child = spawn(process.execPath, [join(PROJECT_DIR, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/start.ts", ...args], {
-      cwd: PROJECT_DIR, env, detached: true, stdio: ["ignore", "pipe", "pipe"],
+      cwd: options.projectDir ?? PROJECT_DIR, env, detached: true, stdio: ["ignore", "pipe", "pipe"],
     });
     const keep = (chunk: Buffer): void => {
       output = (output + chunk.toString("utf8")).slice(-20_000);

@@ -27,9 +27,9 @@ export function prose(markdown: string): string {
   return markdown.replace(/^```\w*\n[\s\S]*?^```$/gm, "");
 }
 
-/** A `js` block's file name: its first line is `// <name>: ...`. */
+/** A `js` or `ts` block's file (relative path): its first line is `// <path>: <what it is>`. */
 export function fileNameOf(block: Block): string {
-  const name = /^\/\/ ([\w.-]+\.m?js):/.exec(block.code)?.[1];
-  if (!name) throw new Error(`a js block of the README must start with '// <file>.mjs: <what it does>':\n${block.code}`);
+  const name = /^\/\/ ([\w./-]+\.(?:m?js|ts)):/.exec(block.code)?.[1];
+  if (!name || name.split("/").includes("..")) throw new Error(`a code block to save must start with '// <file>: <what it is>':\n${block.code}`);
   return name;
 }
