@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../app/index.ts";
@@ -141,7 +142,8 @@ beforeAll(async () => {
   for (const block of blocks.filter((b) => b.lang === "js")) writeFileSync(join(TOUR_DIR, fileNameOf(block)), block.code);
   offline = await startOffline({ args: [], testUser: false });
   // The banner follows the first HTTP answer by a poll interval.
-  await expect.poll(() => offline?.output() ?? "", { timeout: 20_000 }).toContain("Mail outbox");
+  const until = Date.now() + 20_000;
+  while (!offline.output().includes("Mail outbox") && Date.now() < until) await sleep(200);
   startOutput = offline.output();
 }, 400_000);
 
@@ -186,5 +188,17 @@ describe("README quick tour, verbatim against npm start", () => {
       const response = await fetch(url, { headers: { accept: "text/html" } });
       expect(response.status, url).toBe(200);
     }
+  });
+
+  it("serves GraphiQL's assets compressed and immutable through serverless offline", async () => {
+    const page = await (await fetch("http://127.0.0.1:3000/graphiql")).text();
+    const script = /src="(graphiql\/graphiql\.[\w-]+\.js)"/.exec(page)?.[1];
+    expect(script).toBeDefined();
+    // fetch decompresses; the headers still say what travelled.
+    const response = await fetch(`http://127.0.0.1:3000/${script}`, { headers: { "accept-encoding": "br, gzip" } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-encoding")).toBe("br");
+    expect(response.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect((await response.text()).length).toBeGreaterThan(3_000_000);
   });
 });
