@@ -35,3 +35,6 @@ export { GraphQLService } from "./graphql/service.ts";
 
 // What an application's seed (app/seed/) declares; `npm start` and `npm run seed` create it.
 export type { SeedData, SeedRecord, SeedUser } from "./local/seed-data.ts";
+
+// The authentication service and its providers, configured by type like any service.
+export { AuthenticationService, EmailPasswordProvider, MailerService } from "./auth/index.ts";

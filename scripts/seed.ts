@@ -1,6 +1,7 @@
 // `npm run seed`: the sample data, on demand, into the running `npm start` (see README).
 import { createApp } from "../app/index.ts";
 import { seed } from "../app/seed/data.ts";
+import { localSecret } from "../lib/core/local-secret.ts";
 import { runSeed } from "../lib/local/seed-run.ts";
 import { seedCredentials } from "../lib/local/seed-credentials.ts";
 import { clientConfig, SEED_USAGE, SeedRefused, seedTarget } from "../lib/local/seed-target.ts";
@@ -17,7 +18,9 @@ try {
     print(SEED_USAGE);
     process.exit(0);
   }
-  if (!target.local) print(`warning: seeding the deployed stage '${target.stage}' (forced): demo users with public passwords`);
+  // Locally, idents are keyed as offline's handlers key them: with the secret offline generated.
+  if (target.local) process.env.APP_SECRET ||= localSecret("app-secret");
+  else print(`warning: seeding the deployed stage '${target.stage}' (forced): demo users with public passwords`);
   await runSeed({
     createApp,
     data: seed,

@@ -10,6 +10,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../lib/local/local-aws.ts";
 import { OFFLINE_PORTS } from "../lib/local/offline.ts";
 import { LOCAL_HOST } from "../lib/local/ports.ts";
 import { runLocal } from "../lib/local/run-local.ts";
+import { localSecret } from "../lib/core/local-secret.ts";
 import { seedCredentials } from "../lib/local/seed-credentials.ts";
 import { runSeed } from "../lib/local/seed-run.ts";
 
@@ -36,6 +37,8 @@ try {
     tables: (prefix) => serviceTables(app, prefix),
     defaultTablePrefix: "blog-local-",
     seed: async ({ endpoint, tablePrefix }) => {
+      // The seeder writes idents as offline's handlers will read them: keyed by the same local secret.
+      process.env.APP_SECRET ||= localSecret("app-secret");
       const report = await runSeed({
         createApp, data: seed, credentials: seedCredentials, endpoint, tablePrefix, onlyIfEmpty: true,
         client: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }, log: print,
@@ -52,7 +55,6 @@ try {
           ["DynamoDB Local", `${database.endpoint}  (tables ${database.tablePrefix}*)`],
         ],
         users: seed.users.map(({ email, password }) => ({ email, password })),
-        ...(seedCredentials ? {} : { loginNote: "they log in once the authentication service is in this build" }),
         outbox: ".data/outbox/",
         seeded,
       }),

@@ -1,6 +1,7 @@
 import { readFile, writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Application } from "../core/application.ts";
+import { authFunctions } from "../auth/routes/serverless.ts";
 import { deriveRoutes } from "../rest/routes.ts";
 import { serverlessFunctions } from "../rest/functions.ts";
 import { openApiDocument } from "../rest/openapi.ts";
@@ -34,6 +35,7 @@ export const restCache: CacheRenderer = (app) => {
   return {
     "routes.json": json(routes.map(({ key, target, id }) => ({ key, id, target }))),
     "functions.json": json(serverlessFunctions(routes, app.definition.rest)),
+    "auth-functions.json": json(authFunctions(app)),
     "openapi.json": json(openApiDocument(app, routes)),
     "http-api.json": json(httpApiConfig(app.definition.rest?.corsOrigins ?? [])),
   };

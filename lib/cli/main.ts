@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { app } from "../../app/index.ts";
+import { generateSigningJwk } from "../auth/index.ts";
 import { cacheRenderers } from "./renderers.ts";
 import { renderCache, staleFiles, staleMessage, writeCache } from "./cache.ts";
 
@@ -10,7 +11,8 @@ const cacheDir = process.env.SCHEMA_CACHE_DIR ?? join(root, "schema-cache");
 
 const usage = `usage: webda <command>
   build     regenerate schema-cache/ from the models (GraphQL SDL, routes, functions, tables, OpenAPI)
-  check     fail when schema-cache/ is stale`;
+  check     fail when schema-cache/ is stale
+  keygen    print a new Ed25519 private JWK for --param authSigningKey (access-token signing key)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command] = argv;
@@ -27,6 +29,11 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     console.log("schema-cache/: up to date");
+    return 0;
+  }
+  if (command === "keygen") {
+    const jwk = generateSigningJwk();
+    console.log(JSON.stringify({ ...jwk, kid: new Date().toISOString().slice(0, 10) }));
     return 0;
   }
   console.error(usage);

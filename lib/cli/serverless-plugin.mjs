@@ -14,6 +14,7 @@ export default class SchemaCachePlugin {
       "before:package:initialize": () => {
         this.checkCache();
         this.checkSecret();
+        this.checkSigningKey();
       },
       "before:package:finalize": () => this.countResources(),
     };
@@ -39,6 +40,26 @@ export default class SchemaCachePlugin {
     if (!secret || secret === "unset" || String(secret).length < 32) {
       throw new this.serverless.classes.Error(
         `Stage '${stage}' needs an application secret of at least 32 characters: --param appSecret=$(openssl rand -base64 48)`,
+      );
+    }
+  }
+
+  /** Access tokens are signed with the stage's own Ed25519 key, never one generated on the fly. */
+  checkSigningKey() {
+    const stage = this.serverless.service.provider.stage;
+    if (stage === "local" || process.env.IS_OFFLINE === "true") return;
+    const raw = this.serverless.service.provider.environment?.AUTH_SIGNING_KEY;
+    let keys;
+    try {
+      const parsed = typeof raw === "string" ? JSON.parse(raw) : raw;
+      keys = Array.isArray(parsed?.keys) ? parsed.keys : [parsed];
+    } catch {
+      keys = [];
+    }
+    const valid = keys.length > 0 && keys.every((k) => k && k.kty === "OKP" && k.crv === "Ed25519" && typeof k.d === "string" && typeof k.x === "string");
+    if (!raw || raw === "unset" || !valid) {
+      throw new this.serverless.classes.Error(
+        `Stage '${stage}' needs an access-token signing key (an Ed25519 private JWK): --param authSigningKey="$(npx webda keygen)"`,
       );
     }
   }

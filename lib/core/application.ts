@@ -1,10 +1,11 @@
 import type { Repository, RepositoryFactory } from "../store/repository.ts";
 import { resolveServices, type ServiceConfig, ConfigurationError } from "./config.ts";
 import { ContinuationSealer } from "./continuation.ts";
+import { isLocalOffline, localSecret } from "./local-secret.ts";
 import { Domain } from "./domain.ts";
 import { EventBus } from "./events.ts";
 import type { ModelClass } from "./model.ts";
-import { describeModel, type ModelInfo } from "./model-info.ts";
+import { describeModel, type ModelInfo, type TableShape } from "./model-info.ts";
 import { operationsOf, type OperationDefinition } from "./operation.ts";
 import type { Service, ServiceClass } from "./service.ts";
 
@@ -115,15 +116,40 @@ export class Application {
     return repository;
   }
 
-  /** Continuation tokens are sealed with the application secret (`APP_SECRET`). */
-  sealer(): ContinuationSealer {
-    if (!this.sealerInstance) {
-      // serverless.yml says "unset" when no appSecret param was given.
-      const secret = process.env.APP_SECRET && process.env.APP_SECRET !== "unset" ? process.env.APP_SECRET : undefined;
-      const local = process.env.IS_OFFLINE === "true" || process.env.NODE_ENV === "test" || process.env.VITEST !== undefined || !process.env.AWS_LAMBDA_FUNCTION_NAME;
-      if (!secret && !local) throw new ConfigurationError("APP_SECRET is not set: it seals continuation tokens and must be a long random string");
-      this.sealerInstance = new ContinuationSealer(secret ?? "local-development-secret-not-for-deployment");
+  /**
+   * A table of the framework's own (auth sessions, idents) in the same store as the models, named
+   * `${prefix}<name>` like theirs.
+   */
+  tableRepository(name: string, shape: TableShape): Repository {
+    let repository = this.repositories.get(name);
+    if (!repository) {
+      if (!this.factory) throw new Error("no store configured: call app.useStore() at startup");
+      repository = this.factory(name, shape);
+      this.repositories.set(name, repository);
     }
+    return repository;
+  }
+
+  /**
+   * The application secret (`APP_SECRET`): it seals continuation tokens and keys what the auth
+   * service derives from it. Only `serverless offline` may do without one, and then it uses a
+   * secret generated once under `.data/`, never a constant in the code.
+   */
+  secret(env: NodeJS.ProcessEnv = process.env): string {
+    return applicationSecret(env);
+  }
+
+  /** Continuation tokens are sealed with the application secret. */
+  sealer(): ContinuationSealer {
+    this.sealerInstance ??= new ContinuationSealer(this.secret());
     return this.sealerInstance;
   }
+}
+
+export function applicationSecret(env: NodeJS.ProcessEnv = process.env): string {
+  // serverless.yml says "unset" when no appSecret param was given.
+  const secret = env.APP_SECRET && env.APP_SECRET !== "unset" ? env.APP_SECRET : undefined;
+  if (secret) return secret;
+  if (isLocalOffline(env)) return localSecret("app-secret", undefined, env);
+  throw new ConfigurationError("APP_SECRET is not set: it seals continuation tokens and keys auth secrets, and must be a long random string");
 }

@@ -5,7 +5,7 @@ import { Context } from "../core/context.ts";
 import { DomainError } from "../core/errors.ts";
 import { isPlainObject } from "../core/sanitize.ts";
 import { readJsonBody } from "../http/body.ts";
-import { resolveUserId } from "../http/identity.ts";
+import { resolveIdentity } from "../http/identity.ts";
 import type { HttpRequest } from "../http/request.ts";
 import type { HttpResponse } from "../http/response.ts";
 import { graphqlContext, type GraphQLContext } from "./context.ts";
@@ -112,7 +112,7 @@ export class GraphQLEndpoint {
   private async execute(request: HttpRequest, params: Params, media: string, respond: (status: number, body: unknown, headers?: Record<string, string>) => HttpResponse): Promise<HttpResponse> {
     const requestId = request.requestId;
     const document = this.checkOperation(params, request.method);
-    const userId = resolveUserId(request);
+    const { userId } = await resolveIdentity(this.app, request);
     const ctx = new Context({ requestId, ...(userId ? { userId } : {}) });
     const result = await processRequest<GraphQLContext, unknown>({
       schema: this.schema,

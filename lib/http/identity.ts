@@ -1,10 +1,14 @@
+import type { Application } from "../core/application.ts";
+import { authenticationOf, AuthError, type Identity } from "../auth/index.ts";
+import { isStateChanging, originAllowed } from "./origin.ts";
 import type { HttpRequest } from "./request.ts";
 
 /**
- * The seam through which the caller's identity reaches the domain. Until the authentication
- * service resolves sessions and access tokens here, the only identity is a local test hook: the
- * `x-test-user` header, honoured only under `serverless offline` (IS_OFFLINE) with the explicit
- * ALLOW_TEST_USER flag; a deployed stage has neither, so the header is ignored there.
+ * The seam through which the caller's identity reaches the domain, for every HTTP face (REST,
+ * GraphQL, the auth routes): `Authorization: Bearer <access token>` first, else the session
+ * cookie, both resolved by the authentication service. The `x-test-user` header is a local test
+ * hook, honoured only under `serverless offline` (IS_OFFLINE) with the explicit ALLOW_TEST_USER
+ * flag and outside a Lambda runtime; a deployed stage has neither, so the header is ignored there.
  */
 export const TEST_USER_HEADER = "x-test-user";
 
@@ -12,10 +16,29 @@ export function testUserHookEnabled(env: NodeJS.ProcessEnv = process.env): boole
   return env.IS_OFFLINE === "true" && env.ALLOW_TEST_USER === "true" && env.AWS_EXECUTION_ENV === undefined;
 }
 
+/** The test hook's user, if the hook is on and the header given. */
 export function resolveUserId(request: HttpRequest, env: NodeJS.ProcessEnv = process.env): string | undefined {
   // The header first: reading process.env is a native call each time, and almost no request
   // carries the header, so most requests never pay for the three reads of the hook's switch.
   const user = request.headers[TEST_USER_HEADER]?.trim();
   if (!user || !testUserHookEnabled(env)) return undefined;
   return user;
+}
+
+export interface IdentityOptions {
+  /** Refuse a cookie-authenticated write from a foreign origin (off only for the Idp routes). */
+  csrf?: boolean;
+}
+
+export async function resolveIdentity(app: Application, request: HttpRequest, options: IdentityOptions = {}): Promise<Identity> {
+  const testUser = resolveUserId(request);
+  if (testUser) return { userId: testUser, via: "test" };
+  const auth = authenticationOf(app);
+  if (!auth) return {};
+  if (!request.headers.authorization && request.cookies.length === 0) return {};
+  const identity = await auth.identify({ authorization: request.headers.authorization, cookies: request.cookies });
+  if (identity.via === "cookie" && (options.csrf ?? true) && isStateChanging(request.method) && !originAllowed(request, app.definition.rest?.corsOrigins ?? [])) {
+    throw new AuthError(403, "ORIGIN_REFUSED", "A cookie-authenticated write must come from an allowed Origin");
+  }
+  return identity;
 }

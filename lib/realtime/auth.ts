@@ -1,3 +1,5 @@
+import type { Application } from "../core/application.ts";
+import { authenticationOf } from "../auth/index.ts";
 import { TEST_USER_HEADER, testUserHookEnabled } from "../http/identity.ts";
 
 /** Verifies an access token and names its user; throws when the token is not acceptable. */
@@ -71,4 +73,22 @@ export function connectionAuthenticator(options: AuthenticatorOptions = {}): Con
       return handshakeUser;
     },
   };
+}
+
+/**
+ * The application's authentication service as the WebSocket face needs it: an access token in
+ * `connection_init` (its session must still accept it), or the handshake's session cookie.
+ */
+export function applicationAuthenticator(app: Application, env?: NodeJS.ProcessEnv): ConnectionAuthenticator {
+  const auth = authenticationOf(app);
+  if (!auth) return connectionAuthenticator(env ? { env } : {});
+  return connectionAuthenticator({
+    ...(env ? { env } : {}),
+    verifyAccessToken: async (token) => {
+      const checked = await auth.checkAccessToken(token);
+      if (!checked) throw new Error("access token refused");
+      return checked.claims.sub;
+    },
+    sessionUser: async (cookies) => (await auth.identify({ cookies })).userId,
+  });
 }

@@ -6,7 +6,7 @@ import { graphqlOptions } from "../graphql/service.ts";
 import { documentClient } from "../store/dynamodb-client.ts";
 import { DynamoRepository } from "../store/dynamodb.ts";
 import type { Repository } from "../store/repository.ts";
-import { connectionAuthenticator, type ConnectionAuthenticator } from "./auth.ts";
+import { applicationAuthenticator, type ConnectionAuthenticator } from "./auth.ts";
 import { Fanout } from "./fanout.ts";
 import { realtimeOptions, type RealtimeOptions } from "./options.ts";
 import { SubscriptionPlanner } from "./planner.ts";
@@ -56,7 +56,7 @@ export function createRealtime(app: Application, parts: RealtimeParts = {}): Rea
   return {
     schema,
     store,
-    protocol: new GraphQLWsProtocol({ store, transport, auth: parts.auth ?? connectionAuthenticator(), planner, options }),
+    protocol: new GraphQLWsProtocol({ store, transport, auth: parts.auth ?? applicationAuthenticator(app), planner, options }),
     fanout: new Fanout({ app, schema, documents, store, transport, options }),
   };
 }

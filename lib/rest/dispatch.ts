@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError } from "../core/errors.ts";
 import type { Versioned } from "../core/domain.ts";
 import { isPlainObject } from "../core/sanitize.ts";
 import { readJsonBody } from "../http/body.ts";
-import { resolveUserId } from "../http/identity.ts";
+import { resolveIdentity } from "../http/identity.ts";
 import type { HttpRequest } from "../http/request.ts";
 import { empty, json, type HttpResponse } from "../http/response.ts";
 import { etagOf, expectedVersion, notModified } from "./etag.ts";
@@ -52,7 +52,7 @@ function queryArguments(body: unknown): { q: string; limit?: number; offset?: st
  * here validates, strips or checks permissions (the domain does).
  */
 export async function dispatch(app: Application, match: Match, request: HttpRequest, requestId: string): Promise<HttpResponse> {
-  const userId = resolveUserId(request);
+  const { userId } = await resolveIdentity(app, request);
   const ctx = new Context({ requestId, ...(userId ? { userId } : {}) });
   const { route, params } = match;
   const target = route.target;

@@ -1,3 +1,4 @@
+import { authOpenApiPaths } from "../auth/routes/serverless.ts";
 import type { Application } from "../core/application.ts";
 import type { ModelInfo } from "../core/model-info.ts";
 import type { OperationDefinition } from "../core/operation.ts";
@@ -93,6 +94,7 @@ export function openApiDocument(app: Application, routes: Route[]): Json {
       properties: {
         code: { type: "integer" },
         message: { type: "string" },
+        reason: { type: "string", description: "Auth routes: the stable name of the refusal (ACCOUNT_EXISTS, ...)" },
         requestId: { type: "string" },
         errors: { type: "array", items: { type: "object", required: ["path", "message"], properties: { path: { type: "string", description: "JSON pointer" }, message: { type: "string" } } } },
       },
@@ -119,6 +121,7 @@ export function openApiDocument(app: Application, routes: Route[]): Json {
     paths[route.path] ??= {};
     (paths[route.path] as Json)[route.method.toLowerCase()] = describeRoute(app, route as Parameters<typeof describeRoute>[1]);
   }
+  Object.assign(paths, authOpenApiPaths(app));
   return {
     openapi: "3.1.0",
     info: { title: app.name, version: app.version },

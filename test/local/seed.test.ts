@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { seed } from "../../app/seed/data.ts";
 import { Context } from "../../lib/core/context.ts";
+import { authenticationOf, EmailPasswordProvider } from "../../lib/auth/index.ts";
 import { isEmpty, seedApplication, totals } from "../../lib/local/seed.ts";
+import { seedCredentials } from "../../lib/local/seed-credentials.ts";
 import { SeedRefused, seedTarget } from "../../lib/local/seed-target.ts";
 import { blog, model } from "../support/blog.ts";
 
@@ -53,6 +55,23 @@ describe("seeding the sample application", () => {
     const report = await seedApplication(app, seed, { credentials: async (_app, user) => (seen.push(user.email), true) });
     expect(report.credentials).toBe(3);
     expect(seen).toEqual(seed.users.map((u) => u.email));
+  });
+
+  it("gives each user a verified email ident and a password they log in with, once", async () => {
+    const app = blog();
+    await seedApplication(app, seed, { credentials: seedCredentials });
+    const [alice] = seed.users;
+    if (!alice) throw new Error("no seed user");
+    const auth = authenticationOf(app);
+    expect(await auth?.idents.find("email", alice.email)).toMatchObject({ user: alice.uuid, verifiedAt: expect.any(String) });
+    const hash = (await app.repository(model(app, "User")).get({ uuid: alice.uuid }))?.password;
+    const again = await seedApplication(app, seed, { credentials: seedCredentials });
+    expect(again.credentials).toBe(3);
+    expect((await app.repository(model(app, "User")).get({ uuid: alice.uuid }))?.password).toEqual(hash);
+    const provider = app.services().map((e) => e.service).find((s): s is EmailPasswordProvider => s instanceof EmailPasswordProvider);
+    const login = await provider?.login(alice.email, alice.password);
+    expect(login).toMatchObject({ token_type: "Bearer", user: { uuid: alice.uuid } });
+    await expect(provider?.login(alice.email, "not-the-password")).rejects.toThrow();
   });
 
   it("refuses invalid seed data through the domain's validation", async () => {

@@ -32,7 +32,7 @@ export interface Offline {
  * ready once GET /version answers; `stop` ends its whole process group. Empty tables unless told
  * otherwise (`args: []` seeds the sample blog, as a plain `npm start` does).
  */
-export async function startOffline(options: { args?: string[]; testUser?: boolean; projectDir?: string } = {}): Promise<Offline> {
+export async function startOffline(options: { args?: string[]; testUser?: boolean; projectDir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Offline> {
   const args = options.args ?? ["--empty"];
   const deadline = Date.now() + READY_TIMEOUT_MS * 2;
   // e2e files (and the package test, which rewrites .esbuild/) take turns on the fixed ports.
@@ -53,7 +53,7 @@ export async function startOffline(options: { args?: string[]; testUser?: boolea
   };
   try {
     await portsFree(deadline);
-    const env: NodeJS.ProcessEnv = { ...process.env, ALLOW_TEST_USER: options.testUser === false ? "false" : "true" };
+    const env: NodeJS.ProcessEnv = { ...process.env, ALLOW_TEST_USER: options.testUser === false ? "false" : "true", ...options.env };
     // Global setup points tests at its DynamoDB; `npm start` starts and stops its own.
     delete env.DYNAMODB_ENDPOINT;
     delete env.TABLE_PREFIX;

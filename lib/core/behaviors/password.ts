@@ -5,7 +5,19 @@ import { Behavior } from "../behavior.ts";
  * Passwords are stored as a PHC string (`$scrypt$ln=..,r=..,p=..$salt$hash`) so the cost can be
  * raised later and old hashes still verify (and can be re-hashed on the next successful login).
  */
-const DEFAULT_COST = { ln: 15, r: 8, p: 1 };
+export interface ScryptCost {
+  ln: number;
+  r: number;
+  p: number;
+}
+
+/** A verifier for hashes that are not our PHC strings (v3's, plugged in by lib/auth/v3/). */
+export interface HashVerifier {
+  recognizes(hash: string): boolean;
+  verify(password: string, hash: string): Promise<boolean>;
+}
+
+const DEFAULT_COST: ScryptCost = { ln: 15, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, cost: { ln: number; r: number; p: number }): Promise<Buffer> {
@@ -29,23 +41,33 @@ function parse(phc: string): { cost: { ln: number; r: number; p: number }; salt:
 export class PasswordBehavior extends Behavior {
   /** Tests lower the cost to keep suites fast; production keeps the default. */
   static cost = { ...DEFAULT_COST };
+  /** Asked, in order, for a stored hash that is not a `$scrypt$` PHC string. */
+  static readonly hashVerifiers: HashVerifier[] = [];
 
   isSet(): boolean {
     return typeof this.state.__hash === "string";
   }
 
-  async set(password: string): Promise<void> {
-    const cost = PasswordBehavior.cost;
+  async set(password: string, cost: ScryptCost = PasswordBehavior.cost): Promise<void> {
     const salt = randomBytes(16);
     const hash = await derive(password, salt, cost);
     this.state.__hash = `$scrypt$ln=${cost.ln},r=${cost.r},p=${cost.p}$${salt.toString("base64url")}$${hash.toString("base64url")}`;
   }
 
-  async verify(password: string): Promise<boolean> {
+  /** True when the stored hash is weaker than `cost` (or not ours): rehash after a successful login. */
+  needsRehash(cost: ScryptCost): boolean {
     const stored = typeof this.state.__hash === "string" ? parse(this.state.__hash) : undefined;
+    return !stored || stored.cost.ln < cost.ln || stored.cost.r < cost.r || stored.cost.p < cost.p;
+  }
+
+  /** `cost` is what a missing hash is checked at, so that "no password" costs the same time. */
+  async verify(password: string, cost: ScryptCost = PasswordBehavior.cost): Promise<boolean> {
+    const hash = typeof this.state.__hash === "string" ? this.state.__hash : undefined;
+    const stored = hash !== undefined ? parse(hash) : undefined;
     if (!stored) {
-      // Spend the same time as a real check so that "no password" is not observable.
-      await derive(password, randomBytes(16), PasswordBehavior.cost);
+      const legacy = hash !== undefined ? PasswordBehavior.hashVerifiers.find((v) => v.recognizes(hash)) : undefined;
+      if (legacy && hash !== undefined) return legacy.verify(password, hash);
+      await derive(password, randomBytes(16), cost);
       return false;
     }
     const candidate = await derive(password, stored.salt, stored.cost);

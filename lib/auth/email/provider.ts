@@ -1,0 +1,334 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { PreconditionFailedError, ValidationError } from "../../core/errors.ts";
+import { log } from "../../core/log.ts";
+import { Service } from "../../core/service.ts";
+import { VERSION_FIELD } from "../../core/schema.ts";
+import { deriveKey, sha256Hex } from "../crypto.ts";
+import { AuthError, invalidCredentials } from "../errors.ts";
+import type { Ident } from "../idents.ts";
+import { MailerService } from "../mail/mailer.ts";
+import { accountExistsMail, recoveryMail, registrationMail, verificationMail } from "../mail/templates.ts";
+import { authenticationOf, type AuthenticationService } from "../service.ts";
+import { SESSIONS, sessionShape } from "../tables.ts";
+import type { AuthProvider, LoginResult } from "../types.ts";
+import { checkNewUser, createUser } from "../users.ts";
+import { checkCost, checkRedirects, emailProviderOptions, type EmailProviderOptions } from "./options.ts";
+import { checkPassword, hashPassword, passwordOf } from "./passwords.ts";
+import { MailThrottle } from "./throttle.ts";
+import { EmailTokens, type EmailClaims } from "./tokens.ts";
+import { emailRoutes } from "./routes.ts";
+import type { AuthRoute } from "../routes/route.ts";
+
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+const MAX_WAIT_SECONDS = 300;
+
+/**
+ * `Framework/EmailPasswordProvider` (spec 5.2, 5.4): registration in three verification modes,
+ * login with counted failures, delay and lockout, verification and recovery by mailed links,
+ * password change. Flows that a logged-out caller can start never reveal whether an email exists.
+ */
+export class EmailPasswordProvider extends Service<EmailProviderOptions> implements AuthProvider {
+  static override readonly type = "Framework/EmailPasswordProvider";
+  static override readonly options = emailProviderOptions;
+  readonly providerName = "email" as const;
+
+  private emailTokens: EmailTokens | undefined;
+  private throttleRows: MailThrottle | undefined;
+
+  constructor(name: string, options: EmailProviderOptions) {
+    super(name, options);
+    checkRedirects(name, EmailPasswordProvider.type, options);
+    checkCost(name, EmailPasswordProvider.type, options.password.cost);
+  }
+
+  get auth(): AuthenticationService {
+    const auth = authenticationOf(this.app);
+    if (!auth) throw new Error(`service '${this.name}' needs a Framework/Authentication service`);
+    return auth;
+  }
+
+  private now(): number {
+    return this.auth.now();
+  }
+
+  get tokens(): EmailTokens {
+    this.emailTokens ??= new EmailTokens(deriveKey(this.app.secret(), "email-tokens"), this.app.name, () => this.now());
+    return this.emailTokens;
+  }
+
+  private get throttle(): MailThrottle {
+    this.throttleRows ??= new MailThrottle(this.app.tableRepository(SESSIONS, sessionShape), () => this.now());
+    return this.throttleRows;
+  }
+
+  describe(): Record<string, unknown> {
+    return { name: this.name, provider: "email", url: this.options.url, verification: this.options.verification, registration: this.options.registration };
+  }
+
+  authRoutes(): AuthRoute[] {
+    return emailRoutes(this);
+  }
+
+  /** Trimmed and lowercased (spec 5.2); a 400 naming `/email` when it is not an address. */
+  normalize(raw: string): string {
+    const email = raw.trim().toLowerCase();
+    if (!EMAIL.test(email) || email.length > 254) throw new ValidationError([{ path: "/email", message: "must be an email address" }]);
+    return email;
+  }
+
+  redirect(key: keyof EmailProviderOptions["redirects"]): string {
+    return this.options.redirects[key] ?? this.options.redirects.failure ?? "/";
+  }
+
+  private mailer(): MailerService | undefined {
+    return this.app.services().find((e) => e.service instanceof MailerService)?.service as MailerService | undefined;
+  }
+
+  /** The link base: the configured public URL, else the request's own origin (API Gateway routes by Host). */
+  link(origin: string, path: string, token: string): string {
+    const base = (this.options.publicUrl ?? origin).replace(/\/+$/, "");
+    return `${base}${path}?token=${encodeURIComponent(token)}`;
+  }
+
+  private async send(email: string, build: () => Promise<{ to: string; subject: string; text: string; html: string }>, claimed?: boolean): Promise<void> {
+    if (!(claimed ?? (await this.throttle.claim(email, this.options.throttle.resendDelay)))) {
+      log.info("mail throttled", { provider: this.name });
+      return;
+    }
+    const mailer = this.mailer();
+    if (!mailer) throw new Error(`service '${this.name}' needs a Framework/Mailer service to send mail`);
+    await mailer.send(await build());
+  }
+
+  private checkDomain(email: string): void {
+    const domains = this.options.allowedEmailDomains;
+    if (domains && !domains.includes(email.slice(email.lastIndexOf("@") + 1))) {
+      throw new AuthError(403, "EMAIL_DOMAIN_NOT_ALLOWED", "Registration is not open to this email domain");
+    }
+  }
+
+  private checkOpen(): void {
+    if (this.options.registration === "closed") throw new AuthError(403, "REGISTRATION_CLOSED", "Registration is closed");
+  }
+
+  /** Hashing a throwaway password keeps the unknown-email path as slow as the known one. */
+  private async wasteHash(password: string | undefined): Promise<void> {
+    await hashPassword(password ?? randomBytes(12).toString("base64url"), this.options.password.cost);
+  }
+
+  // ---------------------------------------------------------------- login
+
+  private gate(ident: Ident): { attempts: number } {
+    const { failedBeforeDelay, delay, lockout } = this.options.throttle;
+    const attempts = ident._loginAttempts ?? 0;
+    const last = ident._lastLoginAttemptAt ? Date.parse(ident._lastLoginAttemptAt) : Number.NaN;
+    // Spec 5.4.6: a count without a timestamp (v3) is an expired lock: verify normally, count anew.
+    if (Number.isNaN(last)) return { attempts: 0 };
+    const elapsed = (this.now() - last) / 1000;
+    if (lockout.after > 0 && attempts >= lockout.after) {
+      if (elapsed < lockout.duration) throw new AuthError(429, "LOCKED_OUT", "Too many failed logins: the account is locked for a while", Math.ceil(lockout.duration - elapsed));
+      return { attempts: 0 };
+    }
+    if (attempts >= failedBeforeDelay) {
+      const wait = Math.min(delay * 2 ** (attempts - failedBeforeDelay), MAX_WAIT_SECONDS);
+      if (elapsed < wait) throw new AuthError(429, "TOO_MANY_ATTEMPTS", "Too many failed logins: wait before trying again", Math.ceil(wait - elapsed));
+    }
+    return { attempts };
+  }
+
+  /** Counts the attempt before the password is checked (spec 5.4.5), by a conditional write. */
+  private async countAttempt(email: string): Promise<Ident | undefined> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const ident = await this.auth.idents.find("email", email);
+      if (!ident) return undefined;
+      const { attempts } = this.gate(ident);
+      try {
+        return await this.auth.idents.patch(ident, { _loginAttempts: attempts + 1, _lastLoginAttemptAt: new Date(this.now()).toISOString() }, [], ident[VERSION_FIELD]);
+      } catch (error) {
+        if (!(error instanceof PreconditionFailedError)) throw error;
+      }
+    }
+    throw new AuthError(429, "TOO_MANY_ATTEMPTS", "Too many concurrent logins: try again", 1);
+  }
+
+  private async failed(email: string, reason: string): Promise<never> {
+    await this.auth.publish("Authentication.LoginFailed", { provider: "email", email, reason });
+    throw invalidCredentials();
+  }
+
+  async login(rawEmail: string, password: string): Promise<LoginResult> {
+    const email = this.normalize(rawEmail);
+    const ident = await this.countAttempt(email);
+    if (!ident) {
+      await passwordOf(undefined).verify(password, this.options.password.cost);
+      return this.failed(email, "unknown");
+    }
+    const users = this.app.repository(this.auth.identityModel());
+    const user = await users.get({ uuid: ident.user });
+    const behavior = passwordOf(user);
+    if (!user || !(await behavior.verify(password, this.options.password.cost))) return this.failed(email, "password");
+    if (this.options.verification === "before" && !ident.verifiedAt) throw new AuthError(403, "EMAIL_NOT_VERIFIED", "Confirm your email first: see the link we sent");
+    await this.auth.idents.patch(ident, { _loginAttempts: 0 }, ["_lastLoginAttemptAt"]);
+    if (behavior.needsRehash(this.options.password.cost)) {
+      await users.patch({ uuid: ident.user }, { password: await hashPassword(password, this.options.password.cost) }, []);
+    }
+    return this.auth.login(ident.user, "email");
+  }
+
+  // ---------------------------------------------------------------- registration
+
+  /** Creates ident, user and password; ACCOUNT_EXISTS when the address has an ident. */
+  private async createAccount(email: string, password: string, fields: Record<string, unknown>, verified: boolean): Promise<string> {
+    const info = this.auth.identityModel();
+    const userFields = { ...fields, ...("email" in info.inputSchema.properties ? { email } : {}) };
+    checkNewUser(info, userFields);
+    await checkPassword(this.app, this.options.password, password, email);
+    const stored = await hashPassword(password, this.options.password.cost);
+    const uuid = randomUUID();
+    try {
+      await this.auth.idents.create({ provider: "email", providerUid: email, user: uuid, email, verified });
+    } catch (error) {
+      if (error instanceof Error && error.name === "ConflictError") throw new AuthError(409, "ACCOUNT_EXISTS", "An account already uses this email");
+      throw error;
+    }
+    try {
+      await createUser(this.app, info, userFields, uuid);
+      await this.app.repository(info).patch({ uuid }, { password: stored }, []);
+    } catch (error) {
+      await this.auth.idents.delete({ uuid: `${email}:email` }).catch(() => undefined);
+      throw error;
+    }
+    await this.auth.publish("Authentication.Register", { user: uuid, provider: "email", verified });
+    return uuid;
+  }
+
+  /**
+   * `before` without a token: mails a registration link and answers the same whether the address
+   * is known or not. With the mailed token (or in `after`/`none` mode): creates the account and
+   * logs in.
+   */
+  async register(origin: string, body: { email: string; password?: string; user?: Record<string, unknown>; token?: string }): Promise<LoginResult | "MAIL_SENT"> {
+    this.checkOpen();
+    const email = this.normalize(body.email);
+    this.checkDomain(email);
+    const mode = this.options.verification;
+    if (mode === "before" && body.token === undefined) {
+      const known = await this.auth.idents.find("email", email);
+      await this.wasteHash(body.password);
+      // A known address gets a mail too (saying so, with the recovery route): the caller sees
+      // the same answer after the same work either way.
+      const claimed = await this.throttle.claim(email, this.options.throttle.resendDelay);
+      await this.send(
+        email,
+        async () =>
+          known
+            ? accountExistsMail(this.app.name, email)
+            : registrationMail(this.app.name, email, this.link(origin, `${this.options.url}/verify`, await this.tokens.sign({ purpose: "register", email }, this.options.tokens.verification))),
+        claimed,
+      );
+      return "MAIL_SENT";
+    }
+    let verified = false;
+    if (mode === "before") {
+      const claims = await this.tokens.verify(body.token as string, ["register"]);
+      if (!claims || claims.email !== email) throw new AuthError(400, "INVALID_TOKEN", "The registration link is not valid (or has expired)");
+      verified = true;
+    }
+    if (typeof body.password !== "string") throw new ValidationError([{ path: "/password", message: "is required" }]);
+    const user = await this.createAccount(email, body.password, body.user ?? {}, verified);
+    if (mode === "after") await this.sendVerification(origin, email, user);
+    return this.auth.login(user, "email");
+  }
+
+  private async sendVerification(origin: string, email: string, user: string): Promise<void> {
+    await this.send(email, async () => verificationMail(this.app.name, email, this.link(origin, `${this.options.url}/verify`, await this.tokens.sign({ purpose: "verify", email, sub: user }, this.options.tokens.verification))));
+  }
+
+  /** Logged out or in, the same answer; a mail only for an unverified ident (of the caller, when logged in). */
+  async startVerification(origin: string, rawEmail: string, userId: string | undefined): Promise<void> {
+    const email = this.normalize(rawEmail);
+    const ident = await this.auth.idents.find("email", email);
+    if (!ident || ident.verifiedAt || (userId !== undefined && ident.user !== userId)) {
+      await this.throttle.claim(`noop:${email}`, this.options.throttle.resendDelay);
+      return;
+    }
+    await this.sendVerification(origin, email, ident.user);
+  }
+
+  /** The link route: where the browser goes next (spec 5.4.1: the matching session, or LOGIN_REQUIRED). */
+  async verifyLink(token: string | undefined, userId: string | undefined): Promise<string> {
+    const claims = token ? await this.tokens.verify(token, ["verify", "register"]) : undefined;
+    const failure = (reason: string) => withParams(this.redirect("failure"), { reason });
+    if (!claims || !token) return failure("INVALID_TOKEN");
+    if (claims.purpose === "register") return withParams(this.redirect("register"), { token });
+    if (userId === undefined || userId !== claims.sub) return withParams(this.redirect("confirm"), { reason: "LOGIN_REQUIRED", token });
+    const ident = await this.auth.idents.find("email", claims.email);
+    if (!ident || ident.user !== claims.sub) return failure("INVALID_TOKEN");
+    if (!ident.verifiedAt) await this.auth.idents.patch(ident, { verifiedAt: new Date(this.now()).toISOString() });
+    return this.redirect("verified");
+  }
+
+  // ---------------------------------------------------------------- recovery and change
+
+  private fingerprint(user: Record<string, unknown> | undefined): string {
+    const state = user?.password as { __hash?: unknown } | undefined;
+    return sha256Hex(`recover:${typeof state?.__hash === "string" ? state.__hash : "none"}`).slice(0, 32);
+  }
+
+  async startRecovery(origin: string, rawEmail: string): Promise<void> {
+    const email = this.normalize(rawEmail);
+    const ident = await this.auth.idents.find("email", email);
+    if (!ident) {
+      await this.throttle.claim(email, this.options.throttle.resendDelay);
+      return;
+    }
+    const user = await this.app.repository(this.auth.identityModel()).get({ uuid: ident.user });
+    await this.send(email, async () =>
+      recoveryMail(this.app.name, email, this.link(origin, `${this.options.url}/recover`, await this.tokens.sign({ purpose: "recover", email, sub: ident.user, pwd: this.fingerprint(user) }, this.options.tokens.recovery))),
+    );
+  }
+
+  async recoverLink(token: string | undefined): Promise<string> {
+    return token ? withParams(this.redirect("recover"), { token }) : withParams(this.redirect("failure"), { reason: "INVALID_TOKEN" });
+  }
+
+  /**
+   * Spec 5.4.2: sets the password, marks the email verified, resets the login attempts, revokes
+   * every session (their cookies, refresh tokens and access tokens), then logs in afresh.
+   */
+  async recover(token: string, password: string): Promise<LoginResult> {
+    const claims: EmailClaims | undefined = await this.tokens.verify(token, ["recover"]);
+    const invalid = () => new AuthError(400, "INVALID_TOKEN", "The recovery link is not valid (or was used, or has expired)");
+    if (!claims?.sub) throw invalid();
+    const users = this.app.repository(this.auth.identityModel());
+    const user = await users.get({ uuid: claims.sub });
+    if (!user || claims.pwd !== this.fingerprint(user)) throw invalid();
+    const ident = await this.auth.idents.find("email", claims.email);
+    if (!ident || ident.user !== claims.sub) throw invalid();
+    await checkPassword(this.app, this.options.password, password, claims.email);
+    await users.patch({ uuid: claims.sub }, { password: await hashPassword(password, this.options.password.cost) }, []);
+    await this.auth.idents.patch(ident, { _loginAttempts: 0, ...(ident.verifiedAt ? {} : { verifiedAt: new Date(this.now()).toISOString() }) }, ["_lastLoginAttemptAt"]);
+    await this.auth.sessions.revokeAll(claims.sub);
+    await this.auth.publish("Authentication.PasswordChanged", { user: claims.sub, by: "recovery" });
+    return this.auth.login(claims.sub, "email");
+  }
+
+  /** Spec 5.4.3: the other sessions end, and so do earlier access tokens: the caller gets a new session. */
+  async changePassword(userId: string, current: string, next: string): Promise<LoginResult> {
+    const users = this.app.repository(this.auth.identityModel());
+    const user = await users.get({ uuid: userId });
+    if (!user || !(await passwordOf(user).verify(current, this.options.password.cost))) throw new AuthError(401, "INVALID_CREDENTIALS", "The current password is wrong");
+    const idents = await this.auth.idents.listByUser(userId);
+    await checkPassword(this.app, this.options.password, next, idents.find((i) => i.provider === "email")?.email ?? "");
+    await users.patch({ uuid: userId }, { password: await hashPassword(next, this.options.password.cost) }, []);
+    await this.auth.sessions.revokeAll(userId);
+    await this.auth.publish("Authentication.PasswordChanged", { user: userId, by: "change" });
+    return this.auth.login(userId, "email");
+  }
+}
+
+function withParams(base: string, params: Record<string, string>): string {
+  const url = new URL(base);
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  return url.toString();
+}

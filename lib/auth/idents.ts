@@ -1,0 +1,116 @@
+import { ConflictError } from "../core/errors.ts";
+import { VERSION_FIELD } from "../core/schema.ts";
+import type { Item, Repository } from "../store/repository.ts";
+import { IdentTokens } from "./ident-tokens.ts";
+
+export type ProviderName = "email" | "idp";
+
+/** An ident row, v4 (CONTRACT.md), as stored. */
+export interface IdentRow {
+  uuid: string;
+  provider: ProviderName;
+  providerUid: string;
+  user: string;
+  email?: string;
+  verifiedAt?: string;
+  _loginAttempts?: number;
+  _lastLoginAttemptAt?: string;
+  _throttle?: { lastSentAt?: string };
+  tokens?: string;
+  createdAt: string;
+  updatedAt: string;
+  [VERSION_FIELD]: number;
+}
+
+/** A row as code reads it: `tokens` decrypts on demand. */
+export type Ident = Omit<IdentRow, "tokens"> & { tokens: IdentTokens };
+
+/**
+ * Where v3 compatibility plugs in (lib/auth/v3/): asked when no v4 row answers a lookup, and given
+ * a user's v4 rows to complete a listing. It may upgrade rows as it reads them.
+ */
+export interface LegacyIdentReader {
+  find(provider: ProviderName, providerUid: string): Promise<IdentRow | undefined>;
+  listByUser?(user: string, found: IdentRow[]): Promise<IdentRow[]>;
+}
+
+/** Emails are trimmed and lowercased before any lookup; other providers' ids are taken as given. */
+export function normalizeUid(provider: ProviderName, providerUid: string): string {
+  return provider === "email" ? providerUid.trim().toLowerCase() : providerUid;
+}
+
+export function identKey(provider: ProviderName, providerUid: string): string {
+  return `${normalizeUid(provider, providerUid)}:${provider}`;
+}
+
+function asRow(item: Item | undefined): IdentRow | undefined {
+  if (!item || typeof item.uuid !== "string" || typeof item.user !== "string" || typeof item.provider !== "string") return undefined;
+  return item as unknown as IdentRow;
+}
+
+export class Idents {
+  private legacy: LegacyIdentReader | undefined;
+
+  constructor(
+    private readonly repository: Repository,
+    private readonly tokenKey: Uint8Array,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** Installs the v3 reader (while `compatibility.v3` is on). */
+  useLegacyReader(reader: LegacyIdentReader | undefined): void {
+    this.legacy = reader;
+  }
+
+  view(row: IdentRow): Ident {
+    return { ...row, tokens: new IdentTokens(row.tokens, this.tokenKey) };
+  }
+
+  /** The one lookup every login and flow goes through. */
+  async find(provider: ProviderName, providerUid: string): Promise<Ident | undefined> {
+    const uid = normalizeUid(provider, providerUid);
+    const row = asRow(await this.repository.get({ uuid: identKey(provider, uid) })) ?? (await this.legacy?.find(provider, uid));
+    return row ? this.view(row) : undefined;
+  }
+
+  async listByUser(user: string): Promise<Ident[]> {
+    const rows = (await this.repository.findByField("user", [user])).map(asRow).filter((r): r is IdentRow => r !== undefined);
+    const all = this.legacy?.listByUser ? await this.legacy.listByUser(user, rows) : rows;
+    return all.sort((a, b) => a.uuid.localeCompare(b.uuid)).map((r) => this.view(r));
+  }
+
+  /** ConflictError when the key exists: two registrations of one email never both succeed. */
+  async create(init: { provider: ProviderName; providerUid: string; user: string; email?: string; verified?: boolean; tokens?: Record<string, unknown> }): Promise<Ident> {
+    const uid = normalizeUid(init.provider, init.providerUid);
+    const now = this.now().toISOString();
+    const row: Omit<IdentRow, typeof VERSION_FIELD> = {
+      uuid: identKey(init.provider, uid),
+      provider: init.provider,
+      providerUid: uid,
+      user: init.user,
+      ...(init.email ? { email: init.email.trim().toLowerCase() } : {}),
+      ...(init.verified ? { verifiedAt: now } : {}),
+      ...(init.tokens ? { tokens: await IdentTokens.seal(init.tokens, this.tokenKey) } : {}),
+      createdAt: now,
+      updatedAt: now,
+    };
+    return this.view(asRow(await this.repository.create({ ...row })) as IdentRow);
+  }
+
+  /** Writes the given fields; with `expectedVersion`, only over that version (PreconditionFailedError otherwise). */
+  async patch(ident: Pick<Ident, "uuid">, set: Partial<Omit<IdentRow, "uuid" | "tokens">> & { tokens?: Record<string, unknown> }, remove: string[] = [], expectedVersion?: number): Promise<Ident> {
+    const { tokens, ...fields } = set;
+    const item: Item = { ...fields, updatedAt: this.now().toISOString() };
+    if (tokens) item.tokens = await IdentTokens.seal(tokens, this.tokenKey);
+    const written = await this.repository.patch({ uuid: ident.uuid }, item, remove, expectedVersion === undefined ? {} : { expectedVersion });
+    return this.view(asRow(written) as IdentRow);
+  }
+
+  async delete(ident: Pick<Ident, "uuid">): Promise<void> {
+    await this.repository.delete({ uuid: ident.uuid });
+  }
+
+  static isConflict(error: unknown): boolean {
+    return error instanceof ConflictError;
+  }
+}

@@ -1,0 +1,62 @@
+import { NotFoundError } from "../../core/errors.ts";
+import { empty, json } from "../../http/response.ts";
+import { AuthError, loginRequired } from "../errors.ts";
+import type { AuthRoute } from "./route.ts";
+import { stringFields } from "./route.ts";
+
+const noStore = { "cache-control": "no-store" };
+
+/** Routes of the service itself, whatever the providers: keys, providers, me, refresh, logout, idents. */
+export function sessionRoutes(): AuthRoute[] {
+  return [
+    {
+      method: "GET", path: "/.well-known/jwks.json", id: "auth-jwks", operation: "Auth.Jwks", summary: "Public keys of the access tokens (JWKS)",
+      handle: async ({ auth }) => json(200, (await auth.keys()).jwks, { "cache-control": "public, max-age=300" }),
+    },
+    {
+      method: "GET", path: "/auth/providers", id: "auth-providers", operation: "Auth.Providers", summary: "The configured login providers",
+      handle: async ({ auth }) => json(200, { providers: auth.providers().map((p) => p.describe()) }),
+    },
+    {
+      method: "GET", path: "/auth/me", id: "auth-me", operation: "Auth.Me", summary: "The current user, or null when anonymous",
+      handle: async ({ auth, identity }) => {
+        const { userId } = await identity();
+        return json(200, userId === undefined ? null : await auth.userView(userId).catch(() => null), noStore);
+      },
+    },
+    {
+      method: "POST", path: "/auth/refresh", id: "auth-refresh", operation: "Auth.Refresh", summary: "Rotates a refresh token: a new access and refresh token",
+      handle: async ({ auth, http }) => {
+        const { refresh_token } = stringFields(http, ["refresh_token"]);
+        return json(200, await auth.refresh(refresh_token), noStore);
+      },
+    },
+    {
+      method: "POST", path: "/auth/logout", id: "auth-logout", operation: "Auth.Logout", summary: "Ends the session (cookie and refresh tokens)",
+      handle: async ({ auth, identity }) => ({ ...empty(204, noStore), cookies: [await auth.logout(await identity())] }),
+    },
+    {
+      method: "GET", path: "/auth/idents", id: "auth-idents", operation: "Auth.Idents", summary: "The current user's identities",
+      handle: async ({ auth, identity }) => {
+        const { userId } = await identity();
+        if (userId === undefined) throw loginRequired();
+        const idents = await auth.idents.listByUser(userId);
+        return json(200, { idents: idents.map((i) => ({ uuid: i.uuid, provider: i.provider, providerUid: i.providerUid, email: i.email ?? null, verifiedAt: i.verifiedAt ?? null, createdAt: i.createdAt })) }, noStore);
+      },
+    },
+    {
+      method: "DELETE", path: "/auth/idents/{ident}", id: "auth-unlink", operation: "Auth.Unlink", summary: "Unlinks one of the current user's identities",
+      handle: async ({ auth, identity, params }) => {
+        const { userId } = await identity();
+        if (userId === undefined) throw loginRequired();
+        const idents = await auth.idents.listByUser(userId);
+        const target = idents.find((i) => i.uuid === params.ident);
+        // Another user's ident and a missing one look the same.
+        if (!target) throw new NotFoundError("No such identity");
+        if (idents.length <= 1) throw new AuthError(409, "LAST_IDENT", "This is the only way to log in to the account: link another first");
+        await auth.idents.delete(target);
+        return empty(204);
+      },
+    },
+  ];
+}

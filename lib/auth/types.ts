@@ -1,0 +1,51 @@
+import type { ProviderName } from "./idents.ts";
+
+/** Verified claims from a provider; the authentication service finds or creates the ident (CONTRACT.md). */
+export interface ProviderIdentity {
+  provider: ProviderName;
+  providerUid: string;
+  email?: string;
+  emailVerified: boolean;
+  /** name, username hints for a new user */
+  profile?: Record<string, unknown>;
+  /** stored encrypted on the ident */
+  tokens?: Record<string, unknown>;
+}
+
+/** What login and refresh answer (OAuth 2.0's token response names), plus the cookie for login. */
+export interface TokenResponse {
+  user: Record<string, unknown>;
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  refresh_token: string;
+}
+
+export interface LoginResult extends TokenResponse {
+  /** The session cookie header value. */
+  setCookie: string;
+}
+
+export interface LoginOptions {
+  trustEmailVerification: boolean;
+  /** Logged-in linking: attach the identity to this user. Never set by Auth.Idp.Token (spec 5.3). */
+  linkTo?: string;
+  /** Account-linking policy of the calling provider (spec 5.4.4); `verified` unless given. */
+  linking?: "verified" | "never";
+}
+
+/** Who a request acts for, and how it proved it. */
+export interface Identity {
+  userId?: string;
+  via?: "bearer" | "cookie" | "test";
+  /** The session row id (the access token's `sid`, or the cookie's row). */
+  sessionId?: string;
+  /** A cookie session still waiting for its second factor: no current user. */
+  pendingSecondFactor?: boolean;
+}
+
+/** A login method listed by `GET /auth/providers`. */
+export interface AuthProvider {
+  readonly providerName: ProviderName;
+  describe(): Record<string, unknown>;
+}

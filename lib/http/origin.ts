@@ -1,0 +1,32 @@
+import type { HttpRequest } from "./request.ts";
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+export function isStateChanging(method: string): boolean {
+  return !SAFE_METHODS.has(method.toUpperCase());
+}
+
+function originOf(value: string | undefined): string | undefined {
+  if (!value || value === "null") return undefined;
+  try {
+    return new URL(value).origin;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The CSRF check for cookie-authenticated writes: the request's Origin (or, lacking one, its
+ * Referer's origin) must be the API's own origin or one the application allows (`rest.corsOrigins`).
+ * A request with neither header is refused: deny by default.
+ */
+export function originAllowed(request: HttpRequest, allowed: readonly string[]): boolean {
+  const origin = originOf(request.headers.origin) ?? originOf(request.headers.referer);
+  if (!origin) return false;
+  const host = request.headers.host;
+  if (host) {
+    const scheme = request.headers["x-forwarded-proto"] ?? "https";
+    if (origin === `${scheme}://${host}` || origin === `https://${host}`) return true;
+  }
+  return allowed.some((a) => originOf(a) === origin);
+}

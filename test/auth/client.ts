@@ -1,0 +1,77 @@
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+import { Application, type ApplicationDefinition } from "../../lib/core/application.ts";
+import { AuthenticationService, EmailPasswordProvider } from "../../lib/auth/index.ts";
+import { authDispatcher } from "../../lib/auth/routes/table.ts";
+import { httpHandler } from "../../lib/http/handler.ts";
+import { restHandler } from "../../lib/rest/handler.ts";
+import { dynamoStore } from "../../lib/store/select.ts";
+import { definition } from "../../app/index.ts";
+import { httpEvent, lambdaContext } from "../support/http-events.ts";
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+  cookies: string[];
+}
+
+export interface OutboxMail {
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+  sentAt: string;
+}
+
+/** The blog with an email provider configured for the test, its auth routes and REST handlers in process. */
+export function emailApp(email: Record<string, unknown> = {}, services: ApplicationDefinition["services"] = {}) {
+  const outbox = mkdtempSync(join(tmpdir(), "outbox-"));
+  const base = definition.services.email as { type: string } & Record<string, unknown>;
+  const app = new Application({
+    ...definition,
+    services: {
+      ...definition.services,
+      mailer: { type: "Framework/Mailer", transport: "outbox", outbox },
+      email: { ...base, password: { cost: { ln: 10 } }, ...email },
+      ...services,
+    },
+  }).useStore(dynamoStore());
+  const auth = app.services().find((e) => e.service instanceof AuthenticationService)?.service as AuthenticationService;
+  const provider = app.service("email")?.service as EmailPasswordProvider;
+  const authHandler = httpHandler("auth", authDispatcher(app));
+  const rest = restHandler(app);
+  const mails = (to: string): OutboxMail[] =>
+    readdirSync(outbox).sort().map((f) => JSON.parse(readFileSync(join(outbox, f), "utf8")) as OutboxMail).filter((m) => m.to === to);
+  return { app, auth, provider, authHandler, rest, outbox, mails };
+}
+
+/** A browser-like client: a cookie jar, the API's own Origin on writes unless told otherwise. */
+export function client(handlers: { authHandler: ReturnType<typeof httpHandler>; rest: ReturnType<typeof restHandler> }) {
+  const jar = new Map<string, string>();
+  return {
+    jar,
+    async request(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; cookies?: boolean } = {}): Promise<Reply> {
+      const cookies = options.cookies === false ? [] : [...jar].map(([k, v]) => `${k}=${v}`);
+      const event = httpEvent(method, path, { body: options.body, headers: { host: "api.example.com", origin: "https://api.example.com", ...options.headers } });
+      if (cookies.length > 0) event.cookies = cookies;
+      const handler = path.startsWith("/auth") || path.startsWith("/.well-known") ? handlers.authHandler : handlers.rest;
+      const result = (await handler(event, lambdaContext())) as { statusCode: number; headers?: Record<string, string>; body?: string; cookies?: string[] };
+      for (const cookie of result.cookies ?? []) {
+        const [pair] = cookie.split(";");
+        const [name, value] = (pair as string).split("=") as [string, string];
+        if (/Max-Age=0/.test(cookie)) jar.delete(name);
+        else jar.set(name, value);
+      }
+      return { status: result.statusCode, headers: result.headers ?? {}, body: result.body ? (JSON.parse(result.body) as unknown) : undefined, cookies: result.cookies ?? [] };
+    },
+  };
+}
+
+export const newEmail = (): string => `user-${randomUUID().slice(0, 8)}@example.com`;
+export const profile = (name = "alice") => ({ username: name, name: `${name} Example` });
+export const PASSWORD = "correct horse battery";
+export const tokenOf = (link: string): string => new URL(link).searchParams.get("token") as string;
+export const linkIn = (mail: OutboxMail | undefined): string => /https?:\/\/\S+/.exec(mail?.text ?? "")?.[0] as string;
