@@ -20,4 +20,17 @@ export default tseslint.config(
       "@typescript-eslint/no-empty-object-type": ["error", { allowInterfaces: "with-single-extends" }],
     },
   },
+  {
+    // An application sees the framework through its one public module (lib/index.ts), so lib/ can
+    // move its files without breaking an application, and app/ reads as a newcomer's example.
+    files: ["app/**/*.ts"],
+    rules: {
+      "no-restricted-imports": ["error", {
+        patterns: [{
+          group: ["**/lib/**", "!**/lib/index.ts"],
+          message: "app/ imports the framework from lib/index.ts only; export what you need from there.",
+        }],
+      }],
+    },
+  },
 );

@@ -1,14 +1,6 @@
 import pkg from "../package.json" with { type: "json" };
-import { Application, type ApplicationDefinition } from "../lib/core/application.ts";
-import { IdpProvider } from "../lib/auth/idp/provider.ts";
-import { AuthenticationService, EmailPasswordProvider, MailerService } from "../lib/auth/index.ts";
-import { GraphQLService } from "../lib/graphql/service.ts";
-import { Comment } from "./models/comment.ts";
-import { Post } from "./models/post.ts";
-import { PostTag } from "./models/post-tag.ts";
-import { Tag } from "./models/tag.ts";
-import { User } from "./models/user.ts";
-import { UserFollow } from "./models/user-follow.ts";
+import { Application, AuthenticationService, EmailPasswordProvider, GraphQLService, IdpProvider, MailerService, type ApplicationDefinition, type ModelClass } from "../lib/index.ts";
+import * as models from "./models/index.ts";
 import { PublisherService } from "./services/publisher.ts";
 import { TestBeanService } from "./services/testbean.ts";
 import { VersionService } from "./services/version.ts";
@@ -32,7 +24,7 @@ const list = (value: string | undefined): string[] => (value ?? "").split(",").m
 export const definition: ApplicationDefinition = {
   name: "blog",
   version: pkg.version,
-  models: [Post, User, Comment, Tag, PostTag, UserFollow],
+  models: Object.values(models) as ModelClass[],
   serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService, AuthenticationService, EmailPasswordProvider, MailerService, IdpProvider],
   services: {
     version: { type: "Version" },

@@ -1,17 +1,30 @@
 // `npm start`: the whole service on this machine, no AWS account needed (see README).
 import { fileURLToPath } from "node:url";
-import { app } from "../app/index.ts";
+import { app, createApp } from "../app/index.ts";
+import { seed } from "../app/seed/data.ts";
 import { renderCache, writeCache } from "../lib/cli/cache.ts";
 import { cacheRenderers } from "../lib/cli/renderers.ts";
-import { devIdpCompanion } from "../lib/local/dev-idp/companion.ts";
-import { runLocal } from "../lib/local/run-local.ts";
+import { devIdpCompanion, DEV_IDP_PORT } from "../lib/local/dev-idp/companion.ts";
 import { serviceTables } from "../lib/cli/tables.ts";
+import { banner } from "../lib/local/banner.ts";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../lib/local/local-aws.ts";
+import { OFFLINE_PORTS } from "../lib/local/offline.ts";
+import { LOCAL_HOST } from "../lib/local/ports.ts";
+import { runLocal } from "../lib/local/run-local.ts";
+import { localSecret } from "../lib/core/local-secret.ts";
+import { seedCredentials } from "../lib/local/seed-credentials.ts";
+import { runSeed } from "../lib/local/seed-run.ts";
 
 // Node 20.19 is our documented floor locally (Lambda runs 22): the SDK's reminder that it will
 // need 22 in 2027 is noise here. Set before any client exists; offline passes AWS_* on to handlers.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 
 const projectDir = fileURLToPath(new URL("..", import.meta.url));
+const http = `http://${LOCAL_HOST}:${OFFLINE_PORTS.http}`;
+
+function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
 
 try {
   // serverless.yml includes schema-cache/: offline must not serve routes the models no longer have.
@@ -26,6 +39,29 @@ try {
     defaultTablePrefix: "blog-local-",
     // The sample's Idp signs in against a development OpenID provider on loopback (local stage only).
     companions: [devIdpCompanion(projectDir, (line) => process.stdout.write(`${line}\n`))],
+    seed: async ({ endpoint, tablePrefix }) => {
+      // The seeder writes idents as offline's handlers will read them: keyed by the same local secret.
+      process.env.APP_SECRET ||= localSecret("app-secret");
+      const report = await runSeed({
+        createApp, data: seed, credentials: seedCredentials, endpoint, tablePrefix, onlyIfEmpty: true,
+        client: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }, log: print,
+      });
+      return report ? "seeded" : "kept";
+    },
+    banner: ({ database, seeded }) =>
+      banner({
+        urls: [
+          ["API (REST, GraphQL)", `${http}  (try: curl ${http}/version)`],
+          ["GraphQL", `${http}/graphql`],
+          ["GraphiQL", `${http}/graphiql`],
+          ["WebSocket", `ws://${LOCAL_HOST}:${OFFLINE_PORTS.websocket}  (graphql-transport-ws)`],
+          ["OpenID provider (local Idp)", `http://${LOCAL_HOST}:${DEV_IDP_PORT}  (sign in: ${http}/auth/idp)`],
+          ["DynamoDB Local", `${database.endpoint}  (tables ${database.tablePrefix}*)`],
+        ],
+        users: seed.users.map(({ email, password }) => ({ email, password })),
+        outbox: ".data/outbox/",
+        seeded,
+      }),
   });
   process.exit(code);
 } catch (error) {

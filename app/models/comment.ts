@@ -1,7 +1,4 @@
-import type { Context } from "../../lib/core/context.ts";
-import { Model, type Action, type Decision } from "../../lib/core/model.ts";
-import { type RelationDeclarations, belongsTo } from "../../lib/core/relations.ts";
-import { Type, type Static } from "../../lib/core/schema.ts";
+import { belongsTo, Model, Type, type Action, type Context, type Decision, type RelationDeclarations, type Static } from "../../lib/index.ts";
 import { Post } from "./post.ts";
 import { ownedBy } from "./policy.ts";
 import { User } from "./user.ts";

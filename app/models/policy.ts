@@ -1,5 +1,4 @@
-import type { Context } from "../../lib/core/context.ts";
-import type { Decision } from "../../lib/core/model.ts";
+import type { Context, Decision } from "../../lib/index.ts";
 
 /** Shared wording of the sample application's permission rules. */
 export function signedIn(ctx: Context): Decision {

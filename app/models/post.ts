@@ -1,8 +1,4 @@
-import type { Context } from "../../lib/core/context.ts";
-import { Model, type Action, type Decision } from "../../lib/core/model.ts";
-import { Operation } from "../../lib/core/operation.ts";
-import { type RelationDeclarations, belongsTo, contains, manyToMany } from "../../lib/core/relations.ts";
-import { Type, type Static } from "../../lib/core/schema.ts";
+import { belongsTo, contains, manyToMany, Model, Operation, Type, type Action, type Context, type Decision, type RelationDeclarations, type Static } from "../../lib/index.ts";
 import { Comment } from "./comment.ts";
 import { ownedBy, signedIn } from "./policy.ts";
 import { PostTag } from "./post-tag.ts";

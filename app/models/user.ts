@@ -1,7 +1,4 @@
-import { PasswordBehavior } from "../../lib/core/behaviors/password.ts";
-import type { Context } from "../../lib/core/context.ts";
-import { Model, type Action, type Decision, type FieldReader } from "../../lib/core/model.ts";
-import { Type, type Static } from "../../lib/core/schema.ts";
+import { Model, PasswordBehavior, Type, type Action, type Context, type Decision, type FieldReader, type Static } from "../../lib/index.ts";
 import { ownedBy, signedIn } from "./policy.ts";
 
 const schema = Type.Object({

@@ -1,8 +1,4 @@
-import type { Context } from "../../lib/core/context.ts";
-import type { Decision } from "../../lib/core/model.ts";
-import { Operation } from "../../lib/core/operation.ts";
-import { Type, type Static } from "../../lib/core/schema.ts";
-import { Service } from "../../lib/core/service.ts";
+import { Operation, Service, Type, type Context, type Decision, type Static } from "../../lib/index.ts";
 
 const TestOperationInput = Type.Object({ counter: Type.Integer({ minimum: -(2 ** 52), maximum: 2 ** 52 }) });
 

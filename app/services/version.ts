@@ -1,8 +1,4 @@
-import type { Context } from "../../lib/core/context.ts";
-import type { Decision } from "../../lib/core/model.ts";
-import { Operation } from "../../lib/core/operation.ts";
-import { Type } from "../../lib/core/schema.ts";
-import { Service } from "../../lib/core/service.ts";
+import { Operation, Service, Type, type Context, type Decision } from "../../lib/index.ts";
 
 /** GET /version: the application's version string, public. */
 export class VersionService extends Service {

@@ -6,6 +6,8 @@ export interface HttpResponse {
   headers: Record<string, string>;
   body?: string;
   cookies?: string[];
+  /** The body is base64 of binary content (a compressed asset); API Gateway decodes it. */
+  isBase64Encoded?: boolean;
 }
 
 export function json(statusCode: number, value: unknown, headers: Record<string, string> = {}): HttpResponse {
@@ -23,6 +25,7 @@ export function toApiGateway(response: HttpResponse, request: Pick<HttpRequest, 
       statusCode: response.statusCode,
       headers: response.headers,
       body: response.body ?? "",
+      ...(response.isBase64Encoded ? { isBase64Encoded: true } : {}),
       ...(response.cookies && response.cookies.length > 0 ? { cookies: response.cookies } : {}),
     };
   }
@@ -31,5 +34,6 @@ export function toApiGateway(response: HttpResponse, request: Pick<HttpRequest, 
     headers: response.headers,
     ...(response.cookies && response.cookies.length > 0 ? { multiValueHeaders: { "set-cookie": response.cookies } } : {}),
     body: response.body ?? "",
+    ...(response.isBase64Encoded ? { isBase64Encoded: true } : {}),
   };
 }

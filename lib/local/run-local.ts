@@ -1,13 +1,14 @@
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { ChildProcess } from "node:child_process";
+import { setTimeout as sleep } from "node:timers/promises";
 import { signalGroup, terminate } from "./child-process.ts";
 import { startDynamoDbLocal } from "./dynamodb-local.ts";
 import type { DynamoDbLocal } from "./dynamodb-local.ts";
 import { localAwsEnv } from "./local-aws.ts";
 import { OFFLINE_PORTS, spawnOffline } from "./offline.ts";
 import { killWithParent } from "./parent-exit.ts";
-import { assertPortsFree, isPortFree } from "./ports.ts";
+import { assertPortsFree, isPortFree, LOCAL_HOST } from "./ports.ts";
 import { parseStartOptions, START_USAGE } from "./start-options.ts";
 import { ensureTables } from "./tables.ts";
 import type { StartOptions } from "./start-options.ts";
@@ -21,6 +22,13 @@ export interface RunLocalOptions {
   defaultTablePrefix: string;
   /** Servers started before offline and stopped after it (the local OpenID provider). */
   companions?: (() => Promise<Companion>)[];
+  /**
+   * Seeds the sample data when the tables are empty; resolves with what it did. Called for the
+   * embedded database only (never for a DYNAMODB_ENDPOINT someone else owns), and not with --empty.
+   */
+  seed?: (database: LocalDatabase) => Promise<"seeded" | "kept">;
+  /** Printed once the HTTP API answers. */
+  banner?: (ready: { database: LocalDatabase; seeded: "seeded" | "kept" | "empty" }) => string;
 }
 
 /** A local server next to offline; its params reach serverless.yml as `--param`. */
@@ -29,7 +37,16 @@ export interface Companion {
   stop(): Promise<void>;
 }
 
+export interface LocalDatabase {
+  endpoint: string;
+  tablePrefix: string;
+  embedded: boolean;
+}
+
 const OFFLINE_GRACE_MS = 10_000;
+// The first answer needs esbuild's first bundle: tens of seconds on a slow machine.
+const READY_POLL_MS = 300;
+const READY_TIMEOUT_MS = 180_000;
 
 function log(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -87,6 +104,19 @@ async function createTables(endpoint: string, env: NodeJS.ProcessEnv, definition
   } finally {
     client.destroy();
   }
+}
+
+/** Resolves once offline answers HTTP (any status), false if it stopped or took too long. */
+async function waitForHttp(offline: ChildProcess): Promise<boolean> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const url = `http://${LOCAL_HOST}:${OFFLINE_PORTS.http}/`;
+  while (Date.now() < deadline) {
+    if (offline.exitCode !== null || offline.signalCode !== null) return false;
+    const answered = await fetch(url, { signal: AbortSignal.timeout(5_000) }).then(async (r) => (await r.arrayBuffer(), true), () => false);
+    if (answered) return true;
+    await sleep(READY_POLL_MS);
+  }
+  return false;
 }
 
 /** Resolves with the exit code once offline has stopped (by itself or on a signal) and the database too. */
@@ -148,9 +178,16 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
   const db = await openDatabase(start);
   const tablePrefix = process.env.TABLE_PREFIX || options.defaultTablePrefix;
   const env = offlineEnv(db, tablePrefix);
+  const database: LocalDatabase = { endpoint: db.endpoint, tablePrefix, embedded: db.local !== undefined };
+  let seeded: "seeded" | "kept" | "empty" = "empty";
   const companions: Companion[] = [];
   try {
     await createTables(db.endpoint, env, options.tables(tablePrefix));
+    // Before offline starts, so that the first request already sees a living blog.
+    if (options.seed && !start.empty) {
+      if (database.embedded) seeded = await options.seed(database);
+      else log("seed: not seeding a database named by DYNAMODB_ENDPOINT (npm run seed does it on demand)");
+    }
     for (const start of options.companions ?? []) companions.push(await start());
   } catch (error) {
     await Promise.all(companions.map((c) => c.stop().catch(() => undefined)));
@@ -164,5 +201,12 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
     env,
     params: Object.assign({}, ...companions.map((c) => c.params)) as Record<string, string>,
   });
-  return superviseOffline(offline, db, companions);
+  const running = superviseOffline(offline, db, companions);
+  if (options.banner) {
+    const render = options.banner;
+    void waitForHttp(offline).then((ready) => {
+      if (ready) log(render({ database, seeded }));
+    });
+  }
+  return running;
 }

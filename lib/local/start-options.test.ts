@@ -3,13 +3,18 @@ import { DEFAULT_DATA_DIR, DEFAULT_DB_PORT, parseStartOptions } from "./start-op
 
 describe("parseStartOptions", () => {
   it("defaults to an in-memory database on the usual port", () => {
-    expect(parseStartOptions([])).toEqual({ dataDir: undefined, dbPort: DEFAULT_DB_PORT, help: false });
+    expect(parseStartOptions([])).toEqual({ dataDir: undefined, dbPort: DEFAULT_DB_PORT, empty: false, help: false });
   });
 
   it("keeps data under .data/ with --persist, or where --data-dir says", () => {
     expect(parseStartOptions(["--persist"]).dataDir).toBe(DEFAULT_DATA_DIR);
     expect(parseStartOptions(["--data-dir", "/tmp/db"]).dataDir).toBe("/tmp/db");
     expect(parseStartOptions(["--persist", "--data-dir", "x"]).dataDir).toBe("x");
+  });
+
+  it("starts without sample data with --empty", () => {
+    expect(parseStartOptions(["--empty"]).empty).toBe(true);
+    expect(parseStartOptions(["--persist", "--empty"])).toMatchObject({ dataDir: DEFAULT_DATA_DIR, empty: true });
   });
 
   it("reads the database port and help", () => {

@@ -5,20 +5,23 @@ export interface StartOptions {
   dataDir: string | undefined;
   /** Port wished for DynamoDB Local; another free one is used if it is taken. */
   dbPort: number;
+  /** Start with empty tables: no sample data even when the database is empty. */
+  empty: boolean;
   help: boolean;
 }
 
 export const DEFAULT_DATA_DIR = ".data/dynamodb";
 export const DEFAULT_DB_PORT = 8000;
 
-export const START_USAGE = `usage: npm start [-- [--persist | --data-dir <dir>] [--db-port <port>]]
+export const START_USAGE = `usage: npm start [-- [--persist | --data-dir <dir>] [--db-port <port>] [--empty]]
 
-Starts DynamoDB Local, creates the tables, then serverless offline
-(HTTP http://127.0.0.1:3000, WebSocket ws://127.0.0.1:3001).
+Starts DynamoDB Local, creates the tables, seeds the sample data when they are empty, then
+serverless offline (HTTP http://127.0.0.1:3000, WebSocket ws://127.0.0.1:3001).
 
   --persist          keep the data on disk in ${DEFAULT_DATA_DIR} (default: in memory)
   --data-dir <dir>   keep the data on disk in <dir>
   --db-port <port>   DynamoDB Local port (default ${DEFAULT_DB_PORT}, another free one if taken)
+  --empty            no sample data (\`npm run seed\` adds it later)
   -h, --help         show this help
 
 DYNAMODB_ENDPOINT=<url> uses that DynamoDB instead of starting one.`;
@@ -41,6 +44,7 @@ export function parseStartOptions(argv: readonly string[]): StartOptions {
       persist: { type: "boolean", default: false },
       "data-dir": { type: "string" },
       "db-port": { type: "string" },
+      empty: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -49,6 +53,7 @@ export function parseStartOptions(argv: readonly string[]): StartOptions {
   return {
     dataDir: dataDir ?? (values.persist ? DEFAULT_DATA_DIR : undefined),
     dbPort: values["db-port"] === undefined ? DEFAULT_DB_PORT : port(values["db-port"]),
+    empty: values.empty,
     help: values.help,
   };
 }

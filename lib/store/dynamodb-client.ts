@@ -1,4 +1,4 @@
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 
 /**
@@ -7,11 +7,13 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
  */
 let shared: DynamoDBDocumentClient | undefined;
 
-export function createDocumentClient(endpoint = process.env.DYNAMODB_ENDPOINT): DynamoDBDocumentClient {
+/** `config` lets a local tool (the seeder) name its own endpoint and identity. */
+export function createDocumentClient(endpoint = process.env.DYNAMODB_ENDPOINT, config: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     ...(endpoint ? { endpoint } : {}),
     region: process.env.AWS_REGION ?? "us-east-1",
     maxAttempts: 6,
+    ...config,
   });
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },

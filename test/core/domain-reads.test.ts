@@ -94,11 +94,17 @@ describe("operations", () => {
     if (!testbean || !publisher) throw new Error("services missing");
     expect(await app.domain.invokeService(as(), testbean, "testOperation", { counter: 255 })).toBe("ff");
     expect((await failure(app.domain.invokeService(as(), testbean, "testOperation", { counter: "x" }))).status).toBe(400);
-    expect((await failure(app.domain.invokeService(as(), publisher, "publish", { message: "hi" }))).status).toBe(401);
+    // publish touches no data: anonymous callers get their string too (spec 4.2).
+    expect(await app.domain.invokeService(as(), publisher, "publish", { message: "hi" })).toBe("Published: hi");
     expect(await app.domain.invokeService(as(ALICE), publisher, "publish", { message: "hi" })).toBe("Published: hi");
 
+    // publishPost goes through the domain: signed in, and only the post's author.
     const Post = model(app, "Post");
     await app.domain.create(as(ALICE), Post, post("draft1", "draft"));
+    expect((await failure(app.domain.invokeService(as(), publisher, "publishPost", { postId: "draft1" }))).status).toBe(401);
+    expect((await failure(app.domain.invokeService(as(BOB), publisher, "publishPost", { postId: "draft1" }))).status).toBe(404);
+    await app.domain.create(as(ALICE), Post, post("live1", "published"));
+    expect((await failure(app.domain.invokeService(as(BOB), publisher, "publishPost", { postId: "live1" }))).status).toBe(403);
     expect(await app.domain.invokeService(as(ALICE), publisher, "publishPost", { postId: "draft1" })).toEqual({ postId: "draft1", status: "published" });
     expect((await app.domain.get(as(BOB), Post, { slug: "draft1" })).data.status).toBe("published");
   });

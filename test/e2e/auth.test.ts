@@ -21,7 +21,7 @@ let offline: Offline | undefined;
 const sockets: Client[] = [];
 
 beforeAll(async () => {
-  offline = await startOffline({ PASSWORD_COST_LN: "12" });
+  offline = await startOffline({ env: { PASSWORD_COST_LN: "12" } });
 }, 400_000);
 
 afterAll(async () => {

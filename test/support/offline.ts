@@ -29,9 +29,11 @@ export interface Offline {
 
 /**
  * `npm start`'s script (serverless offline + its own DynamoDB Local) with the test-user hook on,
- * ready once GET /version answers; `stop` ends its whole process group.
+ * ready once GET /version answers; `stop` ends its whole process group. Empty tables unless told
+ * otherwise (`args: []` seeds the sample blog, as a plain `npm start` does).
  */
-export async function startOffline(extraEnv: NodeJS.ProcessEnv = {}): Promise<Offline> {
+export async function startOffline(options: { args?: string[]; testUser?: boolean; projectDir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Offline> {
+  const args = options.args ?? ["--empty"];
   const deadline = Date.now() + READY_TIMEOUT_MS * 2;
   // e2e files (and the package test, which rewrites .esbuild/) take turns on the fixed ports.
   const release = await acquireOfflineLock(READY_TIMEOUT_MS * 2);
@@ -51,12 +53,12 @@ export async function startOffline(extraEnv: NodeJS.ProcessEnv = {}): Promise<Of
   };
   try {
     await portsFree(deadline);
-    const env: NodeJS.ProcessEnv = { ...process.env, ALLOW_TEST_USER: "true", ...extraEnv };
+    const env: NodeJS.ProcessEnv = { ...process.env, ALLOW_TEST_USER: options.testUser === false ? "false" : "true", ...options.env };
     // Global setup points tests at its DynamoDB; `npm start` starts and stops its own.
     delete env.DYNAMODB_ENDPOINT;
     delete env.TABLE_PREFIX;
-    child = spawn(process.execPath, [join(PROJECT_DIR, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/start.ts"], {
-      cwd: PROJECT_DIR, env, detached: true, stdio: ["ignore", "pipe", "pipe"],
+    child = spawn(process.execPath, [join(PROJECT_DIR, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/start.ts", ...args], {
+      cwd: options.projectDir ?? PROJECT_DIR, env, detached: true, stdio: ["ignore", "pipe", "pipe"],
     });
     const keep = (chunk: Buffer): void => {
       output = (output + chunk.toString("utf8")).slice(-20_000);

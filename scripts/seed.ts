@@ -1,0 +1,42 @@
+// `npm run seed`: the sample data, on demand, into the running `npm start` (see README).
+import { createApp } from "../app/index.ts";
+import { seed } from "../app/seed/data.ts";
+import { localSecret } from "../lib/core/local-secret.ts";
+import { runSeed } from "../lib/local/seed-run.ts";
+import { seedCredentials } from "../lib/local/seed-credentials.ts";
+import { clientConfig, SEED_USAGE, SeedRefused, seedTarget } from "../lib/local/seed-target.ts";
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+
+function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+try {
+  const target = seedTarget(process.argv.slice(2), createApp().name);
+  if (target === "help") {
+    print(SEED_USAGE);
+    process.exit(0);
+  }
+  // Locally, idents are keyed as offline's handlers key them: with the secret offline generated.
+  if (target.local) process.env.APP_SECRET ||= localSecret("app-secret");
+  else print(`warning: seeding the deployed stage '${target.stage}' (forced): demo users with public passwords`);
+  await runSeed({
+    createApp,
+    data: seed,
+    credentials: seedCredentials,
+    endpoint: target.endpoint,
+    tablePrefix: target.tablePrefix,
+    client: clientConfig(target),
+    log: print,
+  });
+} catch (error) {
+  if (error instanceof SeedRefused || (error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    process.stderr.write(`npm run seed: ${(error as Error).message}\n\n${SEED_USAGE}\n`);
+    process.exit(2);
+  }
+  const unreachable = (error as { name?: string }).name === "ResourceNotFoundException" || /ECONNREFUSED/.test(String((error as { cause?: unknown }).cause ?? error));
+  const hint = unreachable ? " (is `npm start` running? DYNAMODB_ENDPOINT names another DynamoDB)" : "";
+  process.stderr.write(`npm run seed: ${error instanceof Error ? error.message : String(error)}${hint}\n`);
+  process.exit(1);
+}
