@@ -52,6 +52,8 @@ export class Application {
   private readonly byPlural = new Map<string, ModelInfo>();
   private readonly serviceEntries = new Map<string, ServiceEntry>();
   private readonly repositories = new Map<string, Repository>();
+  /** What the store gave, undecorated: a memory store's data lives in this object, so it is kept. */
+  private readonly stores = new Map<string, Repository>();
   private factory: RepositoryFactory | undefined;
   private readonly decorators = new Map<string, (repository: Repository) => Repository>();
   private sealerInstance: ContinuationSealer | undefined;
@@ -104,6 +106,7 @@ export class Application {
   useStore(factory: RepositoryFactory): this {
     this.factory = factory;
     this.repositories.clear();
+    this.stores.clear();
     return this;
   }
 
@@ -111,7 +114,11 @@ export class Application {
     let repository = this.repositories.get(info.name);
     if (!repository) {
       if (!this.factory) throw new Error("no store configured: call app.useStore() at startup");
-      const stored = this.factory(info.name, info.table);
+      let stored = this.stores.get(info.name);
+      if (!stored) {
+        stored = this.factory(info.name, info.table);
+        this.stores.set(info.name, stored);
+      }
       repository = this.decorators.get(info.name)?.(stored) ?? stored;
       this.repositories.set(info.name, repository);
     }
@@ -124,6 +131,7 @@ export class Application {
    */
   decorateRepository(model: string, decorate: (repository: Repository) => Repository): void {
     this.decorators.set(model, decorate);
+    // Re-wrapped on next use around the same store: a memory store created earlier keeps its records.
     this.repositories.delete(model);
   }
 
