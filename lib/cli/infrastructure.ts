@@ -34,6 +34,16 @@ export const infrastructureCache: CacheRenderer = (app: Application) => {
 
 /** The auth mails go through SES when the application configures a mailer. */
 function mailStatements(app: Application): Record<string, unknown>[] {
-  if (!app.services().some((e) => e.service instanceof MailerService)) return [];
-  return [{ Effect: "Allow", Action: ["ses:SendEmail"], Resource: { "Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*" } }];
+  const mailers = app.services().flatMap((e) => (e.service instanceof MailerService ? [e.service] : []));
+  if (mailers.length === 0) return [];
+  // SES authorises a send on the sender's identity: the From address or its domain, never any identity.
+  const identities = [...new Set(mailers.flatMap((m) => {
+    const from = m.options.from.trim().toLowerCase();
+    return [from, from.slice(from.lastIndexOf("@") + 1)];
+  }))];
+  return [{
+    Effect: "Allow",
+    Action: ["ses:SendEmail"],
+    Resource: identities.map((identity) => ({ "Fn::Sub": `arn:\${AWS::Partition}:ses:\${AWS::Region}:\${AWS::AccountId}:identity/${identity}` })),
+  }];
 }

@@ -45,6 +45,8 @@ function ownResource(resource: unknown, template: Template, logGroupPrefix: stri
     const own = "arn:${AWS::Partition}:";
     const here = ":${AWS::Region}:${AWS::AccountId}:";
     if (arg === `${own}execute-api${here}\${WebsocketsApi}/*/*/@connections/*`) return true;
+    // One named SES identity (the configured sender or its domain), never `identity/*`.
+    if (arg.startsWith(`${own}ses${here}identity/`) && /^[^*\s/]+$/.test(arg.slice(`${own}ses${here}identity/`.length))) return true;
     // The framework's own log statements: `/aws/lambda/<service>-<stage>*` and its streams.
     const logs = `${own}logs${here}log-group:/aws/lambda/${logGroupPrefix}*`;
     return arg === `${logs}:*` || arg === `${logs}:*:*`;
