@@ -24,7 +24,8 @@ const list = (value: string | undefined): string[] => (value ?? "").split(",").m
 export const definition: ApplicationDefinition = {
   name: "blog",
   version: pkg.version,
-  models: Object.values(models) as ModelClass[],
+  // In name order whatever the loader: a module namespace is sorted, a transpiled one may not be.
+  models: (Object.values(models) as ModelClass[]).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
   serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService, AuthenticationService, EmailPasswordProvider, MailerService, IdpProvider],
   services: {
     version: { type: "Version" },

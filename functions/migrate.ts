@@ -2,7 +2,12 @@ import type { Context } from "aws-lambda";
 import { app } from "../app/index.ts";
 import { runMigrationInvocation } from "../lib/auth/v3/lambda.ts";
 import { applicationSecretForTools } from "../lib/auth/v3/secret.ts";
+import { installValidators } from "../lib/core/validation.ts";
 import { documentClient } from "../lib/store/dynamodb-client.ts";
+import { validators } from "../schema-cache/validators.mjs";
+
+// The same precompiled validators as every function: none is compiled at run time.
+installValidators(validators);
 
 // `authMigrate`: `webda auth migrate` as a function, invoked by hand
 // (`serverless invoke -f authMigrate --data '{"dryRun": true}'`) or by its optional schedule.

@@ -2,9 +2,13 @@
 import { createApp } from "../app/index.ts";
 import { seed } from "../app/seed/data.ts";
 import { localSecret } from "../lib/core/local-secret.ts";
+import { useRuntimeCompiler } from "../lib/core/validation-compiler.ts";
 import { runSeed } from "../lib/local/seed-run.ts";
 import { seedCredentials } from "../lib/local/seed-credentials.ts";
 import { clientConfig, SEED_USAGE, SeedRefused, seedTarget } from "../lib/local/seed-target.ts";
+
+// A local tool, not a Lambda: the seed validates through the domain with schemas compiled here.
+useRuntimeCompiler();
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 

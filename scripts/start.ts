@@ -12,8 +12,12 @@ import { OFFLINE_PORTS } from "../lib/local/offline.ts";
 import { LOCAL_HOST } from "../lib/local/ports.ts";
 import { runLocal } from "../lib/local/run-local.ts";
 import { localSecret } from "../lib/core/local-secret.ts";
+import { useRuntimeCompiler } from "../lib/core/validation-compiler.ts";
 import { seedCredentials } from "../lib/local/seed-credentials.ts";
 import { runSeed } from "../lib/local/seed-run.ts";
+
+// A local tool, not a Lambda: the seed validates through the domain with schemas compiled here.
+useRuntimeCompiler();
 
 // Node 20.19 is our documented floor locally (Lambda runs 22): the SDK's reminder that it will
 // need 22 in 2027 is noise here. Set before any client exists; offline passes AWS_* on to handlers.

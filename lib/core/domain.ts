@@ -198,8 +198,15 @@ export class Domain {
     await this.emit(info, "Deleted", key, removed, ctx);
   }
 
-  async query(ctx: Context, info: ModelInfo, args: ListArguments): Promise<ListResult> {
-    return listRecords(ctx, info, this.deps.repository(info), this.deps.sealer(), this.permissions(ctx), args);
+  /**
+   * `readableParent`: the record these are the children of, already shown to this caller (a
+   * GraphQL `contains` field resolves on a record the caller read), so a child's `read` rule on it
+   * holds without reading it again.
+   */
+  async query(ctx: Context, info: ModelInfo, args: ListArguments, readableParent?: { info: ModelInfo; key: string | number }): Promise<ListResult> {
+    const permissions = this.permissions(ctx);
+    if (readableParent) permissions.vouchReadable(readableParent.info, [readableParent.key]);
+    return listRecords(ctx, info, this.deps.repository(info), this.deps.sealer(), permissions, args);
   }
 
   async invoke(ctx: Context, info: ModelInfo, operation: string, rawKey: Record<string, unknown> | undefined, input: unknown): Promise<unknown> {

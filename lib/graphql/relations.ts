@@ -55,7 +55,7 @@ function containsField(relation: Contains, parent: ModelInfo, child: ModelInfo, 
         q: scopedQuery(relation.field, value, args.query ?? ""),
         ...(args.limit != null ? { limit: args.limit } : {}),
         ...(args.offset != null ? { offset: args.offset } : {}),
-      });
+      }, { info: parent, key: value });
     },
   };
 }

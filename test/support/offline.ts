@@ -60,8 +60,13 @@ export async function startOffline(options: { args?: string[]; testUser?: boolea
     child = spawn(process.execPath, [join(PROJECT_DIR, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/start.ts", ...args], {
       cwd: options.projectDir ?? PROJECT_DIR, env, detached: true, stdio: ["ignore", "pipe", "pipe"],
     });
+    // The start's first lines (where DynamoDB Local is, the banner) and the latest ones: request
+    // logs would otherwise push the former out.
+    let head = "";
     const keep = (chunk: Buffer): void => {
-      output = (output + chunk.toString("utf8")).slice(-20_000);
+      const text = chunk.toString("utf8");
+      if (head.length < 40_000) head += text.slice(0, 40_000 - head.length);
+      output = (output + text).slice(-20_000);
     };
     child.stdout?.on("data", keep);
     child.stderr?.on("data", keep);
@@ -77,5 +82,5 @@ export async function startOffline(options: { args?: string[]; testUser?: boolea
     await stop();
     throw error;
   }
-  return { url: OFFLINE_URL, output: () => output, stop };
+  return { url: OFFLINE_URL, output: () => (head.length < 40_000 ? head : `${head}\n[...]\n${output}`), stop };
 }
