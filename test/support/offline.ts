@@ -39,6 +39,7 @@ export async function startOffline(options: { args?: string[]; testUser?: boolea
   const release = await acquireOfflineLock(READY_TIMEOUT_MS * 2);
   let child: ChildProcess | undefined;
   let output = "";
+  let head = "";
   const stop = async (): Promise<void> => {
     if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
       // offline and DynamoDB Local lead groups of their own: note them before asking politely.
@@ -62,7 +63,6 @@ export async function startOffline(options: { args?: string[]; testUser?: boolea
     });
     // The start's first lines (where DynamoDB Local is, the banner) and the latest ones: request
     // logs would otherwise push the former out.
-    let head = "";
     const keep = (chunk: Buffer): void => {
       const text = chunk.toString("utf8");
       if (head.length < 40_000) head += text.slice(0, 40_000 - head.length);
