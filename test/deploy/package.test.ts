@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { generateSigningJwk } from "../../lib/auth/index.ts";
 import { access, cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,7 +32,12 @@ interface Resource {
 describe("serverless package", () => {
   it("packages offline: one function and one API Gateway route per derived route, tables, least-privilege IAM", async () => {
     const out = join(scratch, "out");
-    await run(join(root, "node_modules/.bin/serverless"), ["package", "--stage", "ci", "--package", out, "--param", `appSecret=${"s".repeat(48)}`], {
+    await run(join(root, "node_modules/.bin/serverless"), [
+      "package", "--stage", "ci", "--package", out, "--param", `appSecret=${"s".repeat(48)}`,
+      // A deployed stage needs its own signing key and a real Idp client (both refused when missing).
+      "--param", `authSigningKey=${JSON.stringify(generateSigningJwk())}`,
+      "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client", "--param", `idpClientSecret=${"c".repeat(32)}`,
+    ], {
       cwd: root,
       env: { ...process.env, ALLOW_TEST_USER: "false" },
       maxBuffer: 16 * 1024 * 1024,
