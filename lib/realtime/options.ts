@@ -25,6 +25,11 @@ export interface RealtimeOptions {
    * `error`, so that no row near DynamoDB's 400 KB item limit is ever written.
    */
   maxMessageBytes: number;
+  /**
+   * Open connections one signed-in user may hold (tabs, devices); one more is refused at
+   * `connection_init` (4403) and nothing is kept. Anonymous connections are not counted per user.
+   */
+  maxConnectionsPerUser: number;
 }
 
 export const DEFAULT_REALTIME_OPTIONS: RealtimeOptions = {
@@ -39,6 +44,7 @@ export const DEFAULT_REALTIME_OPTIONS: RealtimeOptions = {
   maxSubscriptionsPerConnection: 25,
   maxFilterLength: 2_000,
   maxMessageBytes: 64 * 1024,
+  maxConnectionsPerUser: 10,
 };
 
 const VARIABLES: Record<keyof RealtimeOptions, string> = {
@@ -53,6 +59,7 @@ const VARIABLES: Record<keyof RealtimeOptions, string> = {
   maxSubscriptionsPerConnection: "WS_MAX_SUBSCRIPTIONS",
   maxFilterLength: "WS_MAX_FILTER_LENGTH",
   maxMessageBytes: "WS_MAX_MESSAGE_BYTES",
+  maxConnectionsPerUser: "WS_MAX_CONNECTIONS_PER_USER",
 };
 
 /** Defaults overridden by positive integers from the environment; anything else is refused by name. */

@@ -10,6 +10,7 @@ import type { SubscriptionPlanner } from "./planner.ts";
 import type { ConnectionRow, RealtimeStore } from "./store.ts";
 import { groupKey } from "./topics.ts";
 import { classifyPostError, type Target, type Transport } from "./transport.ts";
+import { admitUserConnection } from "./user-limit.ts";
 
 export interface ProtocolDeps {
   store: RealtimeStore;
@@ -127,6 +128,11 @@ export class GraphQLWsProtocol {
         const expiresAt = seconds(connection.connectedAt + connectionLifetimeMs + ttlMarginMs);
         const won = await this.deps.store.acknowledge(request.connectionId, connection.version, { ...(userId ? { userId } : {}), ...(who.authExpiresAt !== undefined ? { authExpiresAt: who.authExpiresAt } : {}), ...(who.sessionId ? { sessionId: who.sessionId } : {}), expiresAt });
         if (!won) return this.close(request, CloseCode.TooManyInitialisationRequests, "Too many initialisation requests");
+        if (userId) {
+          const admission = await admitUserConnection(this.deps, userId, { connectionId: request.connectionId, expiresAt });
+          // graphql-ws refuses a connection at init with 4403 (its onConnect returning false); the close removes the row.
+          if (!admission.admitted) return this.close(request, CloseCode.Forbidden, `Too many connections: this user holds ${admission.held}, at most ${admission.limit} are allowed`);
+        }
         await this.send(request, { type: MessageType.ConnectionAck });
         return {};
       }

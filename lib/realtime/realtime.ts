@@ -5,19 +5,18 @@ import { buildGraphQLSchema } from "../graphql/schema.ts";
 import { graphqlOptions } from "../graphql/service.ts";
 import { documentClient } from "../store/dynamodb-client.ts";
 import { DynamoRepository } from "../store/dynamodb.ts";
-import type { Repository } from "../store/repository.ts";
 import { applicationAuthenticator, applicationSessionCheck, type ConnectionAuthenticator } from "./auth.ts";
 import { Fanout } from "./fanout.ts";
 import { realtimeOptions, type RealtimeOptions } from "./options.ts";
 import { SubscriptionPlanner } from "./planner.ts";
 import { GraphQLWsProtocol } from "./protocol.ts";
-import { RealtimeStore } from "./store.ts";
-import { connectionShape, realtimeTableNames, subscriptionShape } from "./tables.ts";
+import { RealtimeStore, type RealtimeRepositories } from "./store.ts";
+import { connectionShape, realtimeTableNames, subscriptionShape, userConnectionShape } from "./tables.ts";
 import { ApiGatewayTransport, type Transport } from "./transport.ts";
 
 export interface RealtimeParts {
   /** Connection and subscription rows; DynamoDB (`${TABLE_PREFIX}ws-*`) unless given. */
-  repositories?: { connections: Repository; subscriptions: Repository };
+  repositories?: RealtimeRepositories;
   transport?: Transport;
   auth?: ConnectionAuthenticator;
   options?: RealtimeOptions;
@@ -31,11 +30,12 @@ export interface Realtime {
   fanout: Fanout;
 }
 
-export function dynamoRealtimeRepositories(prefix = process.env.TABLE_PREFIX ?? "blog-local-"): { connections: Repository; subscriptions: Repository } {
+export function dynamoRealtimeRepositories(prefix = process.env.TABLE_PREFIX ?? "blog-local-"): RealtimeRepositories {
   const names = realtimeTableNames(prefix);
   return {
     connections: new DynamoRepository(documentClient(), names.connections, connectionShape),
     subscriptions: new DynamoRepository(documentClient(), names.subscriptions, subscriptionShape),
+    userConnections: new DynamoRepository(documentClient(), names.userConnections, userConnectionShape),
   };
 }
 
@@ -49,7 +49,7 @@ export function createRealtime(app: Application, parts: RealtimeParts = {}): Rea
   const schema = buildGraphQLSchema(app, graphql);
   const documents = new DocumentCache(schema, graphql.limits, { introspection: graphql.introspection, size: graphql.documentCacheSize });
   const repositories = parts.repositories ?? dynamoRealtimeRepositories();
-  const store = new RealtimeStore(repositories.connections, repositories.subscriptions, parts.now);
+  const store = new RealtimeStore(repositories, parts.now);
   const transport = parts.transport ?? new ApiGatewayTransport();
   const options = parts.options ?? realtimeOptions();
   const planner = new SubscriptionPlanner(app, schema, documents);

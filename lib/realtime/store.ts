@@ -3,6 +3,7 @@ import type { KeyValues } from "../core/records.ts";
 import { VERSION_FIELD } from "../core/schema.ts";
 import type { Item, Repository } from "../store/repository.ts";
 import { TTL_ATTRIBUTE } from "./tables.ts";
+import { UserPlacesTable } from "./user-places.ts";
 
 export type ConnectionState = "pending" | "acknowledged";
 
@@ -49,6 +50,13 @@ export interface SubscriptionRow {
 }
 
 export type AddOutcome = "added" | "exists" | "completed";
+
+export interface RealtimeRepositories {
+  connections: Repository;
+  subscriptions: Repository;
+  /** One item per user holding their places (tables.ts, `userConnectionShape`; user-places.ts). */
+  userConnections: Repository;
+}
 
 /** The client completed an id before its subscribe was processed (API Gateway may reorder messages). */
 const TOMBSTONE = "completed";
@@ -133,11 +141,16 @@ async function ignoreMissing(work: Promise<unknown>): Promise<void> {
  * A row past its TTL is treated as gone even before DynamoDB's lazy TTL sweep removes it.
  */
 export class RealtimeStore {
-  constructor(
-    private readonly connections: Repository,
-    private readonly subscriptions: Repository,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly connections: Repository;
+  private readonly subscriptions: Repository;
+  /** The per-user connection limit's places (user-limit.ts decides, this keeps them). */
+  readonly userPlaces: UserPlacesTable;
+
+  constructor(repositories: RealtimeRepositories, private readonly now: () => number = Date.now) {
+    this.connections = repositories.connections;
+    this.subscriptions = repositories.subscriptions;
+    this.userPlaces = new UserPlacesTable(repositories.userConnections, now);
+  }
 
   private live(item: Item | undefined): item is Item {
     return item !== undefined && typeof item[TTL_ATTRIBUTE] === "number" && (item[TTL_ATTRIBUTE] as number) * 1000 > this.now();
@@ -221,10 +234,27 @@ export class RealtimeStore {
     return items.filter((item) => item.state !== TOMBSTONE).map(toSubscription);
   }
 
-  /** The connection row and every row of its partition, tombstones included. */
+  /** Live connection rows by id; missing and expired ones are absent from the map. */
+  async connectionsByIds(connectionIds: string[]): Promise<Map<string, ConnectionRow>> {
+    const items = connectionIds.length > 0 ? await this.connections.getMany(connectionIds.map((connectionId) => ({ connectionId }))) : [];
+    return new Map(items.filter((item) => this.live(item)).map((item) => [str(item, "connectionId"), toConnection(item)]));
+  }
+
+  /**
+   * The connection row, every row of its partition (tombstones included) and its place among its
+   * user's connections. Every path that ends a connection comes here ($disconnect, a 410 from a
+   * post, a protocol close, an ended credential), so a place is freed however the socket went.
+   */
   async removeConnection(connectionId: string): Promise<void> {
     const items = await this.subscriptions.findByField("connectionId", [connectionId]);
     await Promise.all(items.map((item) => ignoreMissing(this.subscriptions.delete({ connectionId, id: str(item, "id") }))));
-    await ignoreMissing(this.connections.delete({ connectionId }));
+    let removed: Item | undefined;
+    try {
+      removed = await this.connections.delete({ connectionId });
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+    const userId = removed ? optionalString(removed, "userId") : undefined;
+    if (userId) await this.userPlaces.release(userId, connectionId);
   }
 }

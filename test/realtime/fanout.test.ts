@@ -2,7 +2,7 @@ import { MessageType } from "graphql-ws";
 import { describe, expect, it } from "vitest";
 import type { Application } from "../../lib/core/application.ts";
 import type { Realtime } from "../../lib/realtime/realtime.ts";
-import type { Repository } from "../../lib/store/repository.ts";
+import type { RealtimeRepositories } from "../../lib/realtime/store.ts";
 import { connectionAuthenticator } from "../../lib/realtime/auth.ts";
 import { ALICE, BOB, as, blog, model, post } from "../support/blog.ts";
 import { apiError, dynamoRepositories, ENDPOINT, FakeTransport, memoryRepositories, realtimeFor } from "./support.ts";
@@ -16,7 +16,7 @@ interface Setup {
   realtime: Realtime;
 }
 
-function setup(latencyMs: number, options: Parameters<typeof realtimeFor>[3] = {}, repositories: { connections: Repository; subscriptions: Repository } = memoryRepositories()): Setup {
+function setup(latencyMs: number, options: Parameters<typeof realtimeFor>[3] = {}, repositories: RealtimeRepositories = memoryRepositories()): Setup {
   const app = blog();
   const transport = new FakeTransport(latencyMs);
   const realtime = realtimeFor(app, transport, repositories, options, users);
@@ -41,7 +41,8 @@ function received(transport: FakeTransport, connectionId: string): unknown[] {
 
 describe("fan-out of 1,000 subscriptions", () => {
   it("executes once per group, keeps at most `concurrency` posts in flight and reaches the bound", async () => {
-    const s = setup(20, { concurrency: 50 });
+    // 100 connections each for Alice and Bob: groups are per user.
+    const s = setup(20, { concurrency: 50, maxConnectionsPerUser: 100 });
     const ids = Array.from({ length: 1000 }, (_, i) => `c${i}`);
     await Promise.all(ids.map((id, i) => subscriber(s, id, PUBLISHED, i % 10 === 0 ? ALICE : i % 10 === 1 ? BOB : undefined)));
     expect(await s.realtime.store.subscriptionsFor(["Post"])).toHaveLength(1000);

@@ -103,11 +103,15 @@ describe("DynamoDB stream records as lifecycle events", () => {
 });
 
 describe("realtime tables", () => {
-  it("declares the two tables with the topic index, and their TTL attribute apart", () => {
-    const [connections, subscriptions] = realtimeTables("blog-prod-");
+  it("declares the three tables with the topic index, and their TTL attribute apart", () => {
+    const [connections, subscriptions, userConnections] = realtimeTables("blog-prod-");
     expect(connections?.TableName).toBe("blog-prod-ws-connections");
     expect(subscriptions?.TableName).toBe("blog-prod-ws-subscriptions");
     expect(subscriptions?.GlobalSecondaryIndexes?.[0]?.IndexName).toBe("by_topic");
-    expect(realtimeTtl).toEqual([{ suffix: "ws-connections", attribute: "expiresAt" }, { suffix: "ws-subscriptions", attribute: "expiresAt" }]);
+    // A user's places are one partition of the base table: counted with a consistent read, no index.
+    expect(userConnections?.TableName).toBe("blog-prod-ws-user-connections");
+    expect(userConnections?.KeySchema).toEqual([{ AttributeName: "userId", KeyType: "HASH" }]);
+    expect(userConnections?.GlobalSecondaryIndexes).toBeUndefined();
+    expect(realtimeTtl).toEqual(["ws-connections", "ws-subscriptions", "ws-user-connections"].map((suffix) => ({ suffix, attribute: "expiresAt" })));
   });
 });

@@ -4,13 +4,13 @@ import type { Application } from "../../lib/core/application.ts";
 import { ensureTables } from "../../lib/local/tables.ts";
 import { DEFAULT_REALTIME_OPTIONS, type RealtimeOptions } from "../../lib/realtime/options.ts";
 import { createRealtime, type Realtime } from "../../lib/realtime/realtime.ts";
-import { connectionShape, realtimeTableNames, realtimeTables, subscriptionShape } from "../../lib/realtime/tables.ts";
+import type { RealtimeRepositories } from "../../lib/realtime/store.ts";
+import { connectionShape, realtimeTableNames, realtimeTables, subscriptionShape, userConnectionShape } from "../../lib/realtime/tables.ts";
 import type { Target, Transport } from "../../lib/realtime/transport.ts";
 import type { ConnectionAuthenticator } from "../../lib/realtime/auth.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { MemoryRepository } from "../../lib/store/memory.ts";
-import type { Repository } from "../../lib/store/repository.ts";
 
 export const ENDPOINT = "https://abc123.execute-api.us-east-1.amazonaws.com/test";
 
@@ -65,15 +65,15 @@ export class FakeTransport implements Transport {
   }
 }
 
-export function memoryRepositories(): { connections: Repository; subscriptions: Repository } {
-  return { connections: new MemoryRepository(connectionShape), subscriptions: new MemoryRepository(subscriptionShape) };
+export function memoryRepositories(): RealtimeRepositories {
+  return { connections: new MemoryRepository(connectionShape), subscriptions: new MemoryRepository(subscriptionShape), userConnections: new MemoryRepository(userConnectionShape) };
 }
 
 let tables: Promise<void> | undefined;
 const prefix = `realtime-${process.pid}-`;
 
 /** The realtime tables in the run's DynamoDB Local, created once per test file. */
-export async function dynamoRepositories(): Promise<{ connections: Repository; subscriptions: Repository }> {
+export async function dynamoRepositories(): Promise<RealtimeRepositories> {
   const endpoint = inject("dynamodbEndpoint");
   tables ??= (async () => {
     const admin = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? "us-east-1" });
@@ -89,15 +89,17 @@ export async function dynamoRepositories(): Promise<{ connections: Repository; s
   return {
     connections: new DynamoRepository(client, names.connections, connectionShape),
     subscriptions: new DynamoRepository(client, names.subscriptions, subscriptionShape),
+    userConnections: new DynamoRepository(client, names.userConnections, userConnectionShape),
   };
 }
 
 export function realtimeFor(
   app: Application,
   transport: Transport,
-  repositories: { connections: Repository; subscriptions: Repository },
+  repositories: RealtimeRepositories,
   options: Partial<RealtimeOptions> = {},
   auth?: ConnectionAuthenticator,
+  now?: () => number,
 ): Realtime {
-  return createRealtime(app, { repositories, transport, options: { ...DEFAULT_REALTIME_OPTIONS, ...options }, ...(auth ? { auth } : {}) });
+  return createRealtime(app, { repositories, transport, options: { ...DEFAULT_REALTIME_OPTIONS, ...options }, ...(auth ? { auth } : {}), ...(now ? { now } : {}) });
 }
