@@ -1,24 +1,11 @@
 import type { Application } from "../../core/application.ts";
-import { PasswordBehavior } from "../../core/behaviors/password.ts";
 import { log } from "../../core/log.ts";
 import { DynamoRepository } from "../../store/dynamodb.ts";
 import type { Repository } from "../../store/repository.ts";
 import type { Idents, IdentRow, ProviderName } from "../idents.ts";
 import { LegacyIdents } from "./legacy.ts";
-import { isV3Hash, verifyV3Password } from "./password.ts";
 import { TokenSealer } from "./tokens.ts";
 import { LegacyUserRepository } from "./user-repository.ts";
-
-const bcryptVerifier = { recognizes: isV3Hash, verify: verifyV3Password };
-
-/**
- * v3 hashes keep working at login whatever `compatibility.v3` says: the migration moves them to
- * `password.__hash` as they are, and a user who has not logged in since still holds one after
- * compatibility is switched off. The first successful login rehashes it (the email provider).
- */
-export function registerV3HashVerifier(): void {
-  if (!PasswordBehavior.hashVerifiers.includes(bcryptVerifier)) PasswordBehavior.hashVerifiers.push(bcryptVerifier);
-}
 
 /**
  * `compatibility.v3: true`: v3 idents are found (and upgraded) through the legacy-key hook, and
@@ -26,7 +13,6 @@ export function registerV3HashVerifier(): void {
  * they need the DynamoDB store; on the memory and file stores only the user mapping applies.
  */
 export function installV3Compatibility(app: Application, idents: Idents, identsRepository: Repository, secret: string): void {
-  registerV3HashVerifier();
   const identity = app.models().find((info) => info.cls.identity);
   if (identity) app.decorateRepository(identity.name, (repository) => new LegacyUserRepository(repository));
   if (!(identsRepository instanceof DynamoRepository)) {

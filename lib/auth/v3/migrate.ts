@@ -3,6 +3,7 @@ import { upgradeIdent, type Row } from "./field-map.ts";
 import { isV4Provider, keyShape, v4Key } from "./format.ts";
 import { moveIdents, MOVES_PER_TRANSACTION } from "./move.ts";
 import { KindTally, type MigrationReport } from "./report.ts";
+import { TakenKeys } from "./taken-keys.ts";
 import { migrateUsers, USERS_PER_TRANSACTION } from "./users.ts";
 
 export interface MigrationTables {
@@ -71,6 +72,24 @@ async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<voi
   await Promise.all(runners);
 }
 
+type Limiter = <T>(work: () => Promise<T>) => Promise<T>;
+
+/** At most `limit` calls of the returned function's work in flight at once, across callers. */
+function limiter(limit: number): Limiter {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    while (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await work();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+
 /**
  * `webda auth migrate`: upgrades every v3 ident to its v4 key (one transaction per ident) and
  * every v3 user's `__password`, page by page, repeating full scans until one upgrades nothing.
@@ -117,6 +136,14 @@ export async function migrate(options: MigrateOptions): Promise<MigrationReport>
   }
   report.durationMs = Date.now() - started;
   return report;
+}
+
+/** A v3 ident on its way to its v4 key. */
+interface Move {
+  row: Row;
+  provider: "email" | "idp";
+  providerUid: string;
+  target: string;
 }
 
 interface PassContext {
@@ -178,73 +205,136 @@ async function identPass(context: PassContext, pass: number): Promise<number> {
   // A dry run writes nothing, so it tracks the v4 keys its own upgrades would have taken.
   const claimed = new Set<string>();
   let scanned = 0;
-  for await (const rows of pages(context, table, LEGACY_ROWS)) {
-    scanned += rows.length;
-    const moves: { row: Row; provider: "email" | "idp"; providerUid: string; target: string }[] = [];
-    for (const row of rows) {
-      const shape = keyShape(row);
-      if (shape.kind === "malformed") throw new MalformedKeyFound(String(row.uuid), shape.reason);
-      if (shape.kind === "v4") continue;
-      const key = row.uuid as string;
-      if (!isV4Provider(shape.provider)) {
-        idents.skip({ key, code: "UNSUPPORTED_PROVIDER", message: `v4 has no '${shape.provider}' provider: the row is left as it is` });
+  // Pages overlap: a page of 100 rows is only two transactions, so `concurrency` transactions stay
+  // in flight only if the next pages start before the last ones finish. Bounded, so memory is too.
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+  const transactions = limiter(concurrency);
+  const moving: Promise<void>[] = [];
+  const inFlight = new Map<string, Promise<void>>();
+  // Later passes find what an earlier one left: mostly conflicts, whose keys a read confirms.
+  const taken = new TakenKeys(pass > 1 ? (keys) => existingKeys(options.client, table, keys) : undefined);
+  try {
+    for await (const rows of pages(context, table, LEGACY_ROWS)) {
+      scanned += rows.length;
+      const moves: Move[] = [];
+      for (const row of rows) {
+        const shape = keyShape(row);
+        if (shape.kind === "malformed") throw new MalformedKeyFound(String(row.uuid), shape.reason);
+        if (shape.kind === "v4") continue;
+        const key = row.uuid as string;
+        if (!isV4Provider(shape.provider)) {
+          idents.skip({ key, code: "UNSUPPORTED_PROVIDER", message: `v4 has no '${shape.provider}' provider: the row is left as it is` });
+          continue;
+        }
+        moves.push({ row, provider: shape.provider, providerUid: shape.providerUid, target: v4Key(shape.provider, shape.providerUid) });
+      }
+      const seen = scanned;
+      const reportProgress = () => options.onProgress?.({ pass, kind: "idents", scanned: seen, migrated: idents.report.migrated, failed: idents.report.failed.length });
+      if (context.dryRun) {
+        await dryRunPage(context, moves, claimed);
+        reportProgress();
         continue;
       }
-      moves.push({ row, provider: shape.provider, providerUid: shape.providerUid, target: v4Key(shape.provider, shape.providerUid) });
+      // Scan order decides which of two case variants wins (the second is the conflict), as when
+      // pages ran one after the other: a move whose v4 key an earlier page still in flight may
+      // take waits for that page, then finds the key taken.
+      const earlier = [...new Set(moves.flatMap((m) => inFlight.get(m.target) ?? []))];
+      const waits = moves.filter((m) => inFlight.has(m.target));
+      const now = moves.filter((m) => !inFlight.has(m.target));
+      const page = movePage(context, now, transactions, taken)
+        .then(async () => {
+          if (waits.length === 0) return;
+          // If an earlier page failed, these never move: a rerun must find the order unchanged.
+          await Promise.all(earlier);
+          await movePage(context, waits, transactions, taken);
+        })
+        .then(reportProgress);
+      // Awaited below or in `finally`; marked handled so a failure never goes unobserved meanwhile.
+      page.catch(() => undefined);
+      for (const m of moves) inFlight.set(m.target, page);
+      // Released only once moved: a failed page keeps its keys, so no later page takes them first.
+      void page.then(
+        () => {
+          for (const m of moves) if (inFlight.get(m.target) === page) inFlight.delete(m.target);
+        },
+        () => undefined,
+      );
+      moving.push(page);
+      if (moving.length >= concurrency) await moving.shift();
     }
-    if (context.dryRun) await dryRunPage(context, moves, claimed);
-    else await movePage(context, moves);
-    options.onProgress?.({ pass, kind: "idents", scanned, migrated: idents.report.migrated, failed: idents.report.failed.length });
+  } finally {
+    // Whatever stopped the scan, the writes already sent finish and are counted in the report.
+    await Promise.allSettled(moving);
   }
+  await Promise.all(moving);
   return idents.report.migrated - before;
 }
 
 /**
  * Maps a page's rows and moves them in transactions of up to 50, a few in flight. Two case
  * variants of one email cannot share a transaction (it may not touch an item twice): the later
- * ones go in a second round, where they meet the first one's row and are reported as conflicts.
+ * ones go in a second round, by when the first one's key is known taken and they are reported as
+ * conflicts without being sent.
  */
-async function movePage(context: PassContext, moves: { row: Row; provider: "email" | "idp"; providerUid: string; target: string }[]): Promise<void> {
+async function movePage(context: PassContext, moves: Move[], transactions: Limiter, taken: TakenKeys): Promise<void> {
   const { options, idents } = context;
+  if (moves.length === 0) return;
+  await taken.learn(moves.map((m) => m.target));
   const now = (options.now?.() ?? new Date()).toISOString();
-  const mapped = await Promise.all(
-    moves.map(async (move) => ({ oldKey: move.row.uuid as string, target: move.target, upgraded: await upgradeIdent(move.row, move.provider, move.providerUid, { seal: options.seal, now }) })),
-  );
+  const rounds: Move[][] = [[], []];
   const seen = new Set<string>();
-  const rounds: (typeof mapped)[] = [[], []];
-  for (const move of mapped) {
+  for (const move of moves) {
     (seen.has(move.target) ? rounds[1] : rounds[0])?.push(move);
     seen.add(move.target);
   }
   for (const round of rounds) {
+    const known = round.filter((m) => taken.has(m.target));
+    for (const move of known) idents.fail(identConflict(move.row.uuid as string, move.target));
+    const open = round.filter((m) => !taken.has(m.target));
+    const mapped = await Promise.all(
+      open.map(async (move) => ({ oldKey: move.row.uuid as string, target: move.target, upgraded: await upgradeIdent(move.row, move.provider, move.providerUid, { seal: options.seal, now }) })),
+    );
     const chunks: (typeof mapped)[] = [];
-    for (let i = 0; i < round.length; i += MOVES_PER_TRANSACTION) chunks.push(round.slice(i, i + MOVES_PER_TRANSACTION));
-    await pool(chunks, options.concurrency ?? DEFAULT_CONCURRENCY, async (chunk) => {
-      const outcomes = await moveIdents(options.client, options.tables.idents, chunk);
+    for (let i = 0; i < mapped.length; i += MOVES_PER_TRANSACTION) chunks.push(mapped.slice(i, i + MOVES_PER_TRANSACTION));
+    await Promise.all(chunks.map(async (chunk) => {
+      const outcomes = await transactions(() => moveIdents(options.client, options.tables.idents, chunk));
       chunk.forEach((move, i) => {
         const outcome = outcomes[i];
+        // Moved or refused, the v4 key is now held (by this row, or by the one that made the
+        // condition fail). A row another process took ("gone") says nothing sure about it.
+        if (outcome !== "gone") taken.add(move.target);
         if (outcome === "moved") idents.migrated();
         else if (outcome === "gone") idents.skip({ key: move.oldKey, code: "ALREADY_MOVED", message: "another process upgraded this row during the run" });
-        else idents.fail({ key: move.oldKey, code: "IDENT_CONFLICT", message: `'${move.target}' already exists (an ident differing only by letter case): this row was left untouched` });
+        else idents.fail(identConflict(move.oldKey, move.target));
       });
-    });
+    }));
   }
 }
 
-async function dryRunPage(context: PassContext, moves: { row: Row; target: string }[], claimed: Set<string>): Promise<void> {
-  const { options, idents } = context;
-  const targets = [...new Set(moves.map((m) => m.target))];
+function identConflict(key: string, target: string): { key: string; code: "IDENT_CONFLICT"; message: string } {
+  return { key, code: "IDENT_CONFLICT", message: `'${target}' already exists (an ident differing only by letter case): this row was left untouched` };
+}
+
+/** Which of these ident keys exist, read consistently (BatchGetItem, keys only, 100 a call). */
+async function existingKeys(client: DynamoDBDocumentClient, table: string, wanted: string[]): Promise<Set<string>> {
+  const targets = [...new Set(wanted)];
   const existing = new Set<string>();
   for (let i = 0; i < targets.length; i += 100) {
     let keys: Record<string, unknown>[] | undefined = targets.slice(i, i + 100).map((uuid) => ({ uuid }));
     while (keys && keys.length > 0) {
-      const result: BatchGetCommandOutput = await options.client.send(
-        new BatchGetCommand({ RequestItems: { [options.tables.idents]: { Keys: keys, ConsistentRead: true, ProjectionExpression: "#k", ExpressionAttributeNames: { "#k": "uuid" } } } }),
+      const result: BatchGetCommandOutput = await client.send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true, ProjectionExpression: "#k", ExpressionAttributeNames: { "#k": "uuid" } } } }),
       );
-      for (const item of result.Responses?.[options.tables.idents] ?? []) existing.add(item.uuid as string);
-      keys = result.UnprocessedKeys?.[options.tables.idents]?.Keys;
+      for (const item of result.Responses?.[table] ?? []) existing.add(item.uuid as string);
+      keys = result.UnprocessedKeys?.[table]?.Keys;
     }
   }
+  return existing;
+}
+
+async function dryRunPage(context: PassContext, moves: { row: Row; target: string }[], claimed: Set<string>): Promise<void> {
+  const { options, idents } = context;
+  const existing = await existingKeys(options.client, options.tables.idents, moves.map((m) => m.target));
   for (const move of moves) {
     const key = move.row.uuid as string;
     if (existing.has(move.target) || claimed.has(move.target)) {

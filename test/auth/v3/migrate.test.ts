@@ -1,3 +1,5 @@
+import { TransactionCanceledException } from "@aws-sdk/client-dynamodb";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { upgradeIdent, type Row } from "../../../lib/auth/v3/field-map.ts";
 import { isV4Provider, keyShape, v4Key } from "../../../lib/auth/v3/format.ts";
@@ -28,7 +30,6 @@ describe("webda auth migrate over 10,000 v3 idents on DynamoDB Local", () => {
 
   afterAll(async () => {
     await drop();
-    raw.destroy();
   });
 
   it("the data set has what the issue lists: collisions, counters with and without timestamps, tokens", () => {
@@ -137,4 +138,43 @@ describe("webda auth migrate over 10,000 v3 idents on DynamoDB Local", () => {
     expect(report.passes).toBe(1);
     expect(report.incomplete).toBe(false);
   }, 120_000);
+});
+
+afterAll(() => raw.destroy());
+
+describe("webda auth migrate's DynamoDB calls", () => {
+  it("sends no transaction DynamoDB cancels: case variants met in a pass are known conflicts, later passes confirm them with a read", async () => {
+    const { tables, drop } = await freshTables(raw);
+    const calls = new Map<string, number>();
+    let cancelled = 0;
+    const counted = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+    counted.middlewareStack.add(
+      (next, context) => async (args) => {
+        calls.set(String(context.commandName), (calls.get(String(context.commandName)) ?? 0) + 1);
+        try {
+          return await next(args);
+        } catch (error) {
+          if (error instanceof TransactionCanceledException) cancelled++;
+          throw error;
+        }
+      },
+      { step: "initialize", name: "countCalls" },
+    );
+    try {
+      const small = v3Dataset({ idents: 1_000, cost: 4 });
+      await writeRows(client, tables.idents, small.idents);
+      const report = await migrate({ client: counted, tables, batch: 100, seal, concurrency: 4 });
+      expect(report.idents.migrated).toBe(small.expected.identsMigrated);
+      expect(report.idents.failed).toHaveLength(small.expected.identConflicts);
+      expect(small.expected.identConflicts).toBeGreaterThan(20);
+      expect(cancelled).toBe(0);
+      // The first pass reads nothing besides its scan; the second reads the keys its leftovers want.
+      const secondPassPages = Math.ceil((small.expected.identsMigrated + small.expected.identConflicts + small.expected.identsUnsupported) / 100);
+      expect(calls.get("BatchGetItemCommand") ?? 0).toBeLessThanOrEqual(secondPassPages);
+      // Full transactions of 50 moves, and at most one partial one per page read.
+      expect(calls.get("TransactWriteItemsCommand")).toBeLessThanOrEqual(Math.ceil(report.idents.migrated / 50) + (calls.get("ScanCommand") ?? 0));
+    } finally {
+      await drop();
+    }
+  }, 180_000);
 });
