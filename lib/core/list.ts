@@ -1,5 +1,5 @@
 import { parseQuery, planDynamoQuery, checkQuery, expressionFields, printExpression, type Expression } from "../query/index.ts";
-import type { Cursor, Repository } from "../store/repository.ts";
+import { listEachOf, type Cursor, type KeyValue, type ListRequest, type Repository } from "../store/repository.ts";
 import type { Context } from "./context.ts";
 import type { ContinuationSealer } from "./continuation.ts";
 import { BadQueryError } from "./errors.ts";
@@ -7,6 +7,7 @@ import type { ModelInfo } from "./model-info.ts";
 import { assertFilterable } from "./fields.ts";
 import type { Permissions } from "./permission.ts";
 import { PARTITION_KEY_BYTES, SORT_KEY_BYTES, toOutput, type Item } from "./records.ts";
+import { scopedQuery } from "./scoped-query.ts";
 
 /** Lambda answers at most 6 MB; a page's records stay under this, leaving room for the envelope. */
 export const DEFAULT_PAGE_BYTES = 5 * 1024 * 1024;
@@ -42,19 +43,16 @@ function isCursor(value: unknown): value is Cursor {
   );
 }
 
-/**
- * Query-language listing: parse, check fields and values against the model, refuse orders no index
- * serves (the same rule whatever the store), read through the store with the caller's read
- * permission applied as the page fills, seal the resume point into the continuation token.
- */
-export async function listRecords(
-  ctx: Context,
-  info: ModelInfo,
-  repository: Repository,
-  sealer: ContinuationSealer,
-  permissions: Permissions,
-  args: ListArguments,
-): Promise<ListResult> {
+/** A listing checked and ready to read: what the store is asked, and the scope its token is sealed to. */
+interface PreparedList {
+  where?: Expression;
+  orderBy: ReturnType<typeof parseQuery>["orderBy"];
+  limit: number;
+  after?: Cursor;
+  scope: string;
+}
+
+function prepareList(ctx: Context, info: ModelInfo, sealer: ContinuationSealer, args: ListArguments): PreparedList {
   const query = parseQuery(args.q ?? "");
   checkQuery(query, info.outputSchema);
   assertFilterable(ctx, info, [...(query.where ? expressionFields(query.where) : []), ...query.orderBy.map((o) => o.field)]);
@@ -72,6 +70,11 @@ export async function listRecords(
     if (!isCursor(opened)) throw new BadQueryError("the continuation token is invalid");
     after = opened;
   }
+  return { ...(query.where ? { where: query.where } : {}), orderBy: query.orderBy, limit, ...(after ? { after } : {}), scope };
+}
+
+/** What every page of `info` is read with: the caller's read permission and the byte budget. */
+function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): Pick<ListRequest, "accept" | "maxBytes" | "sizeOf"> & { output: (item: Item) => Item } {
   // Each record's output is computed once: measured for the byte budget, then returned.
   const outputs = new WeakMap<Item, Item>();
   const output = (item: Item): Item => {
@@ -79,19 +82,79 @@ export async function listRecords(
     if (!shown) outputs.set(item, (shown = toOutput(ctx, info, item)));
     return shown;
   };
-  const page = await repository.list({
-    ...(query.where ? { where: query.where } : {}),
-    orderBy: query.orderBy,
-    limit,
-    ...(after ? { after } : {}),
+  return {
     accept: async (items) => (await permissions.decideMany(info, items, "read")).map((d) => d === true),
     maxBytes: info.limits.maxBytes ?? DEFAULT_PAGE_BYTES,
     sizeOf: (item) => Buffer.byteLength(JSON.stringify(output(item))) + 1,
-  });
+    output,
+  };
+}
+
+/**
+ * Query-language listing: parse, check fields and values against the model, refuse orders no index
+ * serves (the same rule whatever the store), read through the store with the caller's read
+ * permission applied as the page fills, seal the resume point into the continuation token.
+ */
+export async function listRecords(
+  ctx: Context,
+  info: ModelInfo,
+  repository: Repository,
+  sealer: ContinuationSealer,
+  permissions: Permissions,
+  args: ListArguments,
+): Promise<ListResult> {
+  const { where, orderBy, limit, after, scope } = prepareList(ctx, info, sealer, args);
+  const { output, ...read } = readRequest(ctx, info, permissions);
+  const page = await repository.list({ ...(where ? { where } : {}), orderBy, limit, ...(after ? { after } : {}), ...read });
   return {
     results: page.items.map(output),
     continuationToken: page.next ? sealer.seal(scope, page.next) : null,
   };
+}
+
+/**
+ * The first page of `q` scoped to each of `scopes` (the key of each parent in view, as child
+ * attributes): the same answers, token scopes included, as `listRecords` with `scopedQuery(scope,
+ * q)` for each, read together through the store's `listEach` by `field` (an attribute every scope
+ * binds), each scope's answer or error apart. A query that resumes (OFFSET) belongs to one parent,
+ * and a `field` no key of the child partitions would be a Scan per parent anyway: both are listed
+ * scope by scope.
+ */
+export async function listEach(
+  ctx: Context,
+  info: ModelInfo,
+  repository: Repository,
+  sealer: ContinuationSealer,
+  permissions: Permissions,
+  field: string,
+  scopes: Readonly<Record<string, KeyValue>>[],
+  args: ListArguments,
+): Promise<PromiseSettledResult<ListResult>[]> {
+  const queries = scopes.map((scope) => ({ ...args, q: scopedQuery(scope, args.q ?? "") }));
+  const prepared: PreparedList[] = [];
+  const partitioned = info.table.key.hash === field || info.table.indexes.some((i) => i.hash === field);
+  try {
+    for (const query of queries) prepared.push(prepareList(ctx, info, sealer, query));
+  } catch {
+    // Each parent answers its own error (a token opens for one parent only), as it did alone.
+    prepared.length = 0;
+  }
+  const first = prepared[0];
+  if (!first || first.after || !partitioned) {
+    return Promise.allSettled(queries.map((query) => listRecords(ctx, info, repository, sealer, permissions, query)));
+  }
+  const { output, ...read } = readRequest(ctx, info, permissions);
+  const pages = await listEachOf(repository, {
+    field,
+    scopes: scopes.map((scope, i) => ({ value: scope[field] as KeyValue, where: (prepared[i] as PreparedList).where })),
+    orderBy: first.orderBy,
+    limit: first.limit,
+    ...read,
+  });
+  return pages.map((page, i) => ({
+    status: "fulfilled",
+    value: { results: page.items.map(output), continuationToken: page.next ? sealer.seal((prepared[i] as PreparedList).scope, page.next) : null },
+  }));
 }
 
 /**

@@ -26,7 +26,12 @@ export interface BelongsTo {
 export interface Contains {
   kind: "contains";
   target: () => ModelClass;
-  /** The belongs-to attribute on the child that points back at this model. */
+  /**
+   * The child's attributes holding this model's key, one per key field in key order: the child
+   * attribute that points back at a one-field key, both parts of a composite one.
+   */
+  fields: readonly string[];
+  /** The first of `fields`: the partition key of a child index, by which children are read. */
   field: string;
 }
 
@@ -34,7 +39,9 @@ export interface ManyToMany {
   kind: "manyToMany";
   target: () => ModelClass;
   through: () => ModelClass;
-  /** Attribute of the join model holding this model's key. */
+  /** Attributes of the join model holding this model's key, one per key field in key order. */
+  fromFields: readonly string[];
+  /** The first of `fromFields`: the partition key (of the join table or an index) join rows are read by. */
   from: string;
   /** Attribute of the join model holding the target's key. */
   to: string;
@@ -57,15 +64,21 @@ export function belongsTo(
   };
 }
 
-export function contains(target: () => ModelClass, field: string): Contains {
-  return { kind: "contains", target, field };
+/** `fields`: the child attribute pointing back at this model, or one per field of a composite key. */
+export function contains(target: () => ModelClass, fields: string | readonly string[]): Contains {
+  const all = typeof fields === "string" ? [fields] : [...fields];
+  return { kind: "contains", target, fields: all, field: all[0] ?? "" };
 }
 
 export function manyToMany(
   target: () => ModelClass,
-  options: { through: () => ModelClass; from: string; to: string; limits?: { default: number; max: number } },
+  options: { through: () => ModelClass; from: string | readonly string[]; to: string; limits?: { default: number; max: number } },
 ): ManyToMany {
-  return { kind: "manyToMany", target, ...options, limits: options.limits ?? MANY_TO_MANY_LIMITS };
+  const fromFields = typeof options.from === "string" ? [options.from] : [...options.from];
+  return {
+    kind: "manyToMany", target, through: options.through, fromFields, from: fromFields[0] ?? "", to: options.to,
+    limits: options.limits ?? MANY_TO_MANY_LIMITS,
+  };
 }
 
 export type RelationDeclarations = Record<string, Relation | (Omit<BelongsTo, "field"> & { field?: string })>;

@@ -47,8 +47,16 @@ function factor(field: GraphQLField<unknown, unknown>, node: FieldNode, limits: 
   return isList(field.type) ? limits.listFactor : 1;
 }
 
+/**
+ * Walks an operation's selections. A named fragment is measured once and its tally reused at
+ * every spread: a fragment spreading the next one twice, 40 deep, would otherwise cost 2^40 steps
+ * before any limit could refuse it. Fragment cycles never reach here (validation refuses them);
+ * `visiting` only keeps a malformed document from recursing forever.
+ */
 class Walker {
-  readonly tally: Tally = { depth: 0, aliases: 0, cost: 0 };
+  private readonly summaries = new Map<string, Tally>();
+  private readonly rootSummaries = new Map<string, number>();
+  private readonly visiting = new Set<string>();
 
   constructor(
     private readonly fragments: Map<string, FragmentDefinitionNode>,
@@ -56,46 +64,61 @@ class Walker {
     private readonly limits: GraphQLLimits,
   ) {}
 
-  walk(set: SelectionSetNode, parent: GraphQLNamedType, depth: number, multiplier: number, seen: Set<string>): void {
+  /** The tally of a selection set whose fields sit at depth 1 with multiplier 1. */
+  measure(set: SelectionSetNode, parent: GraphQLNamedType): Tally {
+    const tally: Tally = { depth: 0, aliases: 0, cost: 0 };
+    this.walk(set, parent, 1, 1, tally);
+    return tally;
+  }
+
+  /** The fields selected at the root, through fragments but not inside fields; `__typename` aside. */
+  rootFields(set: SelectionSetNode): number {
+    let count = 0;
+    for (const s of set.selections) {
+      if (s.kind === Kind.FIELD) count += s.name.value === "__typename" ? 0 : 1;
+      else if (s.kind === Kind.INLINE_FRAGMENT) count += this.rootFields(s.selectionSet);
+      else count += this.summarize(s.name.value, this.rootSummaries, 0, (f) => this.rootFields(f.selectionSet));
+    }
+    return count;
+  }
+
+  private walk(set: SelectionSetNode, parent: GraphQLNamedType, depth: number, multiplier: number, tally: Tally): void {
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
         // Introspection is bounded by the token limit and switched off per stage, not counted here.
         if (selection.name.value.startsWith("__")) continue;
-        if (selection.alias) this.tally.aliases++;
-        this.tally.depth = Math.max(this.tally.depth, depth);
-        this.tally.cost += multiplier;
+        if (selection.alias) tally.aliases++;
+        tally.depth = Math.max(tally.depth, depth);
+        tally.cost += multiplier;
         const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[selection.name.value] : undefined;
         if (field && selection.selectionSet) {
-          this.walk(selection.selectionSet, getNamedType(field.type), depth + 1, multiplier * factor(field, selection, this.limits), seen);
+          this.walk(selection.selectionSet, getNamedType(field.type), depth + 1, multiplier * factor(field, selection, this.limits), tally);
         }
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const type = selection.typeCondition ? this.schema.getType(selection.typeCondition.name.value) : parent;
-        this.walk(selection.selectionSet, type ?? parent, depth, multiplier, seen);
+        this.walk(selection.selectionSet, type ?? parent, depth, multiplier, tally);
       } else {
-        const name = selection.name.value;
-        const fragment = this.fragments.get(name);
-        if (!fragment || seen.has(name)) continue;
-        const type = this.schema.getType(fragment.typeCondition.name.value) ?? parent;
-        this.walk(fragment.selectionSet, type, depth, multiplier, new Set([...seen, name]));
+        const empty: Tally = { depth: 0, aliases: 0, cost: 0 };
+        const inner = this.summarize(selection.name.value, this.summaries, empty, (f) => this.measure(f.selectionSet, this.schema.getType(f.typeCondition.name.value) ?? parent));
+        // Its fields sit at this depth; its cost scales with the lists around the spread.
+        if (inner.depth > 0) tally.depth = Math.max(tally.depth, depth - 1 + inner.depth);
+        tally.aliases += inner.aliases;
+        tally.cost += multiplier * inner.cost;
       }
     }
   }
-}
 
-function rootFields(operation: OperationDefinitionNode, fragments: Map<string, FragmentDefinitionNode>): number {
-  let count = 0;
-  const visit = (set: SelectionSetNode, seen: Set<string>): void => {
-    for (const s of set.selections) {
-      if (s.kind === Kind.FIELD) count += s.name.value === "__typename" ? 0 : 1;
-      else if (s.kind === Kind.INLINE_FRAGMENT) visit(s.selectionSet, seen);
-      else if (!seen.has(s.name.value)) {
-        const fragment = fragments.get(s.name.value);
-        if (fragment) visit(fragment.selectionSet, new Set([...seen, s.name.value]));
-      }
-    }
-  };
-  visit(operation.selectionSet, new Set());
-  return count;
+  private summarize<T>(name: string, memo: Map<string, T>, empty: T, compute: (fragment: FragmentDefinitionNode) => T): T {
+    const known = memo.get(name);
+    if (known !== undefined) return known;
+    const fragment = this.fragments.get(name);
+    if (!fragment || this.visiting.has(name)) return empty;
+    this.visiting.add(name);
+    const value = compute(fragment);
+    this.visiting.delete(name);
+    memo.set(name, value);
+    return value;
+  }
 }
 
 function refusal(code: string, message: string, limit: number, actual: number, node: OperationDefinitionNode): GraphQLError {
@@ -111,14 +134,14 @@ export function checkLimits(schema: GraphQLSchema, document: DocumentNode, limit
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const errors: GraphQLError[] = [];
+  // Fragment tallies do not depend on the operation: one walker measures each fragment once.
+  const walker = new Walker(fragments, schema, limits);
   for (const operation of document.definitions) {
     if (operation.kind !== Kind.OPERATION_DEFINITION) continue;
     const root = schema.getRootType(operation.operation);
     if (!root) continue;
-    const walker = new Walker(fragments, schema, limits);
-    walker.walk(operation.selectionSet, root, 1, 1, new Set());
-    const { depth, aliases, cost } = walker.tally;
-    const roots = rootFields(operation, fragments);
+    const { depth, aliases, cost } = walker.measure(operation.selectionSet, root);
+    const roots = walker.rootFields(operation.selectionSet);
     if (depth > limits.maxDepth) errors.push(refusal("QUERY_TOO_DEEP", `The query is nested ${depth} levels deep; at most ${limits.maxDepth} are allowed`, limits.maxDepth, depth, operation));
     if (aliases > limits.maxAliases) errors.push(refusal("TOO_MANY_ALIASES", `The query uses ${aliases} aliases; at most ${limits.maxAliases} are allowed`, limits.maxAliases, aliases, operation));
     if (roots > limits.maxRootFields) errors.push(refusal("TOO_MANY_ROOT_FIELDS", `The operation selects ${roots} root fields; at most ${limits.maxRootFields} are allowed`, limits.maxRootFields, roots, operation));

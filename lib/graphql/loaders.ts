@@ -1,5 +1,6 @@
 import type { Application } from "../core/application.ts";
 import type { Context } from "../core/context.ts";
+import type { ListArguments, ListResult } from "../core/list.ts";
 import { keyOf, type ModelInfo } from "../core/model-info.ts";
 import type { Item, KeyValues } from "../core/records.ts";
 import type { KeyValue } from "../store/repository.ts";
@@ -17,6 +18,7 @@ function recordId(info: ModelInfo, key: Record<string, unknown>): string {
 export class Loaders {
   private readonly records = new Map<string, Batcher<KeyValues, Item | null>>();
   private readonly related = new Map<string, Batcher<KeyValue, Item[]>>();
+  private readonly pages = new Map<string, Batcher<Record<string, KeyValue>, PromiseSettledResult<ListResult>>>();
 
   constructor(
     private readonly app: Application,
@@ -39,16 +41,44 @@ export class Loaders {
     return batcher.load(key);
   }
 
-  /** `value`s must be keys of records of the related model that this request has read (relation parents). */
-  byField(info: ModelInfo, field: string, value: KeyValue): Promise<Item[]> {
-    const id = `${info.name}.${field}`;
+  /**
+   * The first page of `child` records scoped to `scope` (child attributes equal to the key of a
+   * record of `parent` this request has shown: a contains relation), batched over every parent
+   * asking with the same arguments, read by the scope's first attribute.
+   */
+  async children(child: ModelInfo, scope: Record<string, KeyValue>, args: ListArguments, parent: ModelInfo): Promise<ListResult> {
+    const fields = Object.keys(scope);
+    const id = JSON.stringify([child.name, fields, parent.name, args.q ?? "", args.limit ?? null, args.offset ?? null]);
+    let batcher = this.pages.get(id);
+    if (!batcher) {
+      batcher = new Batcher<Record<string, KeyValue>, PromiseSettledResult<ListResult>>(
+        (s) => JSON.stringify(fields.map((f) => s[f])),
+        async (scopes) => {
+          const pages = await this.app.domain.queryEach(this.ctx, child, fields[0] as string, scopes, args, parent);
+          return new Map(scopes.map((s, i) => [JSON.stringify(fields.map((f) => s[f])), pages[i] as PromiseSettledResult<ListResult>]));
+        },
+        { status: "fulfilled", value: { results: [], continuationToken: null } },
+      );
+      this.pages.set(id, batcher);
+    }
+    const page = await batcher.load(scope);
+    if (page.status === "rejected") throw page.reason;
+    return page.value;
+  }
+
+  /**
+   * `parentsRead`: the `value`s are keys of records of the model `field` belongs to, which this
+   * request has read (relation parents), so the rows' read rule on them holds without reading them.
+   */
+  byField(info: ModelInfo, field: string, value: KeyValue, parentsRead: boolean): Promise<Item[]> {
+    const id = `${info.name}.${field}.${String(parentsRead)}`;
     let batcher = this.related.get(id);
     if (!batcher) {
       batcher = new Batcher<KeyValue, Item[]>(
         (v) => JSON.stringify(v),
         async (values) => {
           const groups = new Map<string, Item[]>();
-          for (const item of await this.app.domain.loadByField(this.ctx, info, field, values, { parentsRead: true })) {
+          for (const item of await this.app.domain.loadByField(this.ctx, info, field, values, { parentsRead })) {
             const value = item[field] as KeyValue;
             const group = groups.get(JSON.stringify(value)) ?? [];
             group.push(item);

@@ -6,7 +6,6 @@ import type { BelongsTo, Contains, ManyToMany } from "../core/relations.ts";
 import type { KeyValue } from "../store/repository.ts";
 import type { GraphQLContext } from "./context.ts";
 import type { ModelTypes } from "./model-types.ts";
-import { scopedQuery } from "./scoped-query.ts";
 import { LongScalar } from "./scalars.ts";
 import { BadQueryError } from "../core/errors.ts";
 
@@ -20,10 +19,28 @@ function isKeyValue(value: unknown): value is KeyValue {
   return (typeof value === "string" && value !== "") || typeof value === "number";
 }
 
-/** A relation to a registered model with a single-field key; others stay plain fields. */
-function registered(types: ModelTypes, target: () => ModelClass): ModelInfo | undefined {
+/** A registered model, with a one-field key where the relation looks records up by key. */
+function registered(types: ModelTypes, target: () => ModelClass, singleKey: boolean): ModelInfo | undefined {
   const info = types.app.model(target().name);
-  return info && info.keyFields.length === 1 ? info : undefined;
+  return info && (!singleKey || info.keyFields.length === 1) ? info : undefined;
+}
+
+/** The parent's key as the child attributes holding it, or undefined when the record lacks a part. */
+function scopeOf(parent: ModelInfo, fields: readonly string[], record: Item): Record<string, KeyValue> | undefined {
+  const scope: Record<string, KeyValue> = {};
+  for (const [i, field] of fields.entries()) {
+    const value = record[parent.keyFields[i] as string];
+    if (!isKeyValue(value)) return undefined;
+    scope[field] = value;
+  }
+  return scope;
+}
+
+/** A relation naming one attribute per key field of its parent, or a declaration error at start. */
+function assertKeyFields(parent: ModelInfo, name: string, fields: readonly string[]): void {
+  if (fields.length !== parent.keyFields.length) {
+    throw new Error(`${parent.name}.${name}: names ${fields.length} attribute(s) for a key of ${parent.keyFields.length} field(s) (${parent.keyFields.join(", ")})`);
+  }
 }
 
 /** The related record (batched per model), or null when missing or not readable by the caller. */
@@ -40,22 +57,23 @@ function belongsToField(relation: BelongsTo, target: ModelInfo, types: ModelType
 
 /**
  * The children as a page: the domain's query with `<field> = <this key>` ANDed to the caller's
- * filter, so that it plans as a Query on the child's `by_<field>` index.
+ * filter, so that it plans as a Query on the child's `by_<field>` index. The pages of every parent
+ * in view that asks with the same arguments are read together (a PartiQL `IN` per 50 parents in
+ * DynamoDB), each the page its own query would give, continuation token included.
  */
 function containsField(relation: Contains, parent: ModelInfo, child: ModelInfo, types: ModelTypes): Field {
-  const parentKey = parent.keyFields[0] as string;
   return {
     type: types.results(child),
     args: { query: { type: GraphQLString }, limit: { type: LongScalar }, offset: { type: GraphQLString } },
     extensions: { listSize: types.listSize(child) },
-    resolve: (record, args: { query?: string | null; limit?: number | null; offset?: string | null }, { app, ctx }) => {
-      const value = record[parentKey];
-      if (!isKeyValue(value)) return { results: [], continuationToken: null };
-      return app.domain.query(ctx, child, {
-        q: scopedQuery(relation.field, value, args.query ?? ""),
+    resolve: (record, args: { query?: string | null; limit?: number | null; offset?: string | null }, { loaders }) => {
+      const scope = scopeOf(parent, relation.fields, record);
+      if (!scope) return { results: [], continuationToken: null };
+      return loaders.children(child, scope, {
+        q: args.query ?? "",
         ...(args.limit != null ? { limit: args.limit } : {}),
         ...(args.offset != null ? { offset: args.offset } : {}),
-      }, { info: parent, key: value });
+      }, parent);
     },
   };
 }
@@ -65,7 +83,9 @@ function containsField(relation: Contains, parent: ModelInfo, child: ModelInfo, 
  * targets in one batched read; both pass the read permission check.
  */
 function manyToManyField(relation: ManyToMany, parent: ModelInfo, target: ModelInfo, through: ModelInfo, types: ModelTypes): Field {
-  const parentKey = parent.keyFields[0] as string;
+  // Only a one-field key is what the join rows' `from` attribute points at, so only then may the
+  // rows' read rule on it be taken as shown; a composite parent's rows are checked in full.
+  const single = parent.keyFields.length === 1;
   const targetKey = target.keyFields[0] as string;
   const { default: fallback, max } = relation.limits;
   return {
@@ -78,9 +98,10 @@ function manyToManyField(relation: ManyToMany, parent: ModelInfo, target: ModelI
         const message = `limit must be an integer from 1 to ${max}`;
         throw new BadQueryError(message, [{ path: "/limit", message }]);
       }
-      const value = record[parentKey];
-      if (!isKeyValue(value)) return [];
-      const rows = await loaders.byField(through, relation.from, value);
+      const scope = scopeOf(parent, relation.fromFields, record);
+      if (!scope) return [];
+      const rows = (await loaders.byField(through, relation.from, scope[relation.from] as KeyValue, single))
+        .filter((row) => relation.fromFields.every((f) => row[f] === scope[f]));
       const keys = rows.map((row) => row[relation.to]).filter(isKeyValue).sort(compareKeys).slice(0, limit);
       const targets = await Promise.all(keys.map((key) => loaders.record(target, { [targetKey]: key })));
       return targets.filter((t): t is Item => t !== null);
@@ -94,13 +115,16 @@ function manyToManyField(relation: ManyToMany, parent: ModelInfo, target: ModelI
  */
 export function relationFields(info: ModelInfo, types: ModelTypes): GraphQLFieldConfigMap<Item, GraphQLContext> {
   const fields: GraphQLFieldConfigMap<Item, GraphQLContext> = {};
-  const single = info.keyFields.length === 1;
   for (const [name, relation] of Object.entries(info.relations)) {
-    const target = registered(types, relation.target);
+    // A contains relation lists its children by query, whatever their key; the others look targets up by key.
+    const target = registered(types, relation.target, relation.kind !== "contains");
     if (!target) continue;
     if (relation.kind === "belongsTo") fields[name] = belongsToField(relation, target, types);
-    else if (relation.kind === "contains" && single) fields[name] = containsField(relation, info, target, types);
-    else if (relation.kind === "manyToMany" && single) {
+    else if (relation.kind === "contains") {
+      assertKeyFields(info, name, relation.fields);
+      fields[name] = containsField(relation, info, target, types);
+    } else {
+      assertKeyFields(info, name, relation.fromFields);
       const through = types.app.model(relation.through().name);
       if (through) fields[name] = manyToManyField(relation, info, target, through, types);
     }

@@ -4,7 +4,8 @@ import type { TableShape } from "../core/model-info.ts";
 import { VERSION_FIELD } from "../core/schema.ts";
 import { evaluate, type Expression } from "../query/index.ts";
 import { assertPartitionField, compareValues, cursorOf, keyFieldsOf, keyString, pickKey } from "./keys.ts";
-import { acceptedRows, PageFill, type Item, type Key, type KeyValue, type ListRequest, type OrderTerm, type Page, type Repository, type WriteOptions } from "./repository.ts";
+import { fillPages } from "./fill-pages.ts";
+import { acceptedRows, PageFill, type Item, type Key, type KeyValue, type ListEachRequest, type ListRequest, type OrderTerm, type Page, type Repository, type WriteOptions } from "./repository.ts";
 
 /**
  * A row without an envelope (written by another program: a v3 export, a hand-made JSON file) has
@@ -116,14 +117,7 @@ export abstract class ItemStore implements Repository {
   }
 
   async list(request: ListRequest): Promise<Page> {
-    const order = this.orderFor(request.orderBy);
-    const compare = (a: Item, b: Item): number => {
-      for (const term of order) {
-        const c = compareValues(a[term.field], b[term.field]);
-        if (c !== 0) return term.direction === "ASC" ? c : -c;
-      }
-      return 0;
-    };
+    const { order, compare } = this.ordering(request.orderBy);
     const where = request.where as Expression | undefined;
     const rows = (await this.all()).filter((item) => !where || evaluate(where, item)).sort(compare);
     const after = request.after;
@@ -148,12 +142,42 @@ export abstract class ItemStore implements Repository {
     return next ? { items, next } : { items };
   }
 
-  /** The requested order, then the key, so that every position (and so every cursor) is unique. */
-  private orderFor(orderBy: OrderTerm[] | undefined): OrderTerm[] {
-    const terms = [...(orderBy ?? [])];
-    for (const field of keyFieldsOf(this.table)) {
-      if (!terms.some((t) => t.field === field)) terms.push({ field, direction: terms[0]?.direction ?? "ASC" });
+  /** Each scope's records filtered and sorted as `list` sorts them, then paged together. */
+  async listEach(request: ListEachRequest): Promise<Page[]> {
+    const { field, scopes, ...common } = request;
+    assertPartitionField(this.table, field);
+    const { order, compare } = this.ordering(common.orderBy);
+    const wanted = new Set(scopes.map((s) => s.value));
+    const byValue = new Map<KeyValue, Item[]>();
+    for (const item of await this.all()) {
+      const value = item[field] as KeyValue;
+      if (!wanted.has(value)) continue;
+      const group = byValue.get(value);
+      if (group) group.push(item);
+      else byValue.set(value, [item]);
     }
-    return terms;
+    const groups = scopes.map(({ value, where }) =>
+      (byValue.get(value) ?? []).filter((item) => !where || evaluate(where as Expression, item)).sort(compare));
+    return (await fillPages(groups, common)).map(({ items, next }) => {
+      const copies = items.map((item) => structuredClone(item));
+      const last = items[items.length - 1];
+      return next && last ? { items: copies, next: cursorOf(last, order.map((t) => t.field)) } : { items: copies };
+    });
+  }
+
+  /** The requested order, then the key, so that every position (and so every cursor) is unique. */
+  private ordering(orderBy: OrderTerm[] | undefined): { order: OrderTerm[]; compare: (a: Item, b: Item) => number } {
+    const order = [...(orderBy ?? [])];
+    for (const field of keyFieldsOf(this.table)) {
+      if (!order.some((t) => t.field === field)) order.push({ field, direction: order[0]?.direction ?? "ASC" });
+    }
+    const compare = (a: Item, b: Item): number => {
+      for (const term of order) {
+        const c = compareValues(a[term.field], b[term.field]);
+        if (c !== 0) return term.direction === "ASC" ? c : -c;
+      }
+      return 0;
+    };
+    return { order, compare };
   }
 }

@@ -67,6 +67,17 @@ export interface Page {
   next?: Cursor;
 }
 
+/**
+ * The first page of many listings that differ only in the value of one attribute (the children of
+ * each parent in view): `scopes[i].where` holds `field = scopes[i].value` as a top-level conjunct,
+ * and everything else (order, limit, permission, byte budget) is shared.
+ */
+export interface ListEachRequest<Where = unknown> extends Omit<ListRequest<Where>, "where" | "after"> {
+  /** The partition key of the table or of an index, so that all scopes are read together by key. */
+  field: string;
+  scopes: { value: KeyValue; where: Where }[];
+}
+
 export interface WriteOptions {
   /** Optimistic concurrency: the write happens only if the stored `__version` equals this. */
   expectedVersion?: number;
@@ -104,8 +115,22 @@ export interface Repository {
   /** Returns the deleted item. NotFoundError when missing, PreconditionFailedError on a stale version. */
   delete(key: Key, options?: WriteOptions): Promise<Item>;
   list(request: ListRequest): Promise<Page>;
+  /**
+   * `pages[i]` is exactly `list({ ...request, where: scopes[i].where })`: the same records in the
+   * same order, and a `next` that `list` resumes from. A store reads the scopes together (DynamoDB:
+   * a PartiQL `IN` per 50 values) and asks `accept` for all of them at once. Optional: a store
+   * without it (a wrapper such as v3's user mapping) is listed scope by scope (`listEachOf`).
+   */
+  listEach?(request: ListEachRequest): Promise<Page[]>;
   /** Removes everything: for tests and local seeding only. */
   clear(): Promise<void>;
 }
 
 export type RepositoryFactory = (modelName: string, table: TableShape) => Repository;
+
+/** `repository.listEach`, or one `list` per scope where the store has no batched read. */
+export function listEachOf(repository: Repository, request: ListEachRequest): Promise<Page[]> {
+  if (repository.listEach) return repository.listEach(request);
+  const { field: _field, scopes, ...common } = request;
+  return Promise.all(scopes.map(({ where }) => repository.list({ ...common, where })));
+}

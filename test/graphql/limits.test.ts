@@ -60,4 +60,22 @@ describe("abuse limits, before any resolver runs", () => {
     const answer = await g.post(getIntrospectionQuery());
     expect(answer.body.errors).toBeUndefined();
   });
+
+  // Found by the fuzzer: each fragment spreading the next twice made the limits walk 2^depth
+  // selections (40 deep held the function for its whole timeout). Fragments are now measured once.
+  it("measures fragment bombs without expanding them: root fields, aliases, depth and cost still add up", async () => {
+    const chain = (n: number, on: string, body: string) =>
+      Array.from({ length: n }, (_, i) => `fragment F${i} on ${on} { ${body} ${i + 1 < n ? `...F${i + 1} ...F${i + 1}` : ""} }`).join("\n");
+    const roots = await g.post(`{ ...F0 }\n${chain(40, "Query", "versionVersion")}`);
+    expect(roots.body.errors?.map((e) => [e.extensions.code, e.extensions.actual])).toEqual([["TOO_MANY_ROOT_FIELDS", 2 ** 40 - 1], ["QUERY_TOO_COSTLY", 2 ** 40 - 1]]);
+    // 15 aliases (and root fields) through four levels pass; 31 through five do not.
+    expect((await g.post(`{ ...F0 }\n${chain(4, "Query", "v: versionVersion")}`)).body.errors).toBeUndefined();
+    const aliases = await g.post(`{ ...F0 }\n${chain(5, "Query", "v: versionVersion")}`);
+    expect(aliases.body.errors?.map((e) => [e.extensions.code, e.extensions.actual])).toEqual([["TOO_MANY_ALIASES", 31], ["TOO_MANY_ROOT_FIELDS", 31]]);
+    const cost = await g.post(`{ Posts(limit: 10) { results { ...F0 } } }\n${chain(30, "Post", "slug")}`);
+    expect(cost.body.errors?.map((e) => [e.extensions.code, e.extensions.actual])).toEqual([["QUERY_TOO_COSTLY", 1 + 10 + 10 * (2 ** 30 - 1)]]);
+    // Depth through spreads: a fragment at depth 2 whose own fields nest 2 more.
+    const deep = await refusal(`{ Comments(limit: 1) { results { ...C } } } fragment C on Comment { post { comments(limit: 1) { results { post { comments(limit: 1) { results { post { comments(limit: 1) { results { slug: content } } } } } } } } } }`);
+    expect(deep).toBe("QUERY_TOO_DEEP");
+  });
 });

@@ -2,7 +2,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError, PreconditionFailedError } from "../../lib/core/errors.ts";
 import type { TableShape } from "../../lib/core/model-info.ts";
 import { parseFilter } from "../../lib/query/index.ts";
-import type { Item, Repository } from "../../lib/store/repository.ts";
+import type { Expression } from "../../lib/query/index.ts";
+import type { Cursor, Item, ListEachRequest, Repository } from "../../lib/store/repository.ts";
 
 /** Tables every implementation is checked on: a single key, and a composite key with an index. */
 export const SINGLE: TableShape = { key: { hash: "id" }, indexes: [{ name: "by_group", hash: "group", range: "rank" }] };
@@ -20,6 +21,45 @@ export async function readAll(repository: Repository, request: Omit<Parameters<R
     after = page.next;
   }
   throw new Error("pagination did not end");
+}
+
+/** Every page from `after` on. */
+async function rest(repository: Repository, request: Omit<Parameters<Repository["list"]>[0], "after">, after: Cursor): Promise<Item[]> {
+  const all: Item[] = [];
+  let next: Cursor | undefined = after;
+  for (let pages = 0; next && pages < 1000; pages++) {
+    const page = await repository.list({ ...request, after: next });
+    all.push(...page.items);
+    next = page.next;
+  }
+  return all;
+}
+
+/** `field = value AND <filter>`, as a contains relation scopes a child query. */
+function scoped(field: string, value: string, filter = ""): Expression {
+  return parseFilter(filter ? `${field} = '${value}' AND (${filter})` : `${field} = '${value}'`) as Expression;
+}
+
+/**
+ * listEach answers, for every scope, what `list` answers for it alone: the same records in the same
+ * order, a `next` exactly when list has one, and resuming from its `next` reads what resuming from
+ * list's reads.
+ */
+async function expectSameAsList(repository: Repository, request: ListEachRequest<Expression>): Promise<void> {
+  const { field: _field, scopes, ...common } = request;
+  const pages = await (repository.listEach as NonNullable<Repository["listEach"]>).call(repository, request);
+  expect(pages).toHaveLength(scopes.length);
+  for (const [i, { value, where }] of scopes.entries()) {
+    const page = pages[i] as { items: Item[]; next?: Cursor };
+    const alone = await repository.list({ ...common, where });
+    expect(page.items, `scope ${value}`).toEqual(alone.items);
+    expect(page.next !== undefined, `scope ${value} has a next page`).toBe(alone.next !== undefined);
+    if (page.next && alone.next) {
+      const resumed = await rest(repository, { ...common, where }, page.next);
+      expect(resumed, `scope ${value} resumed`).toEqual(await rest(repository, { ...common, where }, alone.next));
+      expect(resumed.length).toBeGreaterThan(0);
+    }
+  }
 }
 
 /**
@@ -149,6 +189,43 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
       expect(asc.map((i) => i.rank)).toEqual(ranksA);
       const desc = await readAll(single, { where, orderBy: [{ field: "rank", direction: "DESC" }], limit: 5 });
       expect(desc.map((i) => i.rank)).toEqual([...ranksA].reverse());
+    });
+
+    it("lists many scopes at once exactly as it lists each alone: order, limit, filter, permission, resumption", async () => {
+      // Groups of 0 to 13 records; rank repeats within a group (equal sort keys), some records hidden.
+      const sizes = [13, 0, 1, 3, 4, 7, 2];
+      await Promise.all(sizes.flatMap((size, g) => Array.from({ length: size }, (_, i) =>
+        single.create({ id: `e${g}-${String(i).padStart(2, "0")}`, group: `g${g}`, rank: (i * 5) % 7, hidden: i % 4 === 3, body: "x".repeat(10 * i) }))));
+      const accept = async (items: Item[]) => items.map((item) => item.hidden !== true);
+      const values = [...sizes.map((_, g) => `g${g}`), "absent"];
+      for (const orderBy of [undefined, [{ field: "rank", direction: "ASC" as const }], [{ field: "rank", direction: "DESC" as const }]]) {
+        for (const limit of [1, 3, 50]) {
+          await expectSameAsList(single, { field: "group", scopes: values.map((v) => ({ value: v, where: scoped("group", v) })), limit, accept, ...(orderBy ? { orderBy } : {}) });
+        }
+        await expectSameAsList(single, { field: "group", scopes: values.map((v) => ({ value: v, where: scoped("group", v, "rank >= 2") })), limit: 2, ...(orderBy ? { orderBy } : {}) });
+      }
+      // The byte budget ends each scope's page as it ends a page of list.
+      await expectSameAsList(single, { field: "group", scopes: values.map((v) => ({ value: v, where: scoped("group", v) })), limit: 50, maxBytes: 100, sizeOf: (item) => String(item.body).length });
+    });
+
+    it("asks the permission check about all scopes together, not once per scope", async () => {
+      await Promise.all(Array.from({ length: 20 }, (_, i) => single.create({ id: `a${i}`, group: `p${i % 10}`, rank: i })));
+      let asked = 0;
+      const accept = async (items: Item[]) => {
+        asked++;
+        return items.map(() => true);
+      };
+      const values = Array.from({ length: 10 }, (_, i) => `p${i}`);
+      const pages = await (single.listEach as NonNullable<Repository["listEach"]>).call(single, { field: "group", scopes: values.map((v) => ({ value: v, where: scoped("group", v) })), limit: 5, accept });
+      expect(pages.map((p) => p.items.length)).toEqual(values.map(() => 2));
+      expect(asked).toBe(1);
+    });
+
+    it("lists many scopes of a composite-key table by its partition key, and refuses an attribute no key partitions", async () => {
+      await Promise.all(["c", "a", "b", "d"].flatMap((n) => [composite.create({ owner: "me", name: n }), composite.create({ owner: "you", name: n })]));
+      await expectSameAsList(composite, { field: "owner", scopes: ["me", "you", "nobody"].map((v) => ({ value: v, where: scoped("owner", v, "name != 'b'") })), limit: 2 });
+      await expectSameAsList(composite, { field: "name", scopes: ["a", "d"].map((v) => ({ value: v, where: scoped("name", v) })), limit: 1 });
+      await expect((single.listEach as NonNullable<Repository["listEach"]>).call(single, { field: "rank", scopes: [], limit: 1 })).rejects.toThrow(/partition key/);
     });
 
     it("lists a composite-key table by its sort key within one partition", async () => {
