@@ -1,21 +1,15 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from "aws-lambda";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MAX_BODY_DEPTH } from "../../lib/http/body.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { ALICE, blog, post } from "../support/blog.ts";
 import { call, httpEvent, lambdaContext } from "../support/http-events.ts";
+import { asServerlessOffline } from "../support/offline-env.ts";
 
 const handler = restHandler(blog());
 const alice = { "x-test-user": ALICE, "content-type": "application/json" };
 
-beforeAll(() => {
-  process.env.IS_OFFLINE = "true";
-  process.env.ALLOW_TEST_USER = "true";
-});
-afterAll(() => {
-  delete process.env.IS_OFFLINE;
-  delete process.env.ALLOW_TEST_USER;
-});
+asServerlessOffline();
 
 /** A REST API (payload 1.0) event, as API Gateway's REST APIs and `serverless offline --useV1` send. */
 function v1Event(method: string, path: string, resource: string, options: { body?: string; base64?: boolean; headers?: Record<string, string> } = {}): APIGatewayProxyEvent {

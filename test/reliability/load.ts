@@ -1,11 +1,14 @@
 // A bounded load test against `npm start` (serverless offline + DynamoDB Local, loopback only):
 // a fixed number of requests of a mixed REST/GraphQL read/write workload over 50 connections.
 // Prints throughput, p50/p99 latency and errors; exits 1 on any error or non-2xx answer.
-//   npm run load                       5,000 requests
-//   LOAD_REQUESTS=50000 npm run load   longer
+// Then the WebSocket fan-out variant (load-fanout.ts): 50 subscribers, 100 published posts.
+//   npm run load                       5,000 requests, then the fan-out
+//   LOAD_REQUESTS=50000 npm run load   longer; LOAD_SUBSCRIBERS, LOAD_FANOUT_WRITES size the fan-out
 import { randomUUID } from "node:crypto";
 import autocannon from "autocannon";
+import { OFFLINE_PORTS } from "../../lib/local/offline.ts";
 import { startOffline } from "../support/offline.ts";
+import { fanoutTest, formatFanout } from "./load-fanout.ts";
 
 const AMOUNT = Number(process.env.LOAD_REQUESTS ?? 5_000);
 const CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 50);
@@ -77,9 +80,15 @@ export function formatFigures(f: LoadFigures): string {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const offline = await startOffline();
   try {
-    const figures = await loadTest(offline.url);
-    console.info(formatFigures(figures));
-    process.exitCode = figures.errors + figures.non2xx + figures.timeouts === 0 ? 0 : 1;
+    // LOAD_REQUESTS=0 runs the fan-out alone.
+    const figures = AMOUNT > 0 ? await loadTest(offline.url) : undefined;
+    if (figures) console.info(formatFigures(figures));
+    const fanout = await fanoutTest(offline.url, `ws://127.0.0.1:${OFFLINE_PORTS.websocket}`, {
+      subscribers: Number(process.env.LOAD_SUBSCRIBERS ?? 50), writes: Number(process.env.LOAD_FANOUT_WRITES ?? 100), concurrency: 10,
+    });
+    console.info(formatFanout(fanout));
+    const failures = (figures ? figures.errors + figures.non2xx + figures.timeouts : 0) + fanout.lost + fanout.duplicates + fanout.writeErrors + fanout.subscriptionErrors;
+    process.exitCode = failures === 0 ? 0 : 1;
   } finally {
     await offline.stop();
   }

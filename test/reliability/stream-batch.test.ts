@@ -44,9 +44,9 @@ function flaky(repository: Repository): Repository & { failNext(count: number): 
 async function setup() {
   const app = blog();
   const transport = new FakeTransport();
-  const { connections, subscriptions } = memoryRepositories();
-  const failing = flaky(subscriptions);
-  const realtime = realtimeFor(app, transport, { connections, subscriptions: failing }, {}, users);
+  const repositories = memoryRepositories();
+  const failing = flaky(repositories.subscriptions);
+  const realtime = realtimeFor(app, transport, { ...repositories, subscriptions: failing }, {}, users);
   for (const connectionId of ["a", "b"]) {
     await realtime.protocol.connect({ connectionId, endpoint: ENDPOINT, connectedAt: Date.now(), headers: { "sec-websocket-protocol": "graphql-transport-ws" }, cookies: [] });
     const frame = (message: unknown) => realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import WebSocket from "ws";
+import { runScheduled } from "./schedule.ts";
 import { MARKER, type FuzzRequest, type GraphqlRequest, type RestRequest, type WsSession } from "./inputs.ts";
 
 /** One answer the oracle refused, kept with what caused it. */
@@ -20,18 +21,23 @@ export interface Tally {
   accepted: { method: string; path: string; body: string }[];
   /** Answers the local emulator (serverless-offline's hapi server, Node's HTTP parser) gave itself. */
   emulator: number;
+  /** Requests sent again once because the server closed a kept-alive connection as they went out. */
+  resent: number;
   findings: Finding[];
+  /** Per class: requests (sessions for WebSocket), their summed and longest time to answer. */
+  timing: Record<string, { n: number; totalMs: number; maxMs: number }>;
 }
 
 const excerpt = (text: string, n = 300): string => (text.length > n ? `${text.slice(0, n)}… (${text.length} chars)` : text);
 
 function describeRequest(r: FuzzRequest): string {
-  if (r.kind === "rest") return `${r.method} ${excerpt(r.path, 120)} ${r.body === undefined ? "" : excerpt(typeof r.body === "string" ? r.body : `<${r.body.length} bytes>`, 200)}`;
-  if (r.kind === "graphql") return `POST /graphql ${excerpt(r.body, 200)}`;
+  const credential = r.kind !== "ws" && r.refuseUser !== undefined ? ` [${excerpt(r.headers?.authorization ?? "", 120)} | ${excerpt(r.headers?.cookie ?? "", 120)}]` : "";
+  if (r.kind === "rest") return `${r.method} ${excerpt(r.path, 120)} ${r.body === undefined ? "" : excerpt(typeof r.body === "string" ? r.body : `<${r.body.length} bytes>`, 200)}${credential}`;
+  if (r.kind === "graphql") return `POST /graphql ${excerpt(r.body, 200)}${credential}`;
   return `ws ${excerpt(JSON.stringify(r.frames), 300)}`;
 }
 
-function restShape(status: number, text: string): string | undefined {
+function restShape(status: number, text: string, auth = false): string | undefined {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -45,7 +51,9 @@ function restShape(status: number, text: string): string | undefined {
   if (b.errors !== undefined && !(Array.isArray(b.errors) && b.errors.every((e: { path?: unknown; message?: unknown }) => typeof e.path === "string" && typeof e.message === "string"))) {
     return "errors[] not [{path, message}]";
   }
-  const extra = Object.keys(b).filter((k) => !["code", "message", "errors", "requestId"].includes(k));
+  // The auth routes add `reason` (README, "Authentication": the table of reasons).
+  if (auth && (b as { reason?: unknown }).reason !== undefined && typeof (b as { reason?: unknown }).reason !== "string") return "reason is not a string";
+  const extra = Object.keys(b).filter((k) => !["code", "message", "errors", "requestId", ...(auth ? ["reason"] : [])].includes(k));
   if (extra.length > 0) return `unexpected keys ${extra.join(",")}`;
   return undefined;
 }
@@ -70,33 +78,48 @@ function graphqlShape(text: string): string | undefined {
   return undefined;
 }
 
+/** hapi's own error shape: serverless offline refused the request (a method, a content type, a cookie header) before any handler ran. */
+const answeredByEmulator = (text: string): boolean => /^\{"statusCode":\d+,"error":/.test(text);
+
 const STACK = /\bat [\w.<>]+ \(|node:internal|\.ts:\d+:\d+|\.mjs:\d+:\d+/;
 
 async function sendRest(base: string, r: RestRequest, cls: string, t: Tally): Promise<void> {
   const response = await fetch(`${base}${r.path}`, { method: r.method, headers: r.headers, ...(r.body !== undefined && !["GET", "HEAD"].includes(r.method) ? { body: typeof r.body === "string" ? r.body : new Blob([Buffer.from(r.body)]) } : {}), signal: AbortSignal.timeout(30_000) });
   const text = await response.text();
-  // Answered before any handler of ours ran: hapi's own error shape, or Node refusing a URL over
-  // its 16 KB header limit. API Gateway has limits of its own there; not what this suite judges.
-  if (/^\{"statusCode":\d+,"error":/.test(text) || (r.path.length > 8192 && !text.startsWith("{"))) {
+  // Answered before any handler of ours ran: hapi's own error shape, or Node refusing a URL and
+  // headers over its 16 KB limit. API Gateway has limits of its own there; not what this suite judges.
+  const headerBytes = Object.entries(r.headers).reduce((n, [k, v]) => n + k.length + v.length + 4, r.path.length);
+  if (answeredByEmulator(text) || (headerBytes > 8192 && !text.startsWith("{"))) {
     t.emulator++;
     return;
   }
   if (r.method === "HEAD") {
-    if (response.status >= 500) judgeHttp(cls, describeRequest(r), response, "", "rest", t);
+    if (response.status >= 500) judgeHttp(cls, describeRequest(r), response, "", "rest", t, r.path);
     return;
   }
-  judgeHttp(cls, describeRequest(r), response, text, "rest", t);
+  // The random-path class also reaches GET /graphql, which answers in GraphQL's shape.
+  judgeHttp(cls, describeRequest(r), response, text, /^\/graphql\/?(\?|$)/.test(r.path) ? "graphql" : "rest", t, r.path);
+  if (r.refuseUser !== undefined && (text.includes(r.refuseUser) || (response.status < 300 && r.method !== "GET"))) {
+    t.findings.push({ cls, problem: "an invalid credential was accepted", request: describeRequest(r), status: response.status, body: excerpt(text) });
+  }
   if (response.status < 300 && r.method !== "GET" && r.method !== "HEAD") t.accepted.push({ method: r.method, path: r.path, body: text });
 }
 
 async function sendGraphql(base: string, r: GraphqlRequest, cls: string, t: Tally): Promise<void> {
   const response = await fetch(`${base}/graphql`, { method: "POST", headers: r.headers ?? { "content-type": "application/json" }, body: r.body, signal: AbortSignal.timeout(30_000) });
   const text = await response.text();
+  if (answeredByEmulator(text)) {
+    t.emulator++;
+    return;
+  }
   judgeHttp(cls, describeRequest(r), response, text, "graphql", t);
+  if (r.refuseUser !== undefined && (text.includes(r.refuseUser) || /"data":\{"\w+":\{/.test(text))) {
+    t.findings.push({ cls, problem: "an invalid credential was accepted", request: describeRequest(r), status: response.status, body: excerpt(text) });
+  }
   if (response.status < 300 && /"data":\{"create|"data":\{"update|"data":\{"patch|"data":\{"delete/.test(text)) t.accepted.push({ method: "POST", path: "/graphql", body: text });
 }
 
-function judgeHttp(cls: string, request: string, response: Response, text: string, face: "rest" | "graphql", t: Tally): void {
+function judgeHttp(cls: string, request: string, response: Response, text: string, face: "rest" | "graphql", t: Tally, path = ""): void {
   const status = response.status;
   const find = (problem: string) => t.findings.push({ cls, problem, request, status, body: excerpt(text) });
   if (status >= 500) {
@@ -110,7 +133,7 @@ function judgeHttp(cls: string, request: string, response: Response, text: strin
   const isError = status >= 400 || (face === "graphql" && text.includes('"errors"'));
   if (!isError) return;
   t.errorBodies++;
-  const problem = face === "graphql" && hasErrorsList(text) ? graphqlShape(text) : restShape(status, text);
+  const problem = face === "graphql" && hasErrorsList(text) ? graphqlShape(text) : restShape(status, text, path.startsWith("/auth/"));
   if (problem) find(`error body: ${problem}`);
   else t.errorBodiesInShape++;
   if (status === 405 && !response.headers.get("allow")) find("405 without Allow");
@@ -175,7 +198,21 @@ async function sendWs(wsUrl: string, r: WsSession, cls: string, t: Tally): Promi
   }
 }
 
-/** Samples each class's arbitrary with one seed and sends everything, `concurrency` at a time. */
+/**
+ * The function serverless offline would run a request in, near enough to bound the instances
+ * each one starts: REST by method, collection and item depth; GraphQL and WebSocket one each.
+ */
+function target(request: FuzzRequest): string {
+  if (request.kind !== "rest") return request.kind;
+  const segments = request.path.split("?")[0]?.split("/").filter(Boolean) ?? [];
+  return `${request.method} ${segments[0] ?? ""} ${Math.min(segments.length, 3)}`;
+}
+
+/**
+ * Samples each class's arbitrary with one seed and sends everything: HTTP requests `concurrency`
+ * at a time (at most `perTarget` to one function), WebSocket sessions `sessions` at a time beside
+ * them (a session mostly waits for answers, so it does not take an HTTP slot).
+ */
 export async function runFuzz(options: {
   base: string;
   wsUrl: string;
@@ -183,41 +220,61 @@ export async function runFuzz(options: {
   classes: { cls: string; weight: number; arbitrary: fc.Arbitrary<FuzzRequest> }[];
   total: number;
   concurrency: number;
+  perTarget: number;
+  sessions: number;
   onProgress?: (tally: Tally) => void;
 }): Promise<Tally> {
-  const t: Tally = { sent: 0, byClass: {}, status5xx: 0, errorBodies: 0, errorBodiesInShape: 0, accepted: [], emulator: 0, findings: [] };
+  const t: Tally = { sent: 0, byClass: {}, status5xx: 0, errorBodies: 0, errorBodiesInShape: 0, accepted: [], emulator: 0, resent: 0, findings: [], timing: {} };
   const weights = options.classes.reduce((s, c) => s + c.weight, 0);
-  const work: { cls: string; request: FuzzRequest }[] = [];
+  type Item = { cls: string; request: FuzzRequest };
+  const work: Item[] = [];
   for (const [i, c] of options.classes.entries()) {
     const count = Math.max(1, Math.round((options.total * c.weight) / weights));
     for (const request of fc.sample(c.arbitrary, { numRuns: count, seed: options.seed + i })) work.push({ cls: c.cls, request });
   }
   // Interleaved, so classes run side by side as real traffic would.
   work.sort((a, b) => (hash(describeRequest(a.request)) - hash(describeRequest(b.request))));
-  let next = 0;
   let lastReport = Date.now();
-  const worker = async (): Promise<void> => {
-    while (next < work.length) {
-      const { cls, request } = work[next++] as { cls: string; request: FuzzRequest };
-      try {
-        if (request.kind === "ws") await sendWs(options.wsUrl, request, cls, t);
-        else {
-          t.sent++;
-          t.byClass[cls] = (t.byClass[cls] ?? 0) + 1;
-          if (request.kind === "rest") await sendRest(options.base, request, cls, t);
-          else await sendGraphql(options.base, request, cls, t);
-        }
-      } catch (error) {
-        t.findings.push({ cls, problem: `no answer: ${(error as Error).message}`, request: describeRequest(request), status: 0, body: "" });
+  const send = async ({ cls, request }: Item): Promise<void> => {
+    const began = performance.now();
+    try {
+      if (request.kind === "ws") await sendWs(options.wsUrl, request, cls, t);
+      else {
+        t.sent++;
+        t.byClass[cls] = (t.byClass[cls] ?? 0) + 1;
+        const http = () => (request.kind === "rest" ? sendRest(options.base, request, cls, t) : sendGraphql(options.base, request, cls, t));
+        await http().catch(async (error: unknown) => {
+          // A kept-alive connection the server closed just as the request went out: no handler saw
+          // it. Sent once more on a fresh connection, and counted; anything else is a finding.
+          if (!closedUnderfoot(error)) throw error;
+          t.resent++;
+          await http();
+        });
       }
-      if (Date.now() - lastReport > 10_000) {
-        lastReport = Date.now();
-        options.onProgress?.(t);
-      }
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      t.findings.push({ cls, problem: `no answer: ${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ""}`, request: describeRequest(request), status: 0, body: "" });
+    }
+    const ms = performance.now() - began;
+    const timing = (t.timing[cls] ??= { n: 0, totalMs: 0, maxMs: 0 });
+    timing.n++;
+    timing.totalMs += ms;
+    timing.maxMs = Math.max(timing.maxMs, ms);
+    if (Date.now() - lastReport > 10_000) {
+      lastReport = Date.now();
+      options.onProgress?.(t);
     }
   };
-  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  await Promise.all([
+    runScheduled({ items: work.filter((w) => w.request.kind !== "ws"), target: (w) => target(w.request), concurrency: options.concurrency, perTarget: options.perTarget, run: send }),
+    runScheduled({ items: work.filter((w) => w.request.kind === "ws"), target: () => "ws", concurrency: options.sessions, perTarget: options.sessions, run: send }),
+  ]);
   return t;
+}
+
+function closedUnderfoot(error: unknown): boolean {
+  const code = (error as { cause?: { code?: string } }).cause?.code;
+  return code === "UND_ERR_SOCKET" || code === "ECONNRESET";
 }
 
 function hash(text: string): number {
