@@ -1,11 +1,21 @@
 import { isLocalOffline } from "../core/local-secret.ts";
 
-/** The value of cookie `name` among `name=value` pairs (API Gateway v2 `cookies`, or a v1 header split). */
+/**
+ * The value of cookie `name` among `name=value` pairs (API Gateway v2 `cookies`, or a v1 header
+ * split). A value that is not valid percent-encoding is no cookie of ours (ours are base64url):
+ * undefined, not the URIError that answered 500 to any request carrying it.
+ */
 export function readCookie(cookies: readonly string[], name: string): string | undefined {
   for (const pair of cookies) {
     for (const part of pair.split(/;\s*/)) {
       const eq = part.indexOf("=");
-      if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+      if (eq > 0 && part.slice(0, eq).trim() === name) {
+        try {
+          return decodeURIComponent(part.slice(eq + 1).trim());
+        } catch {
+          return undefined;
+        }
+      }
     }
   }
   return undefined;

@@ -14,3 +14,5 @@ export { authTables, authTtl, IDENTS, SESSIONS, REFRESH, identShape, sessionShap
 export { readCookie, sessionCookie, clearedCookie } from "./cookies.ts";
 export { generateSigningJwk } from "./keys.ts";
 export type { AuthProvider, Identity, LoginOptions, LoginResult, ProviderIdentity, TokenResponse } from "./types.ts";
+export { authRoutes } from "./routes/list.ts";
+export { authOpenApiPaths, authOpenApiComponents } from "./routes/openapi.ts";

@@ -1,4 +1,5 @@
-import { Type, type Static } from "@sinclair/typebox";
+import type { Static } from "@sinclair/typebox";
+import { Type } from "../core/schema.ts";
 
 /** Options of `Framework/Authentication` (README, Authentication). Durations in seconds. */
 export const authenticationOptions = Type.Object({

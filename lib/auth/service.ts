@@ -15,7 +15,7 @@ import { loadSigningKeys, signingKeySource, type SigningKeys } from "./keys.ts";
 import { authenticationOptions, type AuthenticationOptions } from "./options.ts";
 import { RefreshTokens } from "./refresh.ts";
 import { Sessions, type SessionRow } from "./sessions.ts";
-import { installV3Compatibility, registerV3HashVerifier } from "./v3/install.ts";
+import { installV3Compatibility } from "./v3/install.ts";
 import { IDENTS, identShape, REFRESH, refreshShape, SESSIONS, sessionShape } from "./tables.ts";
 import type { AuthProvider, Identity, LoginOptions, LoginResult, ProviderIdentity, TokenResponse } from "./types.ts";
 
@@ -53,8 +53,8 @@ export class AuthenticationService extends Service<AuthenticationOptions> {
         idents: new Idents(this.app.tableRepository(IDENTS, identShape), deriveKey(secret, "ident-tokens"), () => new Date(this.now())),
       };
       // lib/auth/v3 plugs into the two hooks (CONTRACT.md); with compatibility off, v3 rows are ignored.
+      // v3 password hashes are verified whatever it says (lib/auth/v3/hash-verifier.ts).
       if (this.options.compatibility.v3) installV3Compatibility(this.app, this.parts.idents, this.app.tableRepository(IDENTS, identShape), secret);
-      else registerV3HashVerifier();
     }
     return this.parts;
   }
@@ -105,7 +105,7 @@ export class AuthenticationService extends Service<AuthenticationOptions> {
     const claims = await verifyAccessToken(await this.keys(), this.tokenSettings(), token);
     if (!claims) return undefined;
     // The only I/O: a revoked session (recovery, password change, refresh reuse) ends its tokens.
-    const session = await this.sessions.get(claims.sid);
+    const session = await this.sessions.get(claims.sid, claims.sub);
     if (!Sessions.acceptsAccessTokens(session) || session.user !== claims.sub || session.secondFactor !== undefined) return undefined;
     return { claims, session };
   }
@@ -167,7 +167,7 @@ export class AuthenticationService extends Service<AuthenticationOptions> {
       log.warn("refresh token reused: family revoked", { user: rotation.row.user, family: rotation.row.family });
       throw new AuthError(401, "REFRESH_TOKEN_REUSED", "The refresh token was already used: log in again");
     }
-    const session = await this.sessions.get(rotation.row.session);
+    const session = await this.sessions.get(rotation.row.session, rotation.row.user);
     if (!Sessions.logsIn(session)) throw new AuthError(401, "INVALID_REFRESH_TOKEN", "The refresh token is not valid");
     // The same claims for every use inside the interval, hence the same access token.
     return this.tokens(rotation.row.user, session.id, rotation.next, Math.floor(rotation.usedAt / 1000), sha256Hex(rotation.next).slice(0, 32));

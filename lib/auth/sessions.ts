@@ -19,6 +19,29 @@ export interface SessionRow {
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
+/**
+ * "Every session of this user created before `at` is revoked" (except `keep`): a row of the
+ * sessions table (no `user` attribute, so outside the `by_user` index; TTL removes it once every
+ * session it could end has expired). Ending all sessions reads that index, which DynamoDB updates
+ * asynchronously; this row ends the sessions the index had not caught up with when they are read.
+ */
+interface Cutoff {
+  at: string;
+  keep?: string;
+}
+
+const cutoffKey = (user: string): { id: string } => ({ id: `cutoff:${user}` });
+
+function asCutoff(item: Item | undefined): Cutoff | undefined {
+  return item && typeof item.at === "string" ? { at: item.at, ...(typeof item.keep === "string" ? { keep: item.keep } : {}) } : undefined;
+}
+
+/** The row as a reader must see it: revoked as well when a later cutoff of its user covers it. */
+function withCutoff(row: SessionRow, cutoff: Cutoff | undefined): SessionRow {
+  if (!cutoff || row.revokedAt || row.id === cutoff.keep || row.createdAt >= cutoff.at) return row;
+  return { ...row, revokedAt: cutoff.at };
+}
+
 function asSession(item: Item | undefined): SessionRow | undefined {
   if (!item || typeof item.id !== "string" || typeof item.user !== "string" || typeof item.expiresAt !== "number") return undefined;
   return item as unknown as SessionRow;
@@ -44,9 +67,23 @@ export class Sessions {
     return { token, row };
   }
 
-  async get(id: string): Promise<SessionRow | undefined> {
-    const row = asSession(await this.repository.get({ id }));
-    return row && row.expiresAt > seconds(this.now()) ? row : undefined;
+  /**
+   * A live session, its user's cutoff applied. With the user known (an access token's `sub`, a
+   * refresh token's row) both rows come in one batched read; otherwise the cutoff follows.
+   */
+  async get(id: string, user?: string): Promise<SessionRow | undefined> {
+    let row: SessionRow | undefined;
+    let cutoff: Cutoff | undefined;
+    if (user === undefined) {
+      row = asSession(await this.repository.get({ id }));
+      if (row) cutoff = asCutoff(await this.repository.get(cutoffKey(row.user)));
+    } else {
+      const items = await this.repository.getMany([{ id }, cutoffKey(user)]);
+      row = asSession(items.find((i) => i.id === id));
+      if (row && row.user !== user) return undefined;
+      cutoff = asCutoff(items.find((i) => i.id === cutoffKey(user).id));
+    }
+    return row && row.expiresAt > seconds(this.now()) ? withCutoff(row, cutoff) : undefined;
   }
 
   /** The session a cookie names, when it still logs its user in. */
@@ -78,16 +115,33 @@ export class Sessions {
     await this.patch(id, { revokedAt: new Date(this.now()).toISOString() });
   }
 
-  /** The ids among these whose access tokens must no longer be accepted (one batched read). */
+  /** The ids among these whose access tokens must no longer be accepted (two batched reads: sessions, then their users' cutoffs). */
   async revokedAmong(ids: string[]): Promise<Set<string>> {
-    const rows = (await this.repository.getMany(ids.map((id) => ({ id })))).map(asSession);
     const nowS = seconds(this.now());
-    const alive = new Set(rows.filter((r): r is SessionRow => r !== undefined && r.expiresAt > nowS && Sessions.acceptsAccessTokens(r)).map((r) => r.id));
+    const rows = (await this.repository.getMany(ids.map((id) => ({ id })))).map(asSession).filter((r): r is SessionRow => r !== undefined && r.expiresAt > nowS);
+    const users = [...new Set(rows.map((r) => r.user))];
+    const cutoffs = new Map<string, Cutoff | undefined>();
+    if (users.length > 0) {
+      for (const item of await this.repository.getMany(users.map(cutoffKey))) cutoffs.set(String(item.id), asCutoff(item));
+    }
+    const alive = new Set(rows.map((r) => withCutoff(r, cutoffs.get(cutoffKey(r.user).id))).filter((r) => Sessions.acceptsAccessTokens(r)).map((r) => r.id));
     return new Set(ids.filter((id) => !alive.has(id)));
   }
 
-  /** Every session of a user (recovery; a password change keeps `except`). */
-  async revokeAll(user: string, except?: string): Promise<number> {
+  /**
+   * Every session of a user (recovery; a password change keeps `except`). The cutoff is written
+   * first, so a session the `by_user` index does not list yet is ended all the same when read;
+   * `lifetimeSeconds` (the longest a session lives) is how long the cutoff must be kept.
+   */
+  async revokeAll(user: string, lifetimeSeconds: number, except?: string): Promise<number> {
+    const now = this.now();
+    const cutoff: Item = { at: new Date(now).toISOString(), expiresAt: seconds(now) + lifetimeSeconds + 60, ...(except ? { keep: except } : {}) };
+    try {
+      await this.repository.create({ ...cutoffKey(user), ...cutoff });
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      await this.repository.patch(cutoffKey(user), cutoff, except ? [] : ["keep"]);
+    }
     const rows = (await this.repository.findByField("user", [user])).map(asSession).filter((r): r is SessionRow => r !== undefined);
     const targets = rows.filter((r) => r.id !== except && !r.revokedAt);
     await Promise.all(targets.map((r) => this.revoke(r.id)));

@@ -235,6 +235,30 @@ describe("password change", () => {
     expect((await laptop.request("GET", "/auth/me")).body).toMatchObject({ email });
     expect((await client(t).request("POST", "/auth/password/change", { body: { password: PASSWORD, new_password: "x" } })).body).toMatchObject({ reason: "LOGIN_REQUIRED" });
   });
+
+  it("counts wrong current passwords like failed logins: a stolen session cannot guess without limit", async () => {
+    const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" }, throttle: { failedBeforeDelay: 2, delay: 10, lockout: { after: 3, duration: 600 } } });
+    let now = Date.now();
+    t.auth.now = () => now;
+    const email = newEmail();
+    const thief = client(t);
+    await thief.request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile() } });
+    const change = (password: string) => thief.request("POST", "/auth/password/change", { body: { password, new_password: "the thief's password" } });
+    expect((await change("guess one")).status).toBe(401);
+    expect((await change("guess two")).status).toBe(401);
+    expect((await t.auth.idents.find("email", email))?._loginAttempts).toBe(2);
+    // Even the right password waits; and the owner's login shares the same count.
+    expect(await change(PASSWORD)).toMatchObject({ status: 429, body: { reason: "TOO_MANY_ATTEMPTS" } });
+    expect((await client(t).request("POST", "/auth/email/login", { body: { email, password: PASSWORD } })).status).toBe(429);
+    now += 10_000;
+    expect((await change("guess three")).status).toBe(401);
+    now += 20_000;
+    expect(await change(PASSWORD)).toMatchObject({ status: 429, body: { reason: "LOCKED_OUT" } });
+    now += 600_000;
+    // Once the lock has passed, the right password changes it and the count starts over.
+    expect((await change(PASSWORD)).status).toBe(200);
+    expect((await t.auth.idents.find("email", email))?._loginAttempts).toBe(0);
+  });
 });
 
 describe("CSRF", () => {

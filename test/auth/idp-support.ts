@@ -28,6 +28,25 @@ export async function signInAtProvider(jar: CookieJar, authorizationUrl: string,
   throw new Error("too many redirects at the provider");
 }
 
+/**
+ * Follows redirects across the API and the provider until a page answers, signing in as `login`
+ * when the provider's page comes; returns where it landed.
+ */
+export async function followSignIn(jar: CookieJar, url: string, issuer: string, login?: string): Promise<{ url: string; response: Response }> {
+  let current = url;
+  for (let hop = 0; hop < 15; hop++) {
+    if (login && current.startsWith(issuer)) {
+      current = await signInAtProvider(jar, current, login);
+      login = undefined;
+      continue;
+    }
+    const response = await jar.fetch(current);
+    if (response.status < 300 || response.status >= 400) return { url: current, response };
+    current = locationOf(response, current);
+  }
+  throw new Error("too many redirects");
+}
+
 export interface Answer {
   status: number;
   location: string | undefined;

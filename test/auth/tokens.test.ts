@@ -61,6 +61,17 @@ describe("access tokens", () => {
     const cookies = [`session=${cookieValue(login.setCookie)}`];
     expect(await auth.identify({ authorization: "Bearer nonsense", cookies })).toEqual({});
   });
+
+  // Found by the fuzzer: a cookie value that is not valid percent-encoding made decodeURIComponent
+  // throw, and every route answered 500 to it. Our cookies are base64url: such a value is no session.
+  it("treat a session cookie that is not valid percent-encoding as no session, with the real cookie beside it or not", async () => {
+    const { auth } = authApp();
+    const login = await idpLogin(auth);
+    for (const value of ["%", "%E0%A4%A", `${cookieValue(login.setCookie)}%zz`]) {
+      expect(await auth.identify({ cookies: [`session=${value}`] })).toEqual({});
+    }
+    expect((await auth.identify({ cookies: [`other=%; session=${cookieValue(login.setCookie)}`] })).userId).toBe(login.user.uuid);
+  });
 });
 
 describe("refresh tokens", () => {
@@ -75,12 +86,17 @@ describe("refresh tokens", () => {
     expect((await auth.identify({ authorization: `Bearer ${third.access_token}`, cookies: [] })).userId).toBe(login.user.uuid);
   });
 
-  it("give every concurrent use inside the reuse interval the same new pair", async () => {
-    const { auth } = authApp();
+  it("give every one of 50 concurrent uses inside the reuse interval the same new pair", async () => {
+    const { app, auth } = authApp();
     const login = await idpLogin(auth);
-    const results = await Promise.all(Array.from({ length: 5 }, () => auth.refresh(login.refresh_token)));
+    const results = await Promise.all(Array.from({ length: 50 }, () => auth.refresh(login.refresh_token)));
     const pairs = new Set(results.map((r) => `${r.access_token} ${r.refresh_token}`));
     expect(pairs.size).toBe(1);
+    // Never two live families, nor two live tokens in this one: the used token and its one successor.
+    const { refreshShape } = await import("../../lib/auth/tables.ts");
+    const family = (JSON.parse(Buffer.from(login.access_token.split(".")[1] as string, "base64url").toString()) as { sid: string }).sid;
+    const rows = await app.tableRepository("auth-refresh", refreshShape).findByField("family", [family]);
+    expect(rows.map((r) => (r.usedAt === undefined ? "live" : "used")).sort()).toEqual(["live", "used"]);
     // The family did not fork: the one successor keeps working.
     const after = await auth.refresh(results[0]?.refresh_token as string);
     expect(after.user.uuid).toBe(login.user.uuid);

@@ -1,4 +1,5 @@
-import { Type, type Static } from "@sinclair/typebox";
+import type { Static } from "@sinclair/typebox";
+import { Type } from "../../core/schema.ts";
 import { ConfigurationError } from "../../core/config.ts";
 
 const url = Type.String({ format: "uri" });

@@ -7,7 +7,7 @@ import { deriveKey, sha256Hex } from "../crypto.ts";
 import { AuthError, invalidCredentials } from "../errors.ts";
 import type { Ident } from "../idents.ts";
 import { MailerService } from "../mail/mailer.ts";
-import { accountExistsMail, recoveryMail, registrationMail, verificationMail } from "../mail/templates.ts";
+import { accountExistsMail, nothingToDoMail, recoveryMail, registrationMail, verificationMail } from "../mail/templates.ts";
 import { authenticationOf, type AuthenticationService } from "../service.ts";
 import { SESSIONS, sessionShape } from "../tables.ts";
 import type { AuthProvider, LoginResult } from "../types.ts";
@@ -218,12 +218,11 @@ export class EmailPasswordProvider extends Service<EmailProviderOptions> impleme
       // A known address gets a mail too (saying so, with the recovery route): the caller sees
       // the same answer after the same work either way.
       const claimed = await this.throttle.claim(email, this.options.throttle.resendDelay);
+      // Signed either way, used only for an unknown address: both answers take the same work.
+      const token = await this.tokens.sign({ purpose: "register", email }, this.options.tokens.verification);
       await this.send(
         email,
-        async () =>
-          known
-            ? accountExistsMail(this.app.name, email)
-            : registrationMail(this.app.name, email, this.link(origin, `${this.options.url}/verify`, await this.tokens.sign({ purpose: "register", email }, this.options.tokens.verification))),
+        async () => (known ? accountExistsMail(this.app.name, email) : registrationMail(this.app.name, email, this.link(origin, `${this.options.url}/verify`, token))),
         claimed,
       );
       return "MAIL_SENT";
@@ -244,15 +243,19 @@ export class EmailPasswordProvider extends Service<EmailProviderOptions> impleme
     await this.send(email, async () => verificationMail(this.app.name, email, this.link(origin, `${this.options.url}/verify`, await this.tokens.sign({ purpose: "verify", email, sub: user }, this.options.tokens.verification))));
   }
 
-  /** Logged out or in, the same answer; a mail only for an unverified ident (of the caller, when logged in). */
+  /**
+   * Logged out or in, the same answer after the same work (spec 5.4, 7): a link for an unverified
+   * ident (of the caller, when logged in), otherwise a mail saying there is nothing to confirm,
+   * under the same throttle. Only the address's owner learns which.
+   */
   async startVerification(origin: string, rawEmail: string, userId: string | undefined): Promise<void> {
     const email = this.normalize(rawEmail);
     const ident = await this.auth.idents.find("email", email);
-    if (!ident || ident.verifiedAt || (userId !== undefined && ident.user !== userId)) {
-      await this.throttle.claim(`noop:${email}`, this.options.throttle.resendDelay);
-      return;
-    }
-    await this.sendVerification(origin, email, ident.user);
+    const eligible = ident !== undefined && !ident.verifiedAt && (userId === undefined || ident.user === userId);
+    const token = await this.tokens.sign({ purpose: "verify", email, sub: ident?.user ?? randomUUID() }, this.options.tokens.verification);
+    await this.send(email, async () =>
+      eligible ? verificationMail(this.app.name, email, this.link(origin, `${this.options.url}/verify`, token)) : nothingToDoMail(this.app.name, email, "verification"),
+    );
   }
 
   /** The link route: where the browser goes next (spec 5.4.1: the matching session, or LOGIN_REQUIRED). */
@@ -278,13 +281,13 @@ export class EmailPasswordProvider extends Service<EmailProviderOptions> impleme
   async startRecovery(origin: string, rawEmail: string): Promise<void> {
     const email = this.normalize(rawEmail);
     const ident = await this.auth.idents.find("email", email);
-    if (!ident) {
-      await this.throttle.claim(email, this.options.throttle.resendDelay);
-      return;
-    }
-    const user = await this.app.repository(this.auth.identityModel()).get({ uuid: ident.user });
+    // An unknown address reads a user and signs a token too, and gets a mail saying it has no
+    // account: the answer takes the same work, so its timing does not tell the caller either.
+    const sub = ident?.user ?? randomUUID();
+    const user = await this.app.repository(this.auth.identityModel()).get({ uuid: sub });
+    const token = await this.tokens.sign({ purpose: "recover", email, sub, pwd: this.fingerprint(user) }, this.options.tokens.recovery);
     await this.send(email, async () =>
-      recoveryMail(this.app.name, email, this.link(origin, `${this.options.url}/recover`, await this.tokens.sign({ purpose: "recover", email, sub: ident.user, pwd: this.fingerprint(user) }, this.options.tokens.recovery))),
+      ident ? recoveryMail(this.app.name, email, this.link(origin, `${this.options.url}/recover`, token)) : nothingToDoMail(this.app.name, email, "recovery"),
     );
   }
 
@@ -308,20 +311,25 @@ export class EmailPasswordProvider extends Service<EmailProviderOptions> impleme
     await checkPassword(this.app, this.options.password, password, claims.email);
     await users.patch({ uuid: claims.sub }, { password: await hashPassword(password, this.options.password.cost) }, []);
     await this.auth.idents.patch(ident, { _loginAttempts: 0, ...(ident.verifiedAt ? {} : { verifiedAt: new Date(this.now()).toISOString() }) }, ["_lastLoginAttemptAt"]);
-    await this.auth.sessions.revokeAll(claims.sub);
+    await this.auth.sessions.revokeAll(claims.sub, this.auth.options.session.lifetime);
     await this.auth.publish("Authentication.PasswordChanged", { user: claims.sub, by: "recovery" });
     return this.auth.login(claims.sub, "email");
   }
 
   /** Spec 5.4.3: the other sessions end, and so do earlier access tokens: the caller gets a new session. */
   async changePassword(userId: string, current: string, next: string): Promise<LoginResult> {
-    const users = this.app.repository(this.auth.identityModel());
-    const user = await users.get({ uuid: userId });
-    if (!user || !(await passwordOf(user).verify(current, this.options.password.cost))) throw new AuthError(401, "INVALID_CREDENTIALS", "The current password is wrong");
     const idents = await this.auth.idents.listByUser(userId);
-    await checkPassword(this.app, this.options.password, next, idents.find((i) => i.provider === "email")?.email ?? "");
+    const email = idents.find((i) => i.provider === "email")?.email;
+    // Counted, delayed and locked out like a login: a stolen session must not become a way to
+    // guess the current password without limit.
+    const ident = email === undefined ? undefined : await this.countAttempt(email);
+    const users = this.app.repository(this.auth.identityModel());
+    const user = ident ? await users.get({ uuid: userId }) : undefined;
+    if (!ident || !user || !(await passwordOf(user).verify(current, this.options.password.cost))) throw new AuthError(401, "INVALID_CREDENTIALS", "The current password is wrong");
+    await checkPassword(this.app, this.options.password, next, email ?? "");
+    await this.auth.idents.patch(ident, { _loginAttempts: 0 }, ["_lastLoginAttemptAt"]);
     await users.patch({ uuid: userId }, { password: await hashPassword(next, this.options.password.cost) }, []);
-    await this.auth.sessions.revokeAll(userId);
+    await this.auth.sessions.revokeAll(userId, this.auth.options.session.lifetime);
     await this.auth.publish("Authentication.PasswordChanged", { user: userId, by: "change" });
     return this.auth.login(userId, "email");
   }

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import * as oidc from "openid-client";
+import type * as Oidc from "openid-client";
+import { openIdClient } from "./oidc.ts";
 import type { Application } from "../../core/application.ts";
 import { Context } from "../../core/context.ts";
 import { errorFields, log } from "../../core/log.ts";
@@ -34,12 +35,13 @@ export async function startFlow(provider: IdpProvider, request: HttpRequest): Pr
   const { options } = provider;
   // The Referer is never read: only an explicit, authorized `redirect` changes the target.
   const target = authorizedTarget(request.query.redirect, provider.prefixes) ?? options.redirects.success;
-  let configuration: oidc.Configuration;
+  let configuration: Oidc.Configuration;
   try {
     configuration = await provider.configuration();
   } catch (error) {
     return failed(provider, error, request);
   }
+  const oidc = openIdClient();
   const flow: FlowState = {
     state: oidc.randomState(),
     nonce: oidc.randomNonce(),
@@ -96,12 +98,12 @@ export async function completeFlow(app: Application, provider: IdpProvider, requ
   }
 }
 
-async function exchange(provider: IdpProvider, flow: FlowState, request: HttpRequest): Promise<oidc.TokenEndpointResponse> {
+async function exchange(provider: IdpProvider, flow: FlowState, request: HttpRequest): Promise<Oidc.TokenEndpointResponse> {
   const configuration = await provider.configuration();
   const current = new URL(flow.redirectUri);
   for (const [name, value] of Object.entries(request.query)) current.searchParams.set(name, value);
   try {
-    return await oidc.authorizationCodeGrant(configuration, current, {
+    return await openIdClient().authorizationCodeGrant(configuration, current, {
       pkceCodeVerifier: flow.verifier,
       expectedState: flow.state,
       expectedNonce: flow.nonce,
@@ -114,6 +116,7 @@ async function exchange(provider: IdpProvider, flow: FlowState, request: HttpReq
 
 function exchangeRefusal(error: unknown): IdpRefusal {
   if (error instanceof IdpRefusal) return error;
+  const oidc = openIdClient();
   const code = (error as { code?: string }).code ?? "";
   const name = (error as Error).name;
   if (error instanceof oidc.AuthorizationResponseError) return new IdpRefusal("PROVIDER_ERROR", error.error);

@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, customFetch as joseFetch, type JWTVerifyGetKey } from "jose";
-import * as oidc from "openid-client";
+import type * as Oidc from "openid-client";
+import { openIdClient } from "./oidc.ts";
 import { applicationSecret } from "../../core/application.ts";
 import { isLocalOffline } from "../../core/local-secret.ts";
 import { Service } from "../../core/service.ts";
@@ -41,9 +42,11 @@ export class IdpProvider extends Service<IdpOptions> {
     return removedOptionProblems(given);
   }
 
+  readonly providerName = "idp" as const;
+
   readonly prefixes: AllowedPrefix[];
   private runtimeValue: IdpRuntime = { env: process.env };
-  private discovered: Promise<oidc.Configuration> | undefined;
+  private discovered: Promise<Oidc.Configuration> | undefined;
   private jwks: JWTVerifyGetKey | undefined;
   private usedStatesValue: UsedStates | undefined;
 
@@ -101,7 +104,7 @@ export class IdpProvider extends Service<IdpOptions> {
   }
 
   /** The provider's metadata, discovered once per cold start (a failed discovery is retried next time). */
-  configuration(): Promise<oidc.Configuration> {
+  configuration(): Promise<Oidc.Configuration> {
     this.discovered ??= this.discover().catch((error: unknown) => {
       this.discovered = undefined;
       throw error;
@@ -109,14 +112,15 @@ export class IdpProvider extends Service<IdpOptions> {
     return this.discovered;
   }
 
-  private async discover(): Promise<oidc.Configuration> {
+  private async discover(): Promise<Oidc.Configuration> {
     const secret = this.clientSecret();
     if (!secret) throw new IdpRefusal("PROVIDER_UNAVAILABLE", "IDP_CLIENT_SECRET is not set");
+    const oidc = openIdClient();
     const issuer = new URL(this.options.issuer);
-    const options: oidc.DiscoveryRequestOptions = { timeout: HTTP_TIMEOUT_SECONDS };
+    const options: Oidc.DiscoveryRequestOptions = { timeout: HTTP_TIMEOUT_SECONDS };
     // Plain http only for an issuer on loopback (the local development provider).
     if (issuer.protocol === "http:" && loopback(issuer)) options.execute = [oidc.allowInsecureRequests];
-    if (this.runtimeValue.fetch) options[oidc.customFetch] = this.runtimeValue.fetch as oidc.CustomFetch;
+    if (this.runtimeValue.fetch) options[oidc.customFetch] = this.runtimeValue.fetch as Oidc.CustomFetch;
     try {
       return await oidc.discovery(issuer, this.options.clientId, undefined, oidc.ClientSecretBasic(secret), options);
     } catch (error) {
@@ -133,6 +137,11 @@ export class IdpProvider extends Service<IdpOptions> {
       ...(this.runtimeValue.fetch ? { [joseFetch]: this.runtimeValue.fetch } : {}),
     });
     return { issuer: metadata.issuer, keys: this.jwks };
+  }
+
+  /** Listed by `GET /auth/providers`: where a browser starts the flow and where token login posts. */
+  describe(): Record<string, unknown> {
+    return { name: this.name, provider: "idp", url: this.options.url, issuer: this.options.issuer };
   }
 
   /** Served by the authentication service's function (lib/auth/routes), like the email provider's. */

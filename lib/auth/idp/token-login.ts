@@ -19,6 +19,8 @@ export class IdpTokenError extends DomainError {
     code: ErrorCode,
     readonly reason: IdpReason,
     message: string,
+    /** A 503 says when to try again (the `Retry-After` header). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(status, code, message);
   }
@@ -33,6 +35,9 @@ const MESSAGES: Partial<Record<IdpReason, string>> = {
   EMAIL_DOMAIN_NOT_ALLOWED: "This email domain may not log in",
   PROVIDER_UNAVAILABLE: "The identity provider could not be reached: try again later",
 };
+
+/** An unreachable provider is usually back within seconds (a cold issuer, a network blip). */
+const PROVIDER_RETRY_SECONDS = 5;
 
 function isJson(request: HttpRequest): boolean {
   const type = request.headers["content-type"]?.split(";")[0]?.trim().toLowerCase() ?? "";
@@ -91,7 +96,7 @@ export async function tokenLogin(app: Application, providers: readonly IdpProvid
   } catch (error) {
     if (!(error instanceof IdpRefusal)) throw error;
     log.warn("idp token login refused", { requestId: request.requestId, reason: error.reason, detail: error.detail });
-    if (error.reason === "PROVIDER_UNAVAILABLE") throw new IdpTokenError(503, "INTERNAL_SERVER_ERROR", error.reason, MESSAGES.PROVIDER_UNAVAILABLE ?? "");
+    if (error.reason === "PROVIDER_UNAVAILABLE") throw new IdpTokenError(503, "INTERNAL_SERVER_ERROR", error.reason, MESSAGES.PROVIDER_UNAVAILABLE ?? "", PROVIDER_RETRY_SECONDS);
     if (error.reason === "LOGIN_FAILED") {
       log.error("idp token login failed", { requestId: request.requestId, ...errorFields(error) });
       throw error;

@@ -1,4 +1,5 @@
-import { Type, type Static } from "@sinclair/typebox";
+import type { Static } from "@sinclair/typebox";
+import { Type } from "../../core/schema.ts";
 import { join } from "node:path";
 import { isLocalOffline, localDataDir } from "../../core/local-secret.ts";
 import { Service } from "../../core/service.ts";

@@ -27,3 +27,15 @@ export function accountExistsMail(app: string, to: string): Mail {
   const text = `Someone (maybe you) tried to register a ${app} account with this email, which already has one. Log in instead; if you forgot your password, ask for a reset from the login page. If it was not you, ignore this mail.`;
   return { to, subject: `${app}: you already have an account`, text: `${text}\n`, html: `<p>${escape(text)}</p>` };
 }
+
+/**
+ * The answer to a recovery or verification request for an address with nothing to recover or
+ * verify. Mailing it costs what the real mail costs, so the route takes as long either way (the
+ * same throttle bounds both: one mail per address per resendDelay).
+ */
+export function nothingToDoMail(app: string, to: string, asked: "recovery" | "verification"): Mail {
+  const text = asked === "recovery"
+    ? `Someone (maybe you) asked to reset the ${app} password of this email, but no ${app} account uses it. If it was not you, ignore this mail.`
+    : `Someone (maybe you) asked to confirm this email for ${app}, but there is nothing to confirm: no unverified ${app} account of yours uses it. If it was not you, ignore this mail.`;
+  return { to, subject: `${app}: nothing to ${asked === "recovery" ? "reset" : "confirm"}`, text: `${text}\n`, html: `<p>${escape(text)}</p>` };
+}

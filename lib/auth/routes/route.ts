@@ -6,6 +6,7 @@ import type { HttpRequest } from "../../http/request.ts";
 import type { HttpResponse } from "../../http/response.ts";
 import type { AuthenticationService } from "../service.ts";
 import type { Identity } from "../types.ts";
+import type { AuthContract } from "./contract.ts";
 
 export interface AuthRequest {
   app: Application;
@@ -26,6 +27,8 @@ export interface AuthRoute {
   summary: string;
   /** The Idp routes of spec 4.4 skip the CSRF Origin check. */
   csrfExempt?: boolean;
+  /** What the OpenAPI document says of it. */
+  contract: AuthContract;
   handle(request: AuthRequest): Promise<HttpResponse>;
 }
 

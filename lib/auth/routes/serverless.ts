@@ -1,11 +1,16 @@
 import type { Application } from "../../core/application.ts";
 import { authRoutes } from "./list.ts";
+import { sessionRoutes } from "./session-routes.ts";
 
 const HANDLER = "functions/auth.handler";
+/** The service's own routes (keys, me, refresh, logout, idents): no mail, password or Idp code. */
+const SESSION_HANDLER = "functions/auth-session.handler";
 
 /**
  * The auth routes as Lambda functions behind API Gateway, grouped like the derived REST routes:
- * one function per route (`rest.packaging: route`, the default), else one for all of them.
+ * one function per route (`rest.packaging: route`, the default), else one for all of them. Per
+ * route, the service's own routes run in a lighter function (functions/auth-session.ts) than the
+ * providers' (functions/auth.ts: SES, password hashes, openid-client, the input validators).
  */
 export function authFunctions(app: Application): Record<string, { handler: string; description: string; events: { httpApi: { method: string; path: string } }[] }> {
   const routes = authRoutes(app);
@@ -14,28 +19,6 @@ export function authFunctions(app: Application): Record<string, { handler: strin
   if ((app.definition.rest?.packaging ?? "route") !== "route") {
     return { auth: { handler: HANDLER, description: "authentication routes", events: routes.map(event) } };
   }
-  return Object.fromEntries(routes.map((r) => [r.id, { handler: HANDLER, description: `${r.method} ${r.path}`, events: [event(r)] }]));
-}
-
-/** OpenAPI path items of the auth routes (their bodies are documented in the README). */
-export function authOpenApiPaths(app: Application): Record<string, Record<string, unknown>> {
-  const paths: Record<string, Record<string, unknown>> = {};
-  const json = { "application/json": { schema: { type: "object" } } };
-  for (const r of authRoutes(app)) {
-    const params = [...r.path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
-    paths[r.path] ??= {};
-    (paths[r.path] as Record<string, unknown>)[r.method.toLowerCase()] = {
-      operationId: r.operation,
-      tags: ["Authentication"],
-      summary: r.summary,
-      ...(params.length > 0 ? { parameters: params } : {}),
-      ...(r.method === "POST" ? { requestBody: { required: true, content: json } } : {}),
-      responses: {
-        "200": { description: "Success", content: json },
-        "400": { description: "Invalid input", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
-        default: { description: "An auth error: `reason` names it", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
-      },
-    };
-  }
-  return paths;
+  const session = new Set(sessionRoutes().map((r) => r.id));
+  return Object.fromEntries(routes.map((r) => [r.id, { handler: session.has(r.id) ? SESSION_HANDLER : HANDLER, description: `${r.method} ${r.path}`, events: [event(r)] }]));
 }

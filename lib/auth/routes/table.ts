@@ -7,6 +7,7 @@ import type { HttpResponse } from "../../http/response.ts";
 import { authenticationOf } from "../service.ts";
 import type { Identity } from "../types.ts";
 import { authRoutes } from "./list.ts";
+import type { AuthRoute } from "./route.ts";
 
 function matches(template: string, path: string): Record<string, string> | undefined {
   const t = template.split("/").filter(Boolean);
@@ -27,9 +28,12 @@ function matches(template: string, path: string): Record<string, string> | undef
   return params;
 }
 
-/** Dispatches a request to its auth route: by API Gateway route key, else by method and path. */
-export function authDispatcher(app: Application): (request: HttpRequest) => Promise<HttpResponse> {
-  const routes = authRoutes(app);
+/**
+ * Dispatches a request to its auth route: by API Gateway route key, else by method and path.
+ * `routes`: every auth route by default; the session routes' own function (functions/auth-session.ts)
+ * serves those only.
+ */
+export function authDispatcher(app: Application, routes: readonly AuthRoute[] = authRoutes(app)): (request: HttpRequest) => Promise<HttpResponse> {
   const auth = authenticationOf(app);
   return async (http) => {
     if (!auth) throw new NotFoundError("Authentication is not configured");
