@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { coldSection } from "./cold/section.ts";
 import { bundleSection } from "./build/section.ts";
 import { dynamoSection } from "./dynamo/section.ts";
@@ -58,6 +58,7 @@ for (const figure of figures.figures) {
 const command = `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}`;
 for (const { title, lines } of figures.details) process.stdout.write(`\n${title}\n${lines.map((l) => `  ${l}`).join("\n")}\n`);
 process.stdout.write(`\nSummary (${command}; medians of repeated runs, spread = half the interquartile range)\n\n${textTable(figures)}\n`);
+await mkdir(options.outDir, { recursive: true });
 await writeFile(`${options.outDir}/latest.md`, `${markdownTable(figures)}\n`);
 if (!options.quick && options.only.length === 0) await updateReadme(command, figures);
 progress(`finished in ${((performance.now() - started) / 1000).toFixed(0)} s`);

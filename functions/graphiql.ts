@@ -1,5 +1,9 @@
-import { app } from "../app/index.ts";
+import { createApp } from "../app/definition.ts";
 import { graphiqlHandler } from "../lib/graphql/graphiql.ts";
+
+// Built from the definition only: its configuration was checked when `serverless package` ran
+// the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle.
+const app = createApp();
 
 // A function of its own, so that GraphiQL's 4 MB of browser assets never load with the API's
 // GraphQL function; it reads no data and needs no store.

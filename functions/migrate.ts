@@ -1,10 +1,14 @@
 import type { Context } from "aws-lambda";
-import { app } from "../app/index.ts";
+import { createApp } from "../app/definition.ts";
 import { runMigrationInvocation } from "../lib/auth/v3/lambda.ts";
 import { applicationSecretForTools } from "../lib/auth/v3/secret.ts";
 import { installValidators } from "../lib/core/validation.ts";
 import { documentClient } from "../lib/store/dynamodb-client.ts";
 import { validators } from "../schema-cache/validators.mjs";
+
+// Built from the definition only: its configuration was checked when `serverless package` ran
+// the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle.
+const app = createApp();
 
 // The same precompiled validators as every function: none is compiled at run time.
 installValidators(validators);

@@ -1,9 +1,13 @@
-import { app } from "../app/index.ts";
+import { createApp } from "../app/definition.ts";
 import { streamHandler } from "../lib/realtime/handler.ts";
 import { lazyRealtime } from "../lib/realtime/local.ts";
 import { installValidators } from "../lib/core/validation.ts";
 import { storeFromEnv } from "../lib/store/select.ts";
 import { validators } from "../schema-cache/validators.mjs";
+
+// Built from the definition only: its configuration was checked when `serverless package` ran
+// the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle.
+const app = createApp();
 
 // The models' DynamoDB streams: every write, by whichever process, becomes a lifecycle event
 // delivered to WebSocket subscribers.

@@ -10,6 +10,7 @@
 // Application and its definition.
 export { Application, type ApplicationDefinition, type RestOptions } from "./core/application.ts";
 export { ConfigurationError, type ServiceConfig } from "./core/config.ts";
+export { checkServiceOptions } from "./core/config-check.ts";
 
 // Models: the base class, its policy vocabulary, schemas, relations, behaviors, operations.
 export { Model, type Action, type CrudAction, type Decision, type FieldReader, type IndexDeclaration, type ListLimits, type ModelClass } from "./core/model.ts";
@@ -23,6 +24,8 @@ export type { OperationCall } from "./core/invoke.ts";
 // Services and who is asking.
 export { Service, type ServiceClass } from "./core/service.ts";
 export { Context } from "./core/context.ts";
+// Structured logs: one JSON line per event in Lambda, a readable line under `npm start`.
+export { log } from "./core/log.ts";
 
 // Errors an operation may throw; every face maps them (REST status, GraphQL extensions.code).
 export {

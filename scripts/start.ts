@@ -1,7 +1,5 @@
 // `npm start`: the whole service on this machine, no AWS account needed (see README).
 import { fileURLToPath } from "node:url";
-import { app, createApp } from "../app/index.ts";
-import { seed } from "../app/seed/data.ts";
 import { renderCache, writeCache } from "../lib/cli/cache.ts";
 import { cacheRenderers } from "../lib/cli/renderers.ts";
 import { devIdpCompanion, DEV_IDP_PORT } from "../lib/local/dev-idp/companion.ts";
@@ -31,6 +29,10 @@ function print(line: string): void {
 }
 
 try {
+  // Loaded here, not imported above, so an invalid application definition (a ConfigurationError
+  // naming the service, option and problem) ends npm start with that message, not a stack trace.
+  const { app, createApp } = await import("../app/index.ts");
+  const { seed } = await import("../app/seed/data.ts");
   // serverless.yml includes schema-cache/: offline must not serve routes the models no longer have.
   const changed = await writeCache(fileURLToPath(new URL("../schema-cache", import.meta.url)), await renderCache(app, cacheRenderers));
   if (changed.length > 0) {

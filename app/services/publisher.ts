@@ -28,8 +28,8 @@ export class PublisherService extends Service<Static<typeof Options>> {
     return `${this.options.prefix}: ${message}`;
   }
 
-  // Patching the post: it may be missing (or unreadable: 404), not the caller's (403), throttled.
-  @Operation({ input: PublishPostInput, output: PublishPostOutput, errors: [403, 404, 429] })
+  // Patching the post: it may be missing (or unreadable: 404), not the caller's (403), throttled or timed out.
+  @Operation({ input: PublishPostInput, output: PublishPostOutput, errors: [403, 404, 429, 503] })
   async publishPost({ postId }: Static<typeof PublishPostInput>, { ctx }: OperationCall): Promise<Static<typeof PublishPostOutput>> {
     const post = this.app.model("Post");
     if (!post) throw new Error("the Post model is not registered");

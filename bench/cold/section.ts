@@ -93,7 +93,7 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
     note: "DynamoDB store configured (client built, one GetItem to a loopback stub that finds nothing, answered 404): the route lookup, domain read and error mapping are those of a hit",
   });
   for (const v of before) {
-    const now = v.entry === GRAPHQL.entry ? GRAPHQL : REST;
+    const now = v.now;
     const floor = now === GRAPHQL ? floorGraphql : floorB;
     figures.add({
       section, measure: v.name, unit: "ms", higherIsBetter: false, ours: measured(v), floor, peer: measured(now, "now"),

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { httpEvent } from "../../test/support/http-events.ts";
 
 export interface Variant {
@@ -26,8 +28,8 @@ const websocketEvent = {
   headers: { Host: "abc.execute-api.us-east-1.amazonaws.com" },
 };
 
-// An unknown refresh token: the auth function is loaded whole (jose, the services, the route
-// table) and answers 401 after one read of the (empty, memory) refresh table.
+// An unknown refresh token: the function of the session routes is loaded (jose, the services, its
+// route table) and answers 401 after one read of the refresh table (the stub finds nothing).
 const authEvent = httpEvent("POST", "/auth/refresh", { body: { refresh_token: "x".repeat(43) }, routeKey: "POST /auth/refresh" });
 
 export const FLOOR_A: Variant = { name: "floor (a) bare", entry: "bench/fixtures/bare.ts", event: restEvent, status: 200 };
@@ -37,14 +39,23 @@ export const FLOOR_B_GRAPHQL: Variant = { name: "floor (b)+graphql-js", entry: "
 export const FLOOR_B_WEBSOCKET: Variant = { name: "floor (b)+management client", entry: "bench/fixtures/bare-websocket.ts", event: websocketEvent, status: 200 };
 export const YOGA: Variant = { name: "peer (c) graphql-yoga", entry: "bench/fixtures/yoga.ts", event: graphqlEvent, status: 200 };
 export const GRAPHQL: Variant = { name: "graphql function", entry: "functions/graphql.ts", event: graphqlEvent, status: 200 };
-export const REST: Variant = { name: "REST route function (GET /posts/{slug})", entry: "functions/rest.ts", event: restEvent, status: 404 };
+// The function API Gateway sends `GET /posts/{slug}` to (per-route packaging: a record read's own).
+export const REST: Variant = { name: "REST route function (GET /posts/{slug})", entry: "functions/rest-read.ts", event: restEvent, status: 404 };
 export const WEBSOCKET: Variant = { name: "ws function ($connect)", entry: "functions/ws.ts", event: websocketEvent, status: 400 };
 
-export const AUTH: Variant = { name: "auth route function (POST /auth/refresh)", entry: "functions/auth.ts", event: authEvent, status: 401 };
+// The function API Gateway sends `POST /auth/refresh` to (per-route packaging: the session routes' own).
+export const AUTH: Variant = { name: "auth route function (POST /auth/refresh)", entry: "functions/auth-session.ts", event: authEvent, status: 401 };
 
 export const VARIANTS = [FLOOR_A, FLOOR_B, FLOOR_B_NO_CALL, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, YOGA, GRAPHQL, REST, WEBSOCKET, AUTH];
 
-/** The same functions bundled from a checkout of an earlier commit, measured in the same rounds. */
-export function baselineVariants(root: string): Variant[] {
-  return [GRAPHQL, REST].map((v) => ({ ...v, name: `${v.name}, before`, root }));
+// Where a checkout older than the per-route functions served the same request.
+const EARLIER_ENTRY: Record<string, string> = { "functions/rest-read.ts": "functions/rest.ts", "functions/auth-session.ts": "functions/auth.ts" };
+
+/**
+ * The same functions bundled from a checkout of an earlier commit, measured in the same rounds;
+ * `now` is the variant each is read against.
+ */
+export function baselineVariants(root: string): (Variant & { now: Variant })[] {
+  const entryIn = (entry: string) => (existsSync(join(root, entry)) ? entry : (EARLIER_ENTRY[entry] ?? entry));
+  return [GRAPHQL, REST, AUTH].map((now) => ({ ...now, entry: entryIn(now.entry), name: `${now.name}, before`, root, now }));
 }

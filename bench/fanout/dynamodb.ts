@@ -4,7 +4,7 @@ import { startDynamoDbLocal } from "../../lib/local/dynamodb-local.ts";
 import { localAwsEnv } from "../../lib/local/local-aws.ts";
 import { DEFAULT_REALTIME_OPTIONS } from "../../lib/realtime/options.ts";
 import { createRealtime } from "../../lib/realtime/realtime.ts";
-import { connectionShape, realtimeTableNames, realtimeTables, subscriptionShape } from "../../lib/realtime/tables.ts";
+import { connectionShape, realtimeTableNames, realtimeTables, subscriptionShape, userConnectionShape } from "../../lib/realtime/tables.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { blog, post } from "../../test/support/blog.ts";
@@ -39,9 +39,15 @@ export async function fanoutDynamoSection(figures: Figures, options: RunOptions)
     const names = realtimeTableNames(prefix);
     const transport = new FixedLatencyTransport();
     const realtime = createRealtime(blog(), {
-      repositories: { connections: new DynamoRepository(documents, names.connections, connectionShape), subscriptions: new DynamoRepository(documents, names.subscriptions, subscriptionShape) },
+      repositories: {
+        connections: new DynamoRepository(documents, names.connections, connectionShape),
+        subscriptions: new DynamoRepository(documents, names.subscriptions, subscriptionShape),
+        userConnections: new DynamoRepository(documents, names.userConnections, userConnectionShape),
+      },
       transport,
-      options: { ...DEFAULT_REALTIME_OPTIONS, concurrency: CONCURRENCY },
+      // A few writers stand for the many signed-in subscribers: the per-user limit (10 by default)
+      // is raised so it measures delivery, not refusals.
+      options: { ...DEFAULT_REALTIME_OPTIONS, concurrency: CONCURRENCY, maxConnectionsPerUser: size },
     });
     progress(`fan-out (DynamoDB): ${size} signed-in subscribers over ${FILTERS.length} filters connecting`);
     await subscribe(realtime, size, { batch: 50, query: (i) => FILTERS[i % FILTERS.length] as string, user: (i) => WRITERS[i % WRITERS.length] });

@@ -1,6 +1,6 @@
 import { DEFAULT_REALTIME_OPTIONS } from "../../lib/realtime/options.ts";
 import { createRealtime } from "../../lib/realtime/realtime.ts";
-import { connectionShape, subscriptionShape } from "../../lib/realtime/tables.ts";
+import { connectionShape, subscriptionShape, userConnectionShape } from "../../lib/realtime/tables.ts";
 import { MemoryRepository } from "../../lib/store/memory.ts";
 import { blog, post } from "../../test/support/blog.ts";
 import { barOn, type Figures } from "../lib/figures.ts";
@@ -23,7 +23,7 @@ export async function fanoutSection(figures: Figures, options: RunOptions): Prom
   for (const size of options.fanoutSizes) {
     const transport = new FixedLatencyTransport();
     const realtime = createRealtime(blog(), {
-      repositories: { connections: new MemoryRepository(connectionShape), subscriptions: new MemoryRepository(subscriptionShape) },
+      repositories: { connections: new MemoryRepository(connectionShape), subscriptions: new MemoryRepository(subscriptionShape), userConnections: new MemoryRepository(userConnectionShape) },
       transport,
       options: { ...DEFAULT_REALTIME_OPTIONS, concurrency: CONCURRENCY },
     });

@@ -1,5 +1,5 @@
-import { FormatRegistry, Type, type TSchema } from "@sinclair/typebox";
-import { Value, ValueErrorType } from "@sinclair/typebox/value";
+import type { TSchema } from "@sinclair/typebox";
+import { Type } from "./schema.ts";
 import { normalizeTypeName, type ServiceClass } from "./service.ts";
 
 export interface ServiceConfig {
@@ -11,29 +11,71 @@ export class ConfigurationError extends Error {
   override name = "ConfigurationError";
 }
 
+/** A problem with one option: `option` is its dotted path (`redirects.verified`), `(options)` for the whole. */
+export interface OptionProblem {
+  option: string;
+  problem: string;
+}
+
+/** Checks complete (defaulted) options against their schema. */
+export type OptionsCheck = (schema: TSchema, options: Record<string, unknown>) => OptionProblem[];
+
 /**
- * Options are checked by TypeBox's interpreter rather than a compiled validator: this runs at every
- * cold start, where generating validator code would cost more than checking a few options.
+ * Who checks service options against their schemas. `npm start`, the CLI (`npm run build`, the
+ * check `serverless package` runs) and the tests install TypeBox's interpreter
+ * (lib/core/config-check.ts), so a configuration error stops them naming the service, option and
+ * problem. Lambda functions install nothing: their configuration was checked at packaging, and the
+ * interpreter (~65 KB) stays out of their bundles and off their cold start. Defaults are applied
+ * everywhere alike.
  */
-const FORMATS: Record<string, (value: string) => boolean> = {
-  email: (v) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v),
-  uri: (v) => URL.canParse(v),
-  uuid: (v) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v),
-  "date-time": (v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}T/.test(v),
-};
-for (const [name, check] of Object.entries(FORMATS)) if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, check);
+let checker: OptionsCheck | undefined;
+
+export function installOptionsCheck(check: OptionsCheck): void {
+  checker = check;
+}
 
 const NO_OPTIONS = Type.Object({}, { additionalProperties: false });
 
-function describe(type: ValueErrorType, message: string): string {
-  if (type === ValueErrorType.ObjectAdditionalProperties) return "is not an option of this type";
-  if (type === ValueErrorType.ObjectRequiredProperty) return "is required";
-  return message.charAt(0).toLowerCase() + message.slice(1);
+type SchemaNode = {
+  default?: unknown;
+  type?: unknown;
+  properties?: Record<string, SchemaNode>;
+  additionalProperties?: unknown;
+  items?: unknown;
+};
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**
- * Checks every configured service against its type's option schema. Messages name the service,
- * the option and the problem, because this is what a developer reads when a deploy will not start.
+ * The schema's defaults filled in where a value is missing, at every depth, as TypeBox's
+ * `Value.Default` does for the schemas options use (objects, arrays, scalars, unions whose default
+ * is their own): a missing object with `default: {}` is created and its own defaults filled.
+ * test/core/config-defaults.test.ts checks it against `Value.Default` for every service type.
+ */
+export function withDefaults(schema: TSchema, value: unknown): unknown {
+  const node = schema as SchemaNode;
+  let result = value === undefined && "default" in node ? structuredClone(node.default) : value;
+  if (isObject(result)) {
+    for (const [key, inner] of Object.entries(node.properties ?? {})) {
+      const filled = withDefaults(inner as TSchema, result[key]);
+      if (filled !== undefined) result[key] = filled;
+    }
+    const extra = node.additionalProperties;
+    if (isObject(extra)) {
+      for (const key of Object.keys(result)) if (!(key in (node.properties ?? {}))) result[key] = withDefaults(extra as TSchema, result[key]);
+    }
+  } else if (Array.isArray(result) && isObject(node.items)) {
+    result = result.map((item) => withDefaults(node.items as TSchema, item));
+  }
+  return result;
+}
+
+/**
+ * Resolves every configured service to its type and complete options, checking the options where a
+ * checker is installed. Messages name the service, the option and the problem, because this is what
+ * a developer reads when a deploy will not start.
  */
 export function resolveServices(
   configured: Record<string, ServiceConfig>,
@@ -55,18 +97,15 @@ export function resolveServices(
       problems.push(...early.map((p) => `service '${name}' (${cls.type}): ${p}`));
       continue;
     }
-    // The spread keeps TypeBox's kind marker (a symbol key), which Value needs.
+    // The spread keeps TypeBox's kind marker (a symbol key), which its interpreter needs.
     const schema: TSchema = cls.options ? { ...cls.options, additionalProperties: false } : NO_OPTIONS;
     // Defaults are applied here (and only here) so that services see complete options.
-    const options = Value.Default(schema, structuredClone(given)) as Record<string, unknown>;
-    const reported = new Set<string>();
-    for (const error of Value.Errors(schema, options)) {
-      const option = error.path.slice(1).replace(/\//g, ".") || "(options)";
-      if (reported.has(option)) continue;
-      reported.add(option);
-      problems.push(`service '${name}' (${cls.type}): option '${option}' ${describe(error.type, error.message)}`);
+    const options = withDefaults(schema, structuredClone(given)) as Record<string, unknown>;
+    const found = checker?.(schema, options) ?? [];
+    if (found.length > 0) {
+      problems.push(...found.map((p) => `service '${name}' (${cls.type}): option '${p.option}' ${p.problem}`));
+      continue;
     }
-    if (reported.size > 0) continue;
     resolved.push({ name, cls, options });
   }
   if (problems.length > 0) throw new ConfigurationError(`Invalid application configuration:\n  ${problems.join("\n  ")}`);

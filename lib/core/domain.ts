@@ -5,7 +5,7 @@ import type { ContinuationSealer } from "./continuation.ts";
 import { ConflictError, PreconditionFailedError, ValidationError } from "./errors.ts";
 import type { EventBus, LifecycleKind } from "./events.ts";
 import { invokeModelOperation, invokeServiceOperation } from "./invoke.ts";
-import { listRecords, type ListArguments, type ListResult } from "./list.ts";
+import { listEach, listRecords, type ListArguments, type ListResult } from "./list.ts";
 import { log, errorFields } from "./log.ts";
 import type { ServiceEntry } from "./application.ts";
 import { assertKeySizes, assertSameKey, parseKey, requireObject, toOutput, versionOf, type Item, type KeyValues } from "./records.ts";
@@ -207,6 +207,18 @@ export class Domain {
     const permissions = this.permissions(ctx);
     if (readableParent) permissions.vouchReadable(readableParent.info, [readableParent.key]);
     return listRecords(ctx, info, this.deps.repository(info), this.deps.sealer(), permissions, args);
+  }
+
+  /**
+   * The first page of `args` scoped to each of `scopes` (child attributes equal to a parent's key):
+   * the children of many parents read together by `field`, each answer (or error) the one `query`
+   * gives for its parent. `readableParents`: the model of those parents, all already shown to this
+   * caller (as in `query`); only a one-field key is vouched for, as only such parents have child rules.
+   */
+  async queryEach(ctx: Context, info: ModelInfo, field: string, scopes: Record<string, string | number>[], args: ListArguments, readableParents?: ModelInfo): Promise<PromiseSettledResult<ListResult>[]> {
+    const permissions = this.permissions(ctx);
+    if (readableParents?.keyFields.length === 1) permissions.vouchReadable(readableParents, scopes.flatMap((s) => Object.values(s)));
+    return listEach(ctx, info, this.deps.repository(info), this.deps.sealer(), permissions, field, scopes, args);
   }
 
   async invoke(ctx: Context, info: ModelInfo, operation: string, rawKey: Record<string, unknown> | undefined, input: unknown): Promise<unknown> {

@@ -21,7 +21,7 @@ export interface OperationOptions {
 }
 
 /** Every status a domain error carries: what an operation that declares no `errors` may raise. */
-export const DOMAIN_ERROR_STATUSES: readonly number[] = [400, 401, 403, 404, 409, 412, 429];
+export const DOMAIN_ERROR_STATUSES: readonly number[] = [400, 401, 403, 404, 409, 412, 429, 503];
 
 export interface OperationDefinition extends OperationOptions {
   /** The method name on the class. */

@@ -27,7 +27,9 @@ export class MethodNotAllowedError extends HttpError {
 export function errorResponse(error: unknown, requestId: string): HttpResponse {
   if (error instanceof DomainError) {
     const headers: Record<string, string> = error instanceof HttpError ? { ...error.headers } : {};
-    if ("retryAfterSeconds" in error) headers["retry-after"] = String(error.retryAfterSeconds);
+    // Only a number: an error class may declare the field and leave it unset (an AuthError that is no throttle).
+    const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    if (typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
     return json(error.status, error.toJSON(), headers);
   }
   log.error("unhandled error", { requestId, ...errorFields(error) });

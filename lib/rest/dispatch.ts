@@ -1,14 +1,14 @@
 import type { Application } from "../core/application.ts";
 import { Context } from "../core/context.ts";
 import { NotFoundError, ValidationError } from "../core/errors.ts";
-import type { Versioned } from "../core/domain.ts";
 import { isPlainObject } from "../core/sanitize.ts";
 import { readJsonBody } from "../http/body.ts";
 import { resolveIdentity } from "../http/identity.ts";
 import type { HttpRequest } from "../http/request.ts";
 import { empty, json, type HttpResponse } from "../http/response.ts";
-import { etagOf, expectedVersion, notModified } from "./etag.ts";
+import { expectedVersion } from "./etag.ts";
 import { openApiDocument } from "./openapi.ts";
+import { readRecord, record } from "./read.ts";
 import type { Match } from "./router.ts";
 import { deriveRoutes, readsBody } from "./routes.ts";
 
@@ -24,9 +24,6 @@ function openApi(app: Application): unknown {
   return document;
 }
 
-function record(result: Versioned, status = 200): HttpResponse {
-  return json(status, result.data, { etag: etagOf(result.version, result.data) });
-}
 
 const QUERY_FIELDS = new Set(["q", "limit", "continuationToken", "offset"]);
 
@@ -82,12 +79,8 @@ export async function dispatch(app: Application, match: Match, request: HttpRequ
       return record(await app.domain.create(ctx, info, body));
     case "query":
       return json(200, await app.domain.query(ctx, info, queryArguments(body)));
-    case "get": {
-      const result = await app.domain.get(ctx, info, params);
-      const tag = etagOf(result.version, result.data);
-      if (notModified(request.headers["if-none-match"], tag)) return empty(304, { etag: tag });
-      return record(result);
-    }
+    case "get":
+      return readRecord(app, ctx, info, params, request);
     case "update":
       return record(await app.domain.update(ctx, info, params, body, write()));
     case "patch":

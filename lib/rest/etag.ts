@@ -8,8 +8,19 @@ import { PreconditionFailedError } from "../core/errors.ts";
  * view. Writes are still conditioned on the version alone (the part before the dash).
  */
 export function etagOf(version: number, view: unknown): string {
-  const digest = createHash("sha256").update(JSON.stringify(view) ?? "").digest("base64url").slice(0, 16);
+  const digest = createHash("sha256").update(JSON.stringify(canonical(view)) ?? "").digest("base64url").slice(0, 16);
   return `"${version}-${digest}"`;
+}
+
+/**
+ * The view with object keys sorted: DynamoDB returns attributes in an order of its own, unlike the
+ * record a create answers, and one representation must have one tag however its keys came out.
+ */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== "object") return value;
+  const record = value as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(record).sort().map((k) => [k, canonical(record[k])]));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { RestOptions } from "../core/application.ts";
-import type { Route } from "./routes.ts";
+import { isRecordRead, type Route } from "./routes.ts";
 
 export interface ServerlessFunction {
   handler: string;
@@ -8,6 +8,8 @@ export interface ServerlessFunction {
 }
 
 const HANDLER = "functions/rest.handler";
+/** A record read's own function: lighter to load (lib/rest/read-handler.ts). */
+const READ_HANDLER = "functions/rest-read.handler";
 const FALLBACK = "rest-fallback";
 
 function events(routes: Route[]): ServerlessFunction["events"] {
@@ -36,7 +38,7 @@ export function serverlessFunctions(routes: Route[], options: RestOptions = {}):
     for (const r of routes) groups.set(r.group, [...(groups.get(r.group) ?? []), r]);
     for (const [group, members] of groups) out[functionKey(`rest-${group}`)] = { handler: HANDLER, description: `REST routes of ${group}`, events: events(members) };
   } else {
-    for (const r of routes) out[functionKey(`rest-${r.id}`)] = { handler: HANDLER, description: r.key, events: events([r]) };
+    for (const r of routes) out[functionKey(`rest-${r.id}`)] = { handler: isRecordRead(r) ? READ_HANDLER : HANDLER, description: r.key, events: events([r]) };
   }
   out[FALLBACK] = { handler: HANDLER, description: "unknown routes: 404, or 405 with Allow", events: [{ httpApi: "*" }] };
   return out;

@@ -26,6 +26,13 @@ export const ERROR_RESPONSES: Record<number, { name: string; response: Json }> =
       headers: { "Retry-After": { required: true, description: "Seconds to wait before retrying", schema: { type: "string", pattern: "^[0-9]+$" } } },
     },
   },
+  503: {
+    name: "Unavailable",
+    response: {
+      description: "DynamoDB did not answer in time, or the request ran out of Lambda time: retry after `Retry-After` seconds",
+      headers: { "Retry-After": { required: true, description: "Seconds to wait before retrying", schema: { type: "string", pattern: "^[0-9]+$" } } },
+    },
+  },
   500: { name: "InternalError", response: { description: "Internal error: the body carries a `requestId` to find the logged cause" } },
 };
 
@@ -44,6 +51,9 @@ export interface RouteContract {
   statuses: Set<number>;
   probe: PolicyProbe;
 }
+
+/** What a route that reads or writes DynamoDB may answer whatever it does: throttled (429), timed out (503). */
+export const STORE_STATUSES: readonly number[] = [429, 503];
 
 const OPEN: PolicyProbe = { anonymousMayPass: true, anonymousMayFail: false, userMayFail: false };
 
@@ -64,7 +74,7 @@ function declared(operation: OperationDefinition | undefined): readonly number[]
  * Every error status a route can answer, derived from what its dispatch does (the same route
  * table, schemas and policies): a body is read (413, 415, 400), a record is loaded (404, and a
  * refused read is a 404 too), a write is conditional (412), the policy may refuse (401 anonymous,
- * 403 signed in), DynamoDB may stay throttled (429), an operation declares what its body raises.
+ * 403 signed in), DynamoDB may stay throttled (429) or time out (503), an operation declares what its body raises.
  * 500 is always possible.
  */
 export function routeContract(app: Application, route: Route): RouteContract {
@@ -83,7 +93,7 @@ export function routeContract(app: Application, route: Route): RouteContract {
   }
   const info = app.model(t.model) as ModelInfo;
   // Every record route reads or writes DynamoDB; a static operation only if its body does.
-  if (!(t.kind === "modelOperation" && t.isStatic)) statuses.add(429);
+  if (!(t.kind === "modelOperation" && t.isStatic)) STORE_STATUSES.forEach((s) => statuses.add(s));
   if (t.kind === "modelOperation") {
     const operation = info.operations.find((o) => o.name === t.operation);
     const probe = probeModel(info, { operation: t.operation });

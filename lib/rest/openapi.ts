@@ -1,4 +1,4 @@
-import { authOpenApiPaths } from "../auth/routes/serverless.ts";
+import { authOpenApiComponents, authOpenApiPaths } from "../auth/index.ts";
 import type { Application } from "../core/application.ts";
 import type { ModelInfo } from "../core/model-info.ts";
 import type { OperationDefinition } from "../core/operation.ts";
@@ -117,9 +117,9 @@ export function openApiDocument(app: Application, routes: Route[]): Json {
       title: app.name,
       version: app.version,
       description:
-        "Derived from the application's models and services. Any other method on a listed path answers 405 with an `Allow` header; any other path 404; both with the `Error` body.",
+        "Derived from the application's models, services and authentication routes. Any other method on a listed path (an authentication route's included) answers 405 with an `Allow` header naming the listed ones; any other path 404; both with the `Error` body.",
     },
     paths,
-    components: { schemas: componentSchemas(app), responses: errorResponseComponents(), securitySchemes: SECURITY_SCHEMES },
+    components: { schemas: { ...componentSchemas(app), ...authOpenApiComponents(app) }, responses: errorResponseComponents(), securitySchemes: SECURITY_SCHEMES },
   };
 }

@@ -12,6 +12,11 @@ function segments(path: string): string[] {
   return path.split("/").filter((s) => s !== "");
 }
 
+/** Whether a template (`{name}` segments match any one segment) fits a path. */
+function fits(template: readonly string[], parts: readonly string[]): boolean {
+  return template.length === parts.length && template.every((t, i) => (t.startsWith("{") && t.endsWith("}")) || t === parts[i]);
+}
+
 function decode(segment: string): string {
   try {
     return decodeURIComponent(segment);
@@ -20,20 +25,33 @@ function decode(segment: string): string {
   }
 }
 
+/** A route another function serves (the auth routes): the catch-all only lists its method. */
+export interface ForeignRoute {
+  method: string;
+  path: string;
+}
+
 /**
  * Finds a route by its API Gateway route key in O(1) (the normal path: one function per route);
  * template matching is only for the catch-all, to tell 404 from 405 and list what is allowed.
+ * The catch-all answers for every path of the API, so it also knows the methods of the routes
+ * other functions serve: a wrong method there is a 405 naming them, not a 404.
  */
 export class Router {
   private readonly byKey = new Map<string, Route>();
   /** Each route's template split once, not on every request. */
   private readonly templates = new Map<Route, string[]>();
+  private readonly foreign: { method: string; template: string[] }[];
 
-  constructor(readonly routes: readonly Route[]) {
+  constructor(
+    readonly routes: readonly Route[],
+    foreign: readonly ForeignRoute[] = [],
+  ) {
     for (const route of routes) {
       this.byKey.set(route.key, route);
       this.templates.set(route, segments(route.path));
     }
+    this.foreign = foreign.map((r) => ({ method: r.method, template: segments(r.path) }));
   }
 
   byRouteKey(routeKey: string, rawPath: string): Match | undefined {
@@ -57,6 +75,8 @@ export class Router {
       if (route.method === method && (!best || literals > best.literals)) best = { route, params, literals };
     }
     if (best) return { route: best.route, params: best.params };
+    // API Gateway sends a foreign route's own method to its function, never here.
+    for (const route of this.foreign) if (fits(route.template, parts)) allowed.push(route.method);
     if (allowed.length > 0) throw new MethodNotAllowedError([...new Set(allowed)]);
     throw new NotFoundError(`No route for ${method} ${rawPath}`);
   }

@@ -103,6 +103,14 @@ function assertQueryParameters(owner: string, operation: OperationDefinition, me
   }
 }
 
+/**
+ * A record read (`GET /posts/{slug}`): with per-route packaging it has a function of its own
+ * (functions/rest-read.ts), which carries neither the input validators nor the OpenAPI builder.
+ */
+export function isRecordRead(route: Route): boolean {
+  return route.target.kind === "crud" && route.target.action === "get";
+}
+
 /** Two routes that API Gateway would treat as one (same method, same shape of path) cannot coexist. */
 function assertNoClash(routes: Route[]): void {
   const seen = new Map<string, Route>();

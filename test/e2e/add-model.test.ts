@@ -1,9 +1,8 @@
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOffline, type Offline } from "../support/offline.ts";
+import { ProjectCopy } from "../support/project-copy.ts";
 import { codeBlocks, fileNameOf, readmeSection, type Block } from "../support/readme.ts";
 import { runBlock } from "../support/shell.ts";
 
@@ -14,12 +13,11 @@ import { runBlock } from "../support/shell.ts";
  * section's requests against it.
  */
 
-const PROJECT_DIR = fileURLToPath(new URL("../..", import.meta.url));
-const SKIP = new Set(["node_modules", ".git", ".data", ".esbuild", ".serverless", ".scratch", "coverage", "bench/out", ".vitest-results.json"]);
 const COMMAND_TIMEOUT_MS = 120_000;
 
 const section = readmeSection("Add your own model");
 const blocks = codeBlocks(section);
+let project: ProjectCopy | undefined;
 let copy = "";
 let offline: Offline | undefined;
 
@@ -43,14 +41,13 @@ async function succeed(block: Block): Promise<string> {
 }
 
 beforeAll(() => {
-  copy = mkdtempSync(join(tmpdir(), "modelrest-add-model-"));
-  cpSync(PROJECT_DIR, copy, { recursive: true, filter: (source) => !SKIP.has(relative(PROJECT_DIR, source)) });
-  symlinkSync(join(PROJECT_DIR, "node_modules"), join(copy, "node_modules"), "dir");
+  project = new ProjectCopy("add-model");
+  copy = project.dir;
 });
 
 afterAll(async () => {
   await offline?.stop();
-  if (copy) rmSync(copy, { recursive: true, force: true });
+  project?.remove();
 }, 60_000);
 
 describe("README: add your own model, followed in a copy of the project", () => {

@@ -3,7 +3,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createClient, type Client } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../lib/local/local-aws.ts";
 import { OFFLINE_PORTS } from "../../lib/local/offline.ts";
+import { realtimeTableNames } from "../../lib/realtime/tables.ts";
 import { startOffline, type Offline } from "../support/offline.ts";
 
 /**
@@ -219,7 +223,10 @@ describe("subscriptions end to end (npm start)", () => {
   interface Feed { data: unknown[]; errors: unknown[] }
   const listen = (client: Client, query: string): Feed => {
     const feed: Feed = { data: [], errors: [] };
-    client.subscribe({ query }, { next: (v) => feed.data.push(v.data), error: (e) => feed.errors.push(e), complete: () => undefined });
+    // A socket-level failure arrives as a CloseEvent or Error, whose fields JSON.stringify drops: kept readable.
+    const readable = (e: unknown): unknown =>
+      e instanceof Error ? { error: e.message } : typeof e === "object" && e !== null && "code" in e && "reason" in e ? { closed: (e as { code: unknown }).code, reason: (e as { reason: unknown }).reason } : e;
+    client.subscribe({ query }, { next: (v) => feed.data.push(v.data), error: (e) => feed.errors.push(readable(e)), complete: () => undefined });
     return feed;
   };
   const until = async (done: () => boolean, what: string): Promise<void> => {
@@ -227,6 +234,24 @@ describe("subscriptions end to end (npm start)", () => {
     while (!done()) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
       await sleep(100);
+    }
+  };
+
+  /** Waits until the subscriptions table holds `count` rows of this document (the limit counts stored rows). */
+  const waitForStored = async (document: string, count: number): Promise<void> => {
+    const endpoint = /DynamoDB Local on (http:\/\/\S+)/.exec(offline?.output() ?? "")?.[1];
+    if (!endpoint) throw new Error("npm start did not say where DynamoDB Local is");
+    const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));
+    try {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const rows = (await db.send(new ScanCommand({ TableName: realtimeTableNames("blog-local-").subscriptions, ConsistentRead: true }))).Items ?? [];
+        if (rows.filter((r) => String(r.query).includes(document)).length >= count) return;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} stored subscriptions`);
+        await sleep(100);
+      }
+    } finally {
+      db.destroy();
     }
   };
 
@@ -262,15 +287,17 @@ describe("subscriptions end to end (npm start)", () => {
     const client = connect("other");
     const tooLong = listen(client, `subscription { Posts(query: "${"title != 'x' AND ".repeat(200)}title != 'y'") { type } }`);
     const tooLarge = listen(client, `subscription { Posts(query: "status = 'published'") { type ${"__typename ".repeat(7000)} } }`);
-    const held = Array.from({ length: 24 }, () => listen(client, `subscription { Post(slug: "${OPEN}") { slug } }`));
+    // Named for this run, so its stored rows can be counted in the subscriptions table.
+    const watch = `subscription Held_${run.replace(/-/g, "_")} { Post(slug: "${OPEN}") { slug } }`;
+    const held = Array.from({ length: 24 }, () => listen(client, watch));
     await until(() => tooLong.errors.length === 1 && tooLarge.errors.length === 1, "the refusals");
     expect(JSON.stringify(tooLong.errors)).toContain("FILTER_TOO_LONG");
     expect(JSON.stringify(tooLarge.errors)).toContain("MESSAGE_TOO_LARGE");
-    await sleep(1500);
+    await waitForStored(watch, 24);
     // The 25th fits (the default limit); the 26th, sent once the 25th is stored, does not.
-    held.push(listen(client, `subscription { Post(slug: "${OPEN}") { slug } }`));
-    await sleep(1500);
-    const over = listen(client, `subscription { Post(slug: "${OPEN}") { slug } }`);
+    held.push(listen(client, watch));
+    await waitForStored(watch, 25);
+    const over = listen(client, watch);
     await until(() => over.errors.length === 1, "the subscription over the per-connection limit");
     expect(JSON.stringify(over.errors)).toContain("TOO_MANY_SUBSCRIPTIONS");
     await send("PATCH", `/posts/${OPEN}`, "owner", { content: `again ${run}` });

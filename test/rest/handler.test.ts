@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ThrottledError } from "../../lib/core/errors.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { MemoryRepository } from "../../lib/store/memory.ts";
 import { ALICE, BOB, blog, post } from "../support/blog.ts";
 import { call, httpEvent } from "../support/http-events.ts";
+import { asServerlessOffline } from "../support/offline-env.ts";
 
 const app = blog();
 const handler = restHandler(app);
 const as = (user: string) => ({ "x-test-user": user });
 
-beforeAll(() => {
-  process.env.IS_OFFLINE = "true";
-  process.env.ALLOW_TEST_USER = "true";
-});
-afterAll(() => {
-  delete process.env.IS_OFFLINE;
-  delete process.env.ALLOW_TEST_USER;
-});
+asServerlessOffline();
 
 describe("REST handler in process", () => {
   it("serves CRUD with ETags and the real key in the path", async () => {

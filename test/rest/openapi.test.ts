@@ -68,7 +68,7 @@ describe("the OpenAPI document follows the runtime's definitions", () => {
     expect(Object.keys(paths["/notes/{uuid}"].patch.responses)).toEqual(expect.arrayContaining(["401", "403", "404", "412"]));
     expect(Object.keys(paths["/notes"].post.responses)).not.toContain("403"); // any member may create
     expect(Object.keys(paths["/notes"].post.responses)).not.toContain("409"); // a random key never collides
-    expect(Object.keys(paths["/notes/{uuid}/pin"].put.responses).sort()).toEqual(["200", "400", "401", "403", "404", "413", "415", "429", "500"]);
+    expect(Object.keys(paths["/notes/{uuid}/pin"].put.responses).sort()).toEqual(["200", "400", "401", "403", "404", "413", "415", "429", "500", "503"]);
     const blogPaths = doc(blog()).paths;
     expect(blogPaths["/posts/{slug}"].get.security).toEqual([{}, ...signedIn]); // published posts are public
     expect(blogPaths["/publisher/publish"].put.security).toEqual([{}, ...signedIn]); // spec 4.2: public

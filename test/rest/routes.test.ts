@@ -84,6 +84,21 @@ describe("route derivation", () => {
     expect(router.byRouteKey("GET /lineitems/{invoice}/{line}", "/lineitems/7/3")?.params).toEqual({ invoice: "7", line: "3" });
   });
 
+  it("answers a wrong method on a path another function serves with 405 naming its methods, an unknown one with 404", () => {
+    const router = new Router(deriveRoutes(shop), [{ method: "POST", path: "/auth/refresh" }, { method: "DELETE", path: "/auth/idents/{ident}" }]);
+    const refusal = (method: string, path: string) => {
+      try {
+        router.match(method, path);
+      } catch (error) {
+        return error as { status: number; headers?: Record<string, string> };
+      }
+      throw new Error("matched");
+    };
+    expect(refusal("GET", "/auth/refresh")).toMatchObject({ status: 405, headers: { allow: "POST" } });
+    expect(refusal("GET", "/auth/idents/a%40b.c%3Aemail")).toMatchObject({ status: 405, headers: { allow: "DELETE" } });
+    expect(refusal("GET", "/auth/refresh/more")).toMatchObject({ status: 404 });
+  });
+
   it("groups functions per route, per model or into one, always with one API route per derived route", () => {
     const routes = deriveRoutes(shop);
     for (const packaging of ["route", "model", "single"] as const) {

@@ -1,10 +1,12 @@
-import type { ContractChecker, Exchange } from "./contract.ts";
+import type { ContractChecker, Exchange, Operation } from "./contract.ts";
 
 /** What a transport (fetch against `npm start`, or the handler in process) returns. */
 export interface Answer {
   status: number;
   headers: Record<string, string>;
   bodyText: string;
+  /** Each Set-Cookie apart (a headers object joins them). */
+  cookies?: string[];
 }
 
 export type Transport = (method: string, path: string, headers: Record<string, string>, body: string | undefined) => Promise<Answer>;
@@ -13,6 +15,8 @@ export type Transport = (method: string, path: string, headers: Record<string, s
 export interface Call {
   operationId: string;
   expect: number;
+  /** Statuses that are no failure either (a throttle whose timing the test does not control). */
+  alsoOk?: number[];
   /** The concrete path, `/posts/hello`. */
   path: string;
   /** The signed-in caller (the local `x-test-user` seam until the authentication service lands). */
@@ -30,6 +34,7 @@ export interface Result {
   status: number;
   headers: Record<string, string>;
   json: unknown;
+  cookies: string[];
 }
 
 /**
@@ -69,7 +74,7 @@ export class Conformance {
     }
     this.exchanges.push(exchange);
     this.mismatches.push(...this.checker.check(exchange));
-    if (answer.status !== c.expect) {
+    if (answer.status !== c.expect && !c.alsoOk?.includes(answer.status)) {
       this.failures.push(`${c.operationId} ${op.method} ${c.path} as ${c.user ? "a user" : "anonymous"}: expected ${c.expect}, got ${answer.status} ${answer.bodyText.slice(0, 200)}`);
     }
     if (answer.status < 300 && c.expect === answer.status && !this.successes.has(c.operationId)) this.successes.set(c.operationId, c);
@@ -82,13 +87,14 @@ export class Conformance {
     } catch {
       json = undefined;
     }
-    return { status: answer.status, headers: answer.headers, json };
+    return { status: answer.status, headers: answer.headers, json, cookies: answer.cookies ?? [] };
   }
 
   /** Statuses an operation lists but no call produced (except those another suite produces). */
-  unproduced(elsewhere: ReadonlySet<number>): string[] {
+  unproduced(elsewhere: ReadonlySet<number>, skip: (op: Operation) => boolean = () => false): string[] {
     const missing: string[] = [];
     for (const op of this.checker.operations()) {
+      if (skip(op)) continue;
       const seen = this.produced.get(op.operationId) ?? new Set<number>();
       for (const status of this.checker.statuses(op.operationId)) {
         if (!seen.has(status) && !elsewhere.has(status)) missing.push(`${op.operationId} ${status}`);

@@ -3,11 +3,16 @@ import type { Application } from "../../../lib/core/application.ts";
 import type { ModelInfo } from "../../../lib/core/model-info.ts";
 import { deriveRoutes, readsBody, type Route } from "../../../lib/rest/routes.ts";
 import type { Call, Conformance, Result } from "./conformance.ts";
+import type { Operation } from "./contract.ts";
 
 type Item = Record<string, unknown>;
 
-/** A service operation's case: its success call (after any setup), and calls for statuses the generic variants cannot produce. */
-export type ServiceCase = (ctx: CaseContext) => Promise<{ success: Call; extra?: Call[] }>;
+/**
+ * A service operation's case: its success call (after any setup), calls sent before it and after
+ * it for statuses the generic variants cannot produce; `generic: false` when the case sends every
+ * failure itself (a single-use token, credentials in headers: the generic ones would not fit).
+ */
+export type ServiceCase = (ctx: CaseContext) => Promise<{ success: Call; before?: Call[]; extra?: Call[]; generic?: boolean }>;
 
 export interface CaseContext {
   run: Conformance;
@@ -55,6 +60,15 @@ function variants(run: Conformance, success: Call, other: string, missingPath: s
   return out;
 }
 
+/** What any route that reads a JSON body answers to a bad one: an unknown field (400), 1.1 MB (413), `text/plain` (415). */
+export function bodyFailures(success: Call): Call[] {
+  return [
+    { ...success, expect: 400, body: { ...(success.body as Item), notAField: 1 }, invalidBody: true },
+    { ...success, expect: 413, rawBody: OVERSIZED, contentType: "application/json" },
+    { ...success, expect: 415, rawBody: JSON.stringify(success.body ?? {}), contentType: "text/plain" },
+  ];
+}
+
 async function all(run: Conformance, calls: Call[]): Promise<void> {
   for (const c of calls) await run.call(c);
 }
@@ -76,8 +90,33 @@ function sampleInput(run: Conformance, info: ModelInfo, user: string, tag: strin
   return example;
 }
 
+/**
+ * A child whose permission follows its parent's (`belongsTo(..., { requires })`: a comment is
+ * written on a post one may read) needs that parent first: each such field gets a fresh parent,
+ * made from the parent model's own example by the same caller (its parents first), so every
+ * caller the plan uses may read it whenever the example is public (the sample's is a published post).
+ */
+async function withParents(run: Conformance, app: Application, routes: Route[], info: ModelInfo, input: Item, user: string, unique: () => string): Promise<Item> {
+  const out = { ...input };
+  for (const relation of Object.values(info.relations)) {
+    if (relation.kind !== "belongsTo" || !relation.requires || relation.target().identity) continue;
+    const parent = app.model(relation.target().name);
+    const create = routes.find((r) => r.group === parent?.name && r.target.kind === "crud" && r.target.action === "create");
+    const id = create && opIdOf(run, create);
+    if (!parent || !create || !id || parent.keyFields.length !== 1) {
+      run.failures.push(`${info.name}.${relation.field}: no way to create its parent ${relation.target().name} first`);
+      continue;
+    }
+    const body = await withParents(run, app, routes, parent, sampleInput(run, parent, user, unique()), user, unique);
+    const created = await run.call({ operationId: id, expect: 200, path: create.path, user, body });
+    out[relation.field] = (created.json as Item | undefined)?.[parent.keyFields[0] as string];
+  }
+  return out;
+}
+
 /** Every operation of one model, generically: create, read, query, replace, patch, its operations, delete. */
-async function exerciseModel(run: Conformance, info: ModelInfo, routes: Route[], unique: () => string): Promise<void> {
+async function exerciseModel(run: Conformance, app: Application, info: ModelInfo, allRoutes: Route[], unique: () => string): Promise<void> {
+  const routes = allRoutes.filter((r) => r.group === info.name);
   const owner = randomUUID();
   const other = randomUUID();
   const byAction = new Map<string, { route: Route; id: string }>();
@@ -88,7 +127,7 @@ async function exerciseModel(run: Conformance, info: ModelInfo, routes: Route[],
     if (route.target.kind === "crud") byAction.set(route.target.action, { route, id });
     else operations.push({ route, id });
   }
-  const input = sampleInput(run, info, owner, unique());
+  const input = await withParents(run, app, allRoutes, info, sampleInput(run, info, owner, unique()), owner, unique);
   const missing = Object.fromEntries(info.keyFields.map((f) => [f, ["number", "integer"].includes(String(info.outputSchema.properties[f]?.type)) ? 987654321 : `missing-${unique()}`]));
   const itemPath = (key: Item, route: Route) => fill(route.path, key);
 
@@ -203,26 +242,30 @@ export async function exerciseAll(
   app: Application,
   cases: Record<string, ServiceCase>,
   send: (method: string, path: string) => Promise<{ status: number; headers: Record<string, string>; bodyText: string }>,
+  options: { skip?: (op: Operation) => boolean } = {},
 ): Promise<void> {
   const routes = deriveRoutes(app);
   const byKey = new Map(routes.map((r) => [`${r.method} ${r.path}`, r]));
   let counter = 0;
   const tag = randomUUID().slice(0, 8);
   const unique = () => `${tag}-${++counter}`;
+  const skipped = options.skip ?? (() => false);
   for (const op of run.checker.operations()) {
+    if (skipped(op)) continue;
     const route = byKey.get(`${op.method} ${op.path}`);
     const generic = route && (route.target.kind === "crud" || route.target.kind === "modelOperation");
     if (!generic && !cases[op.operationId]) run.failures.push(`no case for operation ${op.operationId} (${op.method} ${op.path}): add one to the conformance test`);
   }
-  for (const info of app.models()) await exerciseModel(run, info, routes.filter((r) => r.group === info.name), unique);
+  for (const info of app.models()) await exerciseModel(run, app, info, routes, unique);
   for (const op of run.checker.operations()) {
     const make = cases[op.operationId];
-    if (!make) continue;
+    if (!make || skipped(op)) continue;
     const owner = randomUUID();
     const other = randomUUID();
-    const { success, extra = [] } = await make({ run, owner, other, unique });
+    const { success, before = [], extra = [], generic = true } = await make({ run, owner, other, unique });
     const route = byKey.get(`${op.method} ${op.path}`);
-    await all(run, variants(run, success, other, undefined, route ? readsBody(route) : op.method !== "GET"));
+    if (generic) await all(run, variants(run, success, other, undefined, route ? readsBody(route) : op.method !== "GET"));
+    await all(run, before);
     await run.call(success);
     await all(run, extra);
   }

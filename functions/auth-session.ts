@@ -1,0 +1,17 @@
+import { createApp } from "../app/definition.ts";
+import { authDispatcher } from "../lib/auth/routes/table.ts";
+import { sessionRoutes } from "../lib/auth/routes/session-routes.ts";
+import { httpHandler } from "../lib/http/handler.ts";
+import { storeFromEnv } from "../lib/store/select.ts";
+
+// Built from the definition only: its configuration was checked when `serverless package` ran
+// the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle.
+const app = createApp();
+
+// The authentication service's own routes (keys, providers, me, refresh, logout, idents), each its
+// own function with per-route packaging: none sends mail, checks a password, runs the Idp
+// protocol or validates model input, so SES, bcrypt, openid-client and the validators are not
+// installed here, nor bundled (functions/auth.ts serves the providers' routes).
+app.useStore(storeFromEnv());
+
+export const handler = httpHandler("auth", authDispatcher(app, sessionRoutes()));

@@ -1,0 +1,13 @@
+import { createApp } from "../app/definition.ts";
+import { readHandler } from "../lib/rest/read-handler.ts";
+import { storeFromEnv } from "../lib/store/select.ts";
+
+// Built from the definition only: its configuration was checked when `serverless package` ran
+// the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle.
+const app = createApp();
+
+// The function of one record read (`GET /posts/{slug}`, per-route packaging): it validates no
+// input, so the validators `npm run build` compiled are not installed, nor bundled.
+app.useStore(storeFromEnv());
+
+export const handler = readHandler(app);
