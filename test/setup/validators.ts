@@ -1,3 +1,7 @@
+import { useOpenIdClient } from "../../lib/auth/idp/oidc.ts";
+import { openIdProtocol } from "../../lib/auth/idp/oidc-protocol.ts";
+import { registerV3HashVerifier } from "../../lib/auth/v3/hash-verifier.ts";
+import { checkServiceOptions } from "../../lib/core/config-check.ts";
 import { installValidators } from "../../lib/core/validation.ts";
 import { useRuntimeCompiler } from "../../lib/core/validation-compiler.ts";
 import { validators } from "../../schema-cache/validators.mjs";
@@ -6,3 +10,12 @@ import { validators } from "../../schema-cache/validators.mjs";
 // test of error messages and pointers runs against it. Models that exist only in tests compile theirs.
 installValidators(validators);
 useRuntimeCompiler();
+
+// As under `npm start` and in the CLI: an application with invalid service options refuses to build.
+checkServiceOptions();
+
+// As in functions/auth.ts, which logs users in: v3 bcrypt hashes verify.
+registerV3HashVerifier();
+
+// As in functions/auth.ts, which serves the Idp routes: the provider runs openid-client.
+useOpenIdClient(openIdProtocol);
