@@ -1,7 +1,6 @@
 import {
   BatchGetCommand,
   DeleteCommand,
-  ExecuteStatementCommand,
   GetCommand,
   NumberValue,
   PutCommand,
@@ -16,30 +15,17 @@ import {
 import { PreconditionFailedError } from "../core/errors.ts";
 import type { TableShape } from "../core/model-info.ts";
 import { VERSION_FIELD } from "../core/schema.ts";
-import { evaluate, planDynamoQuery, type DynamoPlan, type Expression } from "../query/index.ts";
+import { evaluate, planDynamoQuery, type Expression } from "../query/index.ts";
 import { guardFailure, isConditionFailure, mapDynamoError } from "./dynamodb-errors.ts";
-import { fillPages } from "./fill-pages.ts";
-import { assertPartitionField, compareValues, cursorOf, keyFieldsOf, pickKey } from "./keys.ts";
+import { findByField, listEach, type BatchSource } from "./dynamodb-batch-reads.ts";
+import { AHEAD, MAX_PAGE, SIZE } from "./dynamodb-cursor.ts";
+import { cursorOf, keyFieldsOf, pickKey } from "./keys.ts";
 import {
-  acceptedRows, PageFill, type Cursor, type Item, type Key, type KeyValue, type ListEachRequest, type ListRequest, type Page, type Repository, type WriteOptions,
+  acceptedRows, PageFill, type Item, type Key, type KeyValue, type ListEachRequest, type ListRequest, type Page, type Repository, type WriteOptions,
 } from "./repository.ts";
 
 const BATCH_GET_MAX = 100;
-/** PartiQL's documented cap on partition-key values in one `IN` list. */
-const PARTIQL_IN_MAX = 50;
 const REPLACE_ATTEMPTS = 5;
-/** Cursor entry holding the key of the first record of the next page (found by the look-ahead). */
-const AHEAD = "~ahead";
-/** Cursor entry holding the read size reached, so a sparse filter does not start small again. */
-const SIZE = "~size";
-/** DynamoDB's own per-request page cap; we grow towards it when a filter rejects most items. */
-const MAX_PAGE = 1000;
-/**
- * A batched read of many scopes stops once it has read this many times the records their pages
- * could show (at least MAX_PAGE): one parent with a great many children is then listed on its own,
- * as `list` would, instead of being read whole.
- */
-const LIST_EACH_READ_FACTOR = 2;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -118,121 +104,18 @@ export class DynamoRepository implements Repository {
     return found;
   }
 
-  /**
-   * PartiQL `SELECT ... WHERE "field" IN [...]` on the partition key of the table or an index:
-   * DynamoDB serves it as key lookups (no Scan), up to 50 values per statement, paged by NextToken.
-   */
-  async findByField(field: string, values: KeyValue[]): Promise<Item[]> {
-    const { index } = assertPartitionField(this.table, field);
-    const unique = [...new Set(values)];
-    const found: Item[] = [];
-    for (let i = 0; i < unique.length; i += PARTIQL_IN_MAX) {
-      found.push(...((await this.readIn(field, index, unique.slice(i, i + PARTIQL_IN_MAX), Infinity)) as Item[]));
-    }
-    return found;
+  /** PartiQL `IN` lookups on a partition key of the table or an index (dynamodb-batch-reads.ts). */
+  findByField(field: string, values: KeyValue[]): Promise<Item[]> {
+    return findByField(this.batchSource(), field, values);
   }
 
-  /**
-   * Every item of the table or `index` whose `field` is one of `values` (at most PARTIQL_IN_MAX),
-   * following NextToken; undefined once more than `budget` items were read.
-   */
-  private async readIn(field: string, index: string | undefined, values: KeyValue[], budget: number): Promise<Item[] | undefined> {
-    if (!/^[A-Za-z0-9_]+$/.test(field)) throw new Error(`cannot use the attribute name '${field}' in a PartiQL statement`);
-    const source = index ? `"${this.tableName}"."${index}"` : `"${this.tableName}"`;
-    const statement = `SELECT * FROM ${source} WHERE "${field}" IN [${values.map(() => "?").join(", ")}]`;
-    const found: Item[] = [];
-    let next: string | undefined;
-    do {
-      const token = next;
-      const result = await this.run(() =>
-        this.client.send(
-          new ExecuteStatementCommand({
-            Statement: statement,
-            Parameters: values,
-            // Reads right after a write see it on the table; an index is eventually consistent.
-            ...(index ? {} : { ConsistentRead: true }),
-            ...(token ? { NextToken: token } : {}),
-          }),
-        ),
-      );
-      found.push(...((result.Items ?? []) as Item[]));
-      if (found.length > budget) return undefined;
-      next = result.NextToken;
-    } while (next);
-    return found;
+  /** Many scopes' pages read together where their listings are Queries on one key (dynamodb-batch-reads.ts). */
+  listEach(request: ListEachRequest): Promise<Page[]> {
+    return listEach(this.batchSource(), request);
   }
 
-  /**
-   * The scopes whose listing would be a Query on a key partitioned by `field` are read together, a
-   * PartiQL `IN` per 50 values, then sorted and paged here as the Query would return them. A scope
-   * is listed on its own (`list`) when its listing is not such a Query, when its values hold more
-   * records than the read budget, or when its page ends among records of equal sort key (DynamoDB
-   * does not say how it orders those, and the continuation must resume exactly where it would).
-   */
-  async listEach(request: ListEachRequest): Promise<Page[]> {
-    const { field, scopes, ...common } = request;
-    assertPartitionField(this.table, field);
-    const pages: (Page | undefined)[] = scopes.map(() => undefined);
-    const bySource = new Map<string, { plan: DynamoPlan & { kind: "query" }; scopes: number[] }>();
-    scopes.forEach((scope, i) => {
-      const plan = planDynamoQuery({ ...(scope.where ? { where: scope.where as Expression } : {}), orderBy: common.orderBy ?? [] }, this.table);
-      if (plan.kind !== "query" || this.shapeOf(plan).key.hash !== field) return;
-      const source = `${plan.indexName ?? ""}/${String(plan.scanForward)}`;
-      const group = bySource.get(source) ?? { plan, scopes: [] };
-      group.scopes.push(i);
-      bySource.set(source, group);
-    });
-    for (const { plan, scopes: members } of bySource.values()) {
-      const { key, cursorFields } = this.shapeOf(plan);
-      const compare = this.queryOrder(key.range, plan.scanForward);
-      // Scopes may share a value (composite parents with the same first key part): one IN per 50 values.
-      const values = [...new Set(members.map((s) => (scopes[s] as { value: KeyValue }).value))];
-      for (let i = 0; i < values.length; i += PARTIQL_IN_MAX) {
-        const chunkValues = new Set(values.slice(i, i + PARTIQL_IN_MAX));
-        const chunk = members.filter((s) => chunkValues.has((scopes[s] as { value: KeyValue }).value));
-        const budget = Math.max(MAX_PAGE, chunk.length * (common.limit + 1) * LIST_EACH_READ_FACTOR);
-        const rows = await this.readIn(field, plan.indexName, [...chunkValues], budget);
-        if (!rows) continue;
-        const groups = chunk.map((s) => {
-          const { value, where } = scopes[s] as { value: KeyValue; where: unknown };
-          return rows.filter((row) => row[field] === value && (!where || evaluate(where as Expression, row))).sort(compare);
-        });
-        const filled = await fillPages(groups, common);
-        chunk.forEach((s, g) => {
-          const { items, next } = filled[g] as { items: Item[]; next?: Item };
-          const last = items[items.length - 1];
-          if (ambiguous(items, next, groups[g] as Item[], key.range)) return;
-          pages[s] = next && last ? { items, next: this.resumeAfter(last, next, cursorFields, common.limit) } : { items };
-        });
-      }
-    }
-    return Promise.all(pages.map((page, i) => page ?? this.list({ ...common, where: (scopes[i] as { where: unknown }).where })));
-  }
-
-  /** The key (table or index) a Query plan reads, and the attributes its cursor carries. */
-  private shapeOf(plan: DynamoPlan & { kind: "query" }): { key: { hash: string; range?: string }; cursorFields: string[] } {
-    const index = plan.indexName ? this.table.indexes.find((i) => i.name === plan.indexName) : undefined;
-    const cursorFields = [...new Set([...keyFieldsOf(this.table), ...(index ? [index.hash, ...(index.range ? [index.range] : [])] : [])])];
-    return { key: index ?? this.table.key, cursorFields };
-  }
-
-  /** A Query's order within one partition: by the sort key, equal ones by the table's key. */
-  private queryOrder(range: string | undefined, forward: boolean): (a: Item, b: Item) => number {
-    const keyFields = keyFieldsOf(this.table);
-    return (a, b) => {
-      const byRange = range ? compareValues(a[range], b[range]) : 0;
-      if (byRange !== 0) return forward ? byRange : -byRange;
-      for (const f of keyFields) {
-        const c = compareValues(a[f], b[f]);
-        if (c !== 0) return c;
-      }
-      return 0;
-    };
-  }
-
-  /** The cursor `list` gives when `next` is the first record after the page. */
-  private resumeAfter(last: Item, next: Item, cursorFields: string[], limit: number): Cursor {
-    return { ...cursorOf(last, cursorFields), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), [SIZE]: Math.min(MAX_PAGE, (limit + 1) * 2) };
+  private batchSource(): BatchSource {
+    return { client: this.client, tableName: this.tableName, table: this.table, run: (work) => this.run(work), list: (request) => this.list(request) };
   }
 
   async create(item: Item): Promise<Item> {
@@ -413,21 +296,4 @@ export class DynamoRepository implements Repository {
       startKey = page.LastEvaluatedKey;
     } while (startKey);
   }
-}
-
-/**
- * Whether DynamoDB's own order could differ from ours: two records of the page (with the one after
- * it) share a sort key value, or the one after it shares its value with any other record (the next
- * page resumes after it in DynamoDB's order). A key without a sort part orders nothing.
- */
-function ambiguous(items: Item[], next: Item | undefined, rows: Item[], range: string | undefined): boolean {
-  const shown = next ? [...items, next] : items;
-  if (range === undefined) return shown.length > 1;
-  const seen = new Set<string>();
-  for (const item of shown) {
-    const value = JSON.stringify(item[range] ?? null);
-    if (seen.has(value)) return true;
-    seen.add(value);
-  }
-  return next !== undefined && rows.some((row) => row !== next && compareValues(row[range], next[range]) === 0);
 }

@@ -1,0 +1,162 @@
+import { ExecuteStatementCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { TableShape } from "../core/model-info.ts";
+import { evaluate, planDynamoQuery, type DynamoPlan, type Expression } from "../query/index.ts";
+import { AHEAD, MAX_PAGE, SIZE } from "./dynamodb-cursor.ts";
+import { fillPages } from "./fill-pages.ts";
+import { assertPartitionField, compareValues, cursorOf, keyFieldsOf } from "./keys.ts";
+import type { Cursor, Item, KeyValue, ListEachRequest, ListRequest, Page } from "./repository.ts";
+
+// Reads of many partitions at once (relation loads of many parents): PartiQL `IN` lists on a
+// partition key, split from the repository that owns the table.
+
+/** PartiQL's documented cap on partition-key values in one `IN` list. */
+const PARTIQL_IN_MAX = 50;
+/**
+ * A batched read of many scopes stops once it has read this many times the records their pages
+ * could show (at least MAX_PAGE): one parent with a great many children is then listed on its own,
+ * as `list` would, instead of being read whole.
+ */
+const LIST_EACH_READ_FACTOR = 2;
+
+/** What the batched reads need of the repository: its table, its error mapping, its own listing. */
+export interface BatchSource {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+  table: TableShape;
+  run<T>(work: () => Promise<T>): Promise<T>;
+  list(request: ListRequest): Promise<Page>;
+}
+
+/**
+ * PartiQL `SELECT ... WHERE "field" IN [...]` on the partition key of the table or an index:
+ * DynamoDB serves it as key lookups (no Scan), up to 50 values per statement, paged by NextToken.
+ */
+export async function findByField(source: BatchSource, field: string, values: KeyValue[]): Promise<Item[]> {
+  const { index } = assertPartitionField(source.table, field);
+  const unique = [...new Set(values)];
+  const found: Item[] = [];
+  for (let i = 0; i < unique.length; i += PARTIQL_IN_MAX) {
+    found.push(...((await readIn(source, field, index, unique.slice(i, i + PARTIQL_IN_MAX), Infinity)) as Item[]));
+  }
+  return found;
+}
+
+/**
+ * Every item of the table or `index` whose `field` is one of `values` (at most PARTIQL_IN_MAX),
+ * following NextToken; undefined once more than `budget` items were read.
+ */
+async function readIn(source: BatchSource, field: string, index: string | undefined, values: KeyValue[], budget: number): Promise<Item[] | undefined> {
+  if (!/^[A-Za-z0-9_]+$/.test(field)) throw new Error(`cannot use the attribute name '${field}' in a PartiQL statement`);
+  const from = index ? `"${source.tableName}"."${index}"` : `"${source.tableName}"`;
+  const statement = `SELECT * FROM ${from} WHERE "${field}" IN [${values.map(() => "?").join(", ")}]`;
+  const found: Item[] = [];
+  let next: string | undefined;
+  do {
+    const token = next;
+    const result = await source.run(() =>
+      source.client.send(
+        new ExecuteStatementCommand({
+          Statement: statement,
+          Parameters: values,
+          // Reads right after a write see it on the table; an index is eventually consistent.
+          ...(index ? {} : { ConsistentRead: true }),
+          ...(token ? { NextToken: token } : {}),
+        }),
+      ),
+    );
+    found.push(...((result.Items ?? []) as Item[]));
+    if (found.length > budget) return undefined;
+    next = result.NextToken;
+  } while (next);
+  return found;
+}
+
+/**
+ * The scopes whose listing would be a Query on a key partitioned by `field` are read together, a
+ * PartiQL `IN` per 50 values, then sorted and paged here as the Query would return them. A scope
+ * is listed on its own (`list`) when its listing is not such a Query, when its values hold more
+ * records than the read budget, or when its page ends among records of equal sort key (DynamoDB
+ * does not say how it orders those, and the continuation must resume exactly where it would).
+ */
+export async function listEach(source: BatchSource, request: ListEachRequest): Promise<Page[]> {
+  const { field, scopes, ...common } = request;
+  assertPartitionField(source.table, field);
+  const pages: (Page | undefined)[] = scopes.map(() => undefined);
+  const byRead = new Map<string, { plan: DynamoPlan & { kind: "query" }; scopes: number[] }>();
+  scopes.forEach((scope, i) => {
+    const plan = planDynamoQuery({ ...(scope.where ? { where: scope.where as Expression } : {}), orderBy: common.orderBy ?? [] }, source.table);
+    if (plan.kind !== "query" || shapeOf(source.table, plan).key.hash !== field) return;
+    const read = `${plan.indexName ?? ""}/${String(plan.scanForward)}`;
+    const group = byRead.get(read) ?? { plan, scopes: [] };
+    group.scopes.push(i);
+    byRead.set(read, group);
+  });
+  for (const { plan, scopes: members } of byRead.values()) {
+    const { key, cursorFields } = shapeOf(source.table, plan);
+    const compare = queryOrder(source.table, key.range, plan.scanForward);
+    // Scopes may share a value (composite parents with the same first key part): one IN per 50 values.
+    const values = [...new Set(members.map((s) => (scopes[s] as { value: KeyValue }).value))];
+    for (let i = 0; i < values.length; i += PARTIQL_IN_MAX) {
+      const chunkValues = new Set(values.slice(i, i + PARTIQL_IN_MAX));
+      const chunk = members.filter((s) => chunkValues.has((scopes[s] as { value: KeyValue }).value));
+      const budget = Math.max(MAX_PAGE, chunk.length * (common.limit + 1) * LIST_EACH_READ_FACTOR);
+      const rows = await readIn(source, field, plan.indexName, [...chunkValues], budget);
+      if (!rows) continue;
+      const groups = chunk.map((s) => {
+        const { value, where } = scopes[s] as { value: KeyValue; where: unknown };
+        return rows.filter((row) => row[field] === value && (!where || evaluate(where as Expression, row))).sort(compare);
+      });
+      const filled = await fillPages(groups, common);
+      chunk.forEach((s, g) => {
+        const { items, next } = filled[g] as { items: Item[]; next?: Item };
+        const last = items[items.length - 1];
+        if (ambiguous(items, next, groups[g] as Item[], key.range)) return;
+        pages[s] = next && last ? { items, next: resumeAfter(last, next, cursorFields, common.limit) } : { items };
+      });
+    }
+  }
+  return Promise.all(pages.map((page, i) => page ?? source.list({ ...common, where: (scopes[i] as { where: unknown }).where })));
+}
+
+/** The key (table or index) a Query plan reads, and the attributes its cursor carries. */
+function shapeOf(table: TableShape, plan: DynamoPlan & { kind: "query" }): { key: { hash: string; range?: string }; cursorFields: string[] } {
+  const index = plan.indexName ? table.indexes.find((i) => i.name === plan.indexName) : undefined;
+  const cursorFields = [...new Set([...keyFieldsOf(table), ...(index ? [index.hash, ...(index.range ? [index.range] : [])] : [])])];
+  return { key: index ?? table.key, cursorFields };
+}
+
+/** A Query's order within one partition: by the sort key, equal ones by the table's key. */
+function queryOrder(table: TableShape, range: string | undefined, forward: boolean): (a: Item, b: Item) => number {
+  const keyFields = keyFieldsOf(table);
+  return (a, b) => {
+    const byRange = range ? compareValues(a[range], b[range]) : 0;
+    if (byRange !== 0) return forward ? byRange : -byRange;
+    for (const f of keyFields) {
+      const c = compareValues(a[f], b[f]);
+      if (c !== 0) return c;
+    }
+    return 0;
+  };
+}
+
+/** The cursor `list` gives when `next` is the first record after the page. */
+function resumeAfter(last: Item, next: Item, cursorFields: string[], limit: number): Cursor {
+  return { ...cursorOf(last, cursorFields), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), [SIZE]: Math.min(MAX_PAGE, (limit + 1) * 2) };
+}
+
+/**
+ * Whether DynamoDB's own order could differ from ours: two records of the page (with the one after
+ * it) share a sort key value, or the one after it shares its value with any other record (the next
+ * page resumes after it in DynamoDB's order). A key without a sort part orders nothing.
+ */
+function ambiguous(items: Item[], next: Item | undefined, rows: Item[], range: string | undefined): boolean {
+  const shown = next ? [...items, next] : items;
+  if (range === undefined) return shown.length > 1;
+  const seen = new Set<string>();
+  for (const item of shown) {
+    const value = JSON.stringify(item[range] ?? null);
+    if (seen.has(value)) return true;
+    seen.add(value);
+  }
+  return next !== undefined && rows.some((row) => row !== next && compareValues(row[range], next[range]) === 0);
+}
