@@ -53,6 +53,16 @@ describe("REST handler in process", () => {
     expect(wrong.headers.allow?.split(", ").sort()).toEqual(["DELETE", "GET", "PATCH", "PUT"]);
   });
 
+  it("answers 405 naming GET and POST for another method on /graphql, and GET on GraphiQL's paths", async () => {
+    const put = await call(handler, httpEvent("PUT", "/graphql", { body: { query: "{ __typename }" } }));
+    expect(put).toMatchObject({ statusCode: 405, body: { code: 405 } });
+    expect(put.headers.allow?.split(", ").sort()).toEqual(["GET", "POST"]);
+    const asset = await call(handler, httpEvent("DELETE", "/graphiql/graphiql.0123abcd.js"));
+    expect(asset.statusCode).toBe(405);
+    expect(asset.headers.allow).toBe("GET");
+    expect((await call(handler, httpEvent("GET", "/graphql/extra"))).statusCode).toBe(404);
+  });
+
   it("refuses other media types (415), oversized bodies (413) and malformed JSON (400)", async () => {
     const text = await call(handler, httpEvent("POST", "/posts", { rawBody: "hi", headers: { ...as(ALICE), "content-type": "text/plain" } }));
     expect(text.statusCode).toBe(415);
