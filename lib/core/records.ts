@@ -1,9 +1,9 @@
 import type { Context } from "./context.ts";
 import { ValidationError } from "./errors.ts";
 import { hiddenFields } from "./fields.ts";
-import type { Model } from "./model.ts";
+import { Model } from "./model.ts";
 import type { ModelInfo } from "./model-info.ts";
-import { isPlainObject, omit, stripServerOnly } from "./sanitize.ts";
+import { isPlainObject, stripServerOnly } from "./sanitize.ts";
 import { VERSION_FIELD } from "./schema.ts";
 
 export type Item = Record<string, unknown>;
@@ -37,8 +37,28 @@ export function toItem(info: ModelInfo, instance: Model): Item {
  * from this caller, then the model's own `redact`.
  */
 export function toOutput(ctx: Context, info: ModelInfo, item: Item): Item {
-  const visible = stripServerOnly(omit(item, [...info.behaviors, ...hiddenFields(ctx, info, item)]));
-  return instantiate(info, item).redact(ctx, visible);
+  const hidden = hiddenFields(ctx, info, item);
+  // One copy per record, the only one a list makes: nested values are copied only where they can
+  // hold `__` keys (objects and arrays).
+  const visible: Item = {};
+  for (const key of Object.keys(item)) {
+    if (key.startsWith("__") || info.behaviors.includes(key) || hidden.includes(key)) continue;
+    const value = item[key];
+    visible[key] = value !== null && typeof value === "object" ? stripServerOnly(value) : value;
+  }
+  return redactsItself(info) ? instantiate(info, item).redact(ctx, visible) : visible;
+}
+
+const ownRedact = new WeakMap<ModelInfo, boolean>();
+
+/** Whether the model overrides `redact`: only then is the record instantiated to call it. */
+function redactsItself(info: ModelInfo): boolean {
+  let own = ownRedact.get(info);
+  if (own === undefined) {
+    own = info.cls.prototype.redact !== Model.prototype.redact;
+    ownRedact.set(info, own);
+  }
+  return own;
 }
 
 export function versionOf(item: Item): number {
