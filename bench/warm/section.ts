@@ -64,6 +64,8 @@ export async function warmSection(figures: Figures, options: RunOptions): Promis
       section: "warm", measure: s.measure, unit: "ops/s", higherIsBetter: true, ours, floor: measured(s.floor), peer,
       ...(s.barVsPeer ? { bar: barOn(`>= ${s.barVsPeer}x ${s.peer.name}`, ours, peer, s.barVsPeer, false) } : {}),
       profile: () => profileWarm(index, options.outDir),
+      // A request's whole cost shared out over its records (routing, parsing and execution included).
+      ...(s.records ? { note: `ours: ${(1e6 / (ours.summary.median * s.records)).toFixed(1)} µs per record (1 / (ops/s x ${s.records}))` } : {}),
     });
     for (const ref of s.references) {
       figures.add({ section: "warm", measure: `${s.measure}: ${ref.name} (reference)`, unit: "ops/s", higherIsBetter: true, ours: measured(ref), floor: measured(s.floor), peer });
