@@ -16,8 +16,6 @@ import { progress } from "./lib/progress.ts";
 import { summarise } from "./lib/stats.ts";
 
 const CONCURRENCY = 4;
-/** Idents in the discarded warm-up round (a quick run's size). */
-const WARMUP_IDENTS = 1_000;
 
 /**
  * Counts the TransactWriteItems calls a client makes (what the floor must repeat). A document
@@ -91,7 +89,7 @@ async function floorRun(raw: DynamoDBClient, prefix: string, moved: Record<strin
 export async function migrationSection(figures: Figures, options: RunOptions): Promise<void> {
   const size = options.quick ? 1_000 : 5_000;
   const rounds = options.quick ? 1 : 3;
-  progress(`migration: starting DynamoDB Local (a discarded warm-up of ${WARMUP_IDENTS}, then ${rounds} x ${size} v3 idents)`);
+  progress(`migration: starting DynamoDB Local (a discarded warm-up round, then ${rounds} x ${size} v3 idents)`);
   const db = await startDynamoDbLocal();
   const raw = new DynamoDBClient({ endpoint: db.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 6 });
   const sealer = new TokenSealer("bench-secret");
@@ -134,9 +132,10 @@ export async function migrationSection(figures: Figures, options: RunOptions): P
     }
   };
   try {
-    // DynamoDB Local's JVM compiles its hot paths over the first few thousand requests: without a
-    // discarded round, whichever side runs first on a fresh JVM (ours) pays for that alone.
-    await round("warmup", data.idents.slice(0, WARMUP_IDENTS));
+    // DynamoDB Local's JVM compiles its hot paths over the first several thousand requests:
+    // without a discarded round as large as the measured ones, whichever side runs first on a
+    // fresh JVM (ours) pays for that alone (a 1,000-ident warm-up still left round 1 slower).
+    await round("warmup", data.idents);
     for (let r = 0; r < rounds; r++) {
       const [o, f] = await round(String(r), data.idents);
       ours.push(o);
