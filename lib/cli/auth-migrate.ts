@@ -3,7 +3,7 @@ import { DescribeTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Application } from "../core/application.ts";
 import { applicationSecretForTools } from "../auth/v3/secret.ts";
-import { DEFAULT_BATCH, migrate, type Progress } from "../auth/v3/migrate.ts";
+import { CONFIRMING_SCAN_LIMIT, DEFAULT_BATCH, migrate, type Progress } from "../auth/v3/migrate.ts";
 import { EXIT, exitCode, type MigrationReport } from "../auth/v3/report.ts";
 import { migrationTables } from "../auth/v3/setup.ts";
 import { TokenSealer } from "../auth/v3/tokens.ts";
@@ -15,7 +15,8 @@ export const MIGRATE_USAGE = `usage: webda auth migrate [--dryRun] [--batch N] [
 Upgrades v3 authentication data (idents under <uid>_<provider>, users' __password) to v4.
 
   --dryRun        write nothing; count what would migrate (and what would conflict)
-  --batch N       scan page size (default ${DEFAULT_BATCH})
+  --batch N       rows per page (default ${DEFAULT_BATCH}): the first pass's scan page; confirming
+                  passes evaluate up to ${CONFIRMING_SCAN_LIMIT} items a scan call, still N rows a page
   --json          print the report as JSON on stdout (progress stays on stderr)
   --local         the database of \`npm start\` (http://127.0.0.1:8000, tables blog-local-*)
   --stage NAME    the tables of a deployed stage (<service>-<stage>-*), with your AWS credentials

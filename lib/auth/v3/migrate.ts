@@ -156,10 +156,24 @@ interface PassContext {
 }
 
 /**
- * The table's pages, the next one read while the caller works on the current one (the scan and
- * the writes overlap). `shouldStop` is asked before each page is handed out.
+ * Items a confirming pass (the second and later) evaluates per Scan call. Such a pass reads v3
+ * rows only, and after a complete first pass almost none are left: with `Limit` at the page size
+ * it would cost one call per `--batch` items evaluated, for nothing. The rows it does find are
+ * still handed out `--batch` at a time, so memory stays bounded by this (the CLI's largest batch).
  */
-async function* pages(context: PassContext, table: string, filter?: { expression: string; names: Record<string, string> }): AsyncGenerator<Row[]> {
+export const CONFIRMING_SCAN_LIMIT = 1000;
+
+/** The Scan `Limit` of a pass: the page size for the first, which moves nearly every row it reads. */
+function evaluatedPerCall(context: PassContext, pass: number): number {
+  return pass > 1 ? Math.max(context.batch, CONFIRMING_SCAN_LIMIT) : context.batch;
+}
+
+/**
+ * The table's pages of at most `--batch` rows, the next Scan call sent while the caller works on
+ * the current page (the scan and the writes overlap). `shouldStop` is asked before each page is
+ * handed out. `evaluate` is the Scan's `Limit` (items evaluated per call, filtered out or not).
+ */
+async function* pages(context: PassContext, table: string, filter?: { expression: string; names: Record<string, string> }, evaluate = context.batch): AsyncGenerator<Row[]> {
   const read = (start: Record<string, unknown> | undefined): Promise<ScanCommandOutput> => {
     // Marked handled at once: if the caller stops (an error, the deadline) before awaiting this
     // read-ahead, its failure must not surface as an unhandled rejection.
@@ -171,7 +185,7 @@ async function* pages(context: PassContext, table: string, filter?: { expression
     context.options.client.send(
       new ScanCommand({
         TableName: table,
-        Limit: context.batch,
+        Limit: evaluate,
         ConsistentRead: true,
         ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names } : {}),
         ...(start ? { ExclusiveStartKey: start } : {}),
@@ -181,12 +195,17 @@ async function* pages(context: PassContext, table: string, filter?: { expression
   while (pending) {
     const result: ScanCommandOutput = await pending;
     pending = result.LastEvaluatedKey ? read(result.LastEvaluatedKey) : undefined;
-    if (context.options.shouldStop?.()) {
-      context.stopped = true;
-      await pending?.catch(() => undefined);
-      return;
+    const items = (result.Items ?? []) as Row[];
+    // A call whose items were all filtered out still yields an empty page: the deadline is asked
+    // after every call, and before every page of rows.
+    for (let i = 0; i === 0 || i < items.length; i += context.batch) {
+      if (context.options.shouldStop?.()) {
+        context.stopped = true;
+        await pending?.catch(() => undefined);
+        return;
+      }
+      yield items.slice(i, i + context.batch);
     }
-    yield (result.Items ?? []) as Row[];
   }
 }
 
@@ -214,7 +233,7 @@ async function identPass(context: PassContext, pass: number): Promise<number> {
   // Later passes find what an earlier one left: mostly conflicts, whose keys a read confirms.
   const taken = new TakenKeys(pass > 1 ? (keys) => existingKeys(options.client, table, keys) : undefined);
   try {
-    for await (const rows of pages(context, table, LEGACY_ROWS)) {
+    for await (const rows of pages(context, table, LEGACY_ROWS, evaluatedPerCall(context, pass))) {
       scanned += rows.length;
       const moves: Move[] = [];
       for (const row of rows) {
@@ -352,7 +371,7 @@ async function userPass(context: PassContext, pass: number): Promise<number> {
   const before = users.report.migrated;
   let scanned = 0;
   const filter = { expression: "attribute_exists(#old)", names: { "#old": "__password" } };
-  for await (const rows of pages(context, options.tables.users, filter)) {
+  for await (const rows of pages(context, options.tables.users, filter, evaluatedPerCall(context, pass))) {
     scanned += rows.length;
     if (context.dryRun) for (let i = 0; i < rows.length; i++) users.migrated();
     else {

@@ -177,4 +177,53 @@ describe("webda auth migrate's DynamoDB calls", () => {
       await drop();
     }
   }, 180_000);
+
+  it("a confirming pass evaluates up to 1000 items per Scan call yet hands out pages of at most --batch rows", async () => {
+    const { tables, drop } = await freshTables(raw);
+    const scans: { table: string; limit: number }[] = [];
+    const watched = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+    // The document client shares the raw client's stack: removed in `finally` for later tests.
+    watched.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { TableName?: string; Limit?: number };
+        if (context.commandName === "ScanCommand") scans.push({ table: String(input.TableName), limit: Number(input.Limit) });
+        return next(args);
+      },
+      { step: "initialize", name: "watchScans" },
+    );
+    try {
+      const small = v3Dataset({ idents: 600, cost: 4 });
+      await writeRows(client, tables.idents, small.idents);
+      const secondPass: number[] = [];
+      const report = await migrate({
+        client: watched,
+        tables,
+        batch: 5,
+        seal,
+        onProgress: (p) => {
+          if (p.pass === 2 && p.kind === "idents") secondPass.push(p.scanned);
+        },
+      });
+      expect(report.passes).toBe(2);
+      expect(report.idents.migrated).toBe(small.expected.identsMigrated);
+      expect(report.idents.failed).toHaveLength(small.expected.identConflicts);
+      expect(report.idents.skipped).toBe(small.expected.identsUnsupported);
+      const identScans = scans.filter((s) => s.table === tables.idents);
+      // The first pass reads 5 items a call (600 rows and the v4 rows written ahead of its cursor).
+      expect(identScans.filter((s) => s.limit === 5).length).toBeGreaterThanOrEqual(120);
+      // The second evaluates the ~600 rows left in one or two calls...
+      const confirming = identScans.filter((s) => s.limit === 1000).length;
+      expect(confirming).toBeGreaterThanOrEqual(1);
+      expect(confirming).toBeLessThanOrEqual(2);
+      expect(identScans.every((s) => s.limit === 5 || s.limit === 1000)).toBe(true);
+      // ...and finds every v3 row still there (conflicts, unsupported providers), 5 at most a page.
+      const seen = [0, ...secondPass.sort((a, b) => a - b)];
+      expect(seen.at(-1)).toBe(small.expected.identConflicts + small.expected.identsUnsupported);
+      expect(small.expected.identConflicts + small.expected.identsUnsupported).toBeGreaterThan(5);
+      for (let i = 1; i < seen.length; i++) expect((seen[i] as number) - (seen[i - 1] as number)).toBeLessThanOrEqual(5);
+    } finally {
+      watched.middlewareStack.remove("watchScans");
+      await drop();
+    }
+  }, 180_000);
 });
