@@ -6,7 +6,7 @@ describe("provider tokens sealed on an ident", () => {
   const key = deriveKey("a".repeat(48), "ident-tokens");
   const tokens = { access_token: "at", refresh_token: "rt", expires_at: 1_800_000_000 };
 
-  it("opens with the key that sealed them, each seal under a fresh IV, the key imported once and reused", async () => {
+  it("opens with the key that sealed them, each seal under a fresh IV, one key across many calls", async () => {
     const first = await IdentTokens.seal(tokens, key);
     const second = await IdentTokens.seal(tokens, key);
     expect(first).not.toBe(second);
