@@ -7,6 +7,12 @@ import type { KeyValue } from "../store/repository.ts";
 import { Batcher } from "./batcher.ts";
 
 function recordId(info: ModelInfo, key: Record<string, unknown>): string {
+  // Most keys are one string or number: typed so that "1" and 1 stay apart, without a JSON array.
+  if (info.keyFields.length === 1) {
+    const value = key[info.keyFields[0] as string];
+    if (typeof value === "string") return `s${value}`;
+    if (typeof value === "number") return `n${value}`;
+  }
   return JSON.stringify(info.keyFields.map((f) => key[f] ?? null));
 }
 
