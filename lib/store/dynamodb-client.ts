@@ -15,6 +15,9 @@ export function createDocumentClient(endpoint = process.env.DYNAMODB_ENDPOINT, c
     maxAttempts: 6,
     ...config,
   });
+  // Without a logger the SDK's is a no-op, yet its logger middleware still copies every response
+  // through the schema's sensitive-data filter first (a fifth of the CPU of reading 1,000 rows).
+  if (!config.logger) client.middlewareStack.remove("loggerMiddleware");
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     unmarshallOptions: { wrapNumbers: false },
