@@ -19,6 +19,7 @@ import { evaluate, planDynamoQuery, type Expression } from "../query/index.ts";
 import { guardFailure, isConditionFailure, mapDynamoError } from "./dynamodb-errors.ts";
 import { findByField, listEach, type BatchSource } from "./dynamodb-batch-reads.ts";
 import { AHEAD, MAX_PAGE, SIZE } from "./dynamodb-cursor.ts";
+import { findByFieldPages } from "./dynamodb-pages.ts";
 import { cursorOf, keyFieldsOf, pickKey } from "./keys.ts";
 import {
   acceptedRows, PageFill, type Item, type Key, type KeyValue, type ListEachRequest, type ListRequest, type Page, type Repository, type WriteOptions,
@@ -107,6 +108,11 @@ export class DynamoRepository implements Repository {
   /** PartiQL `IN` lookups on a partition key of the table or an index (dynamodb-batch-reads.ts). */
   findByField(field: string, values: KeyValue[]): Promise<Item[]> {
     return findByField(this.batchSource(), field, values);
+  }
+
+  /** findByField page by page, the first page small (dynamodb-pages.ts). */
+  findByFieldPages(field: string, values: KeyValue[], first: number): AsyncIterable<Item[]> {
+    return findByFieldPages(this.batchSource(), field, values, first);
   }
 
   /** Many scopes' pages read together where their listings are Queries on one key (dynamodb-batch-reads.ts). */

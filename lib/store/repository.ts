@@ -106,6 +106,12 @@ export interface Repository {
    * join rows of many parents in a constant number of calls).
    */
   findByField(field: string, values: KeyValue[]): Promise<Item[]>;
+  /**
+   * The same items as `findByField`, page by page as the store reads them (the first page at most
+   * `first` items, each later one at most twice the one before), so a caller can act on the first
+   * while the rest are read. Optional: without it, `findByField` is the one page.
+   */
+  findByFieldPages?(field: string, values: KeyValue[], first: number): AsyncIterable<Item[]>;
   /** Fails with ConflictError when the key exists: a create never overwrites. */
   create(item: Item): Promise<Item>;
   /** Full replace. NotFoundError when missing, PreconditionFailedError on a stale version. */

@@ -108,6 +108,21 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
       await expect(single.findByField("rank", [1])).rejects.toThrow(/partition key/);
     });
 
+    it("finds the same items page by page where the store reads in pages, each page at most twice the one before", async (context) => {
+      if (!single.findByFieldPages) return context.skip();
+      await Promise.all(Array.from({ length: 70 }, (_, i) => single.create({ id: `k${i}`, group: `g${i % 2}`, rank: i })));
+      const sizes: number[] = [];
+      const ranks: number[] = [];
+      for await (const page of single.findByFieldPages("group", ["g0", "g1", "none"], 4)) {
+        sizes.push(page.length);
+        ranks.push(...page.map((i) => Number(i.rank)));
+      }
+      expect(ranks.sort((a, b) => a - b)).toEqual(Array.from({ length: 70 }, (_, i) => i));
+      expect(sizes[0]).toBeLessThanOrEqual(4);
+      sizes.slice(1).forEach((size, i) => expect(size).toBeLessThanOrEqual(4 * 2 ** (i + 1)));
+      expect(sizes.length).toBeGreaterThan(1);
+    });
+
     it("replaces a whole item, bumping the version, and checks the expected version", async () => {
       await single.create({ id: "a", group: "g", rank: 1, drop: true });
       const replaced = await single.replace({ id: "a" }, { id: "a", group: "h", rank: 2 }, { expectedVersion: 1 });

@@ -1,0 +1,45 @@
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { BatchSource } from "./dynamodb-batch-reads.ts";
+import { assertPartitionField } from "./keys.ts";
+import type { Item, KeyValue } from "./repository.ts";
+
+/**
+ * `findByField` page by page, so a caller can act on the first items while the rest are read: a
+ * Query per value (all started at once, their pages yielded value by value), each value's first
+ * page at most `first` items and each later one at most twice the one before. A Query, not the
+ * PartiQL `IN` of `findByField`: with a Limit, DynamoDB Local answers a Query's first page several
+ * times faster (it reads the whole partition for a limited PartiQL page).
+ */
+export async function* findByFieldPages(source: BatchSource, field: string, values: KeyValue[], first: number): AsyncIterable<Item[]> {
+  const { index } = assertPartitionField(source.table, field);
+  const query = (value: KeyValue, limit: number, start?: Record<string, unknown>) =>
+    source.run(() =>
+      source.client.send(
+        new QueryCommand({
+          TableName: source.tableName,
+          // An index is eventually consistent; the table is read as findByField reads it.
+          ...(index ? { IndexName: index } : { ConsistentRead: true }),
+          KeyConditionExpression: "#f = :v",
+          ExpressionAttributeNames: { "#f": field },
+          ExpressionAttributeValues: { ":v": value },
+          Limit: limit,
+          ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+      ),
+    );
+  const size = Math.max(1, first);
+  const firstPages = [...new Set(values)].map((value) => {
+    const page = query(value, size);
+    // Awaited in turn below; a later value's failure must not go unobserved meanwhile.
+    page.catch(() => undefined);
+    return { value, page };
+  });
+  for (const { value, page } of firstPages) {
+    let result = await page;
+    for (let limit = size * 2; ; limit *= 2) {
+      if (result.Items && result.Items.length > 0) yield result.Items as Item[];
+      if (!result.LastEvaluatedKey) break;
+      result = await query(value, limit, result.LastEvaluatedKey);
+    }
+  }
+}
