@@ -1,4 +1,4 @@
-import { execute, type GraphQLFormattedError, type GraphQLSchema } from "graphql";
+import { execute, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema } from "graphql";
 import { MessageType, stringifyMessage } from "graphql-ws";
 import type { Application } from "../core/application.ts";
 import { Context } from "../core/context.ts";
@@ -11,9 +11,10 @@ import type { DocumentCache } from "../graphql/documents.ts";
 import { formatError } from "../graphql/errors.ts";
 import { camel } from "../graphql/names.ts";
 import type { RealtimeOptions } from "./options.ts";
-import { forEachBounded, sleep, withTimeout } from "./pool.ts";
+import { drainBounded, forEachBounded, Outbox, sleep, withTimeout } from "./pool.ts";
+import { plainValueKey, readsOnlyThePayload } from "./shared-execution.ts";
 import type { RealtimeStore, SubscriptionRow } from "./store.ts";
-import { modelTopic, recordTopic } from "./topics.ts";
+import { documentKey, modelTopic, recordTopic } from "./topics.ts";
 import { classifyPostError, type PostFailure, type Target, type Transport } from "./transport.ts";
 
 export interface FanoutDeps {
@@ -45,14 +46,28 @@ export const EVENT_TYPES: Record<LifecycleKind, string> = { Created: "CREATED", 
 type Result = { data?: Record<string, unknown> | null; errors?: GraphQLFormattedError[] };
 type PostOutcome = "ok" | "timeout" | PostFailure;
 
+interface Message {
+  target: Target;
+  data: string;
+}
+
+/** A `next` frame as graphql-ws's stringifyMessage writes it, around a payload serialised once. */
+export function nextFrame(id: string, payload: string): string {
+  return `{"id":${JSON.stringify(id)},"type":"${MessageType.Next}","payload":${payload}}`;
+}
+
 /**
- * Delivers one lifecycle event to the subscriptions it concerns: one Query of the topic index,
- * one GraphQL execution per group of subscriptions with the same document, variables and user
- * (the read check and the redaction are the subscriber's), then posts with bounded concurrency,
- * each under its own timeout, retrying throttling with backoff and removing gone connections.
+ * Delivers one lifecycle event to the subscriptions it concerns: one Query of the topic index;
+ * the read check, redaction and filter once per group of subscriptions with the same document,
+ * variables and user (they are the subscriber's); one GraphQL execution per distinct (document,
+ * variables, value shown) when the selection reads nothing but that value, else per group; posts
+ * with bounded concurrency, starting as soon as the first group's frames exist, each under its own
+ * timeout, retrying throttling with backoff and removing gone connections.
  */
 export class Fanout {
   private readonly filters = new Map<string, Expression | undefined>();
+  /** Keyed by the document cache's parsed documents, so it is bounded as that cache is. */
+  private readonly payloadOnly = new WeakMap<DocumentNode, boolean>();
 
   constructor(private readonly deps: FanoutDeps) {}
 
@@ -60,32 +75,10 @@ export class Fanout {
     const report: DeliveryReport = { subscriptions: 0, executions: 0, delivered: 0, gone: 0, failed: 0, timedOut: 0, retries: 0 };
     const info = this.deps.app.model(event.model);
     if (!info) return report;
-    const found = await this.deps.store.subscriptionsFor([modelTopic(info.name), recordTopic(info, event.key)]);
-    report.subscriptions = found.length;
-    const ended = await this.endedConnections(found);
-    const rows = found.filter((row) => !ended.has(row.connectionId));
-    const groups = new Map<string, SubscriptionRow[]>();
-    for (const row of rows) groups.set(row.group, [...(groups.get(row.group) ?? []), row]);
-
-    const messages: { target: Target; data: string }[] = [];
-    await forEachBounded([...groups.values()], this.deps.options.concurrency, async (members) => {
-      const first = members[0];
-      if (!first) return;
-      let result: Result | undefined;
-      try {
-        result = await this.execute(info, event, first);
-      } catch (error) {
-        log.error("subscription execution failed", { event: event.name, subscription: first.id, ...errorFields(error) });
-        report.failed += members.length;
-        return;
-      }
-      if (result === undefined) return;
-      report.executions++;
-      for (const row of members) messages.push({ target: row, data: stringifyMessage({ id: row.id, type: MessageType.Next, payload: result }) });
-    });
-
+    const { concurrency } = this.deps.options;
+    const outbox = new Outbox<Message>();
     const gone = new Set<string>();
-    await forEachBounded(messages, this.deps.options.concurrency, async ({ target, data }) => {
+    const posting = drainBounded(outbox, concurrency, async ({ target, data }) => {
       const outcome = await this.post(target, data, report);
       if (outcome === "ok") report.delivered++;
       else if (outcome === "gone") gone.add(target.connectionId);
@@ -95,9 +88,49 @@ export class Fanout {
         log.warn("subscription post failed", { event: event.name, connectionId: target.connectionId, outcome });
       }
     });
-    await forEachBounded([...ended.values()], this.deps.options.concurrency, (target) => this.stop(target));
+    const ended = new Map<string, SubscriptionRow>();
+    // Per group (document, variables, user): its payload, shared by the group's rows on every page.
+    const payloads = new Map<string, Promise<string | undefined>>();
+    const executions = new Map<string, Promise<string>>();
+    try {
+      // Two pools' worth of rows first, so the first posts leave while the rest are read.
+      for await (const page of this.deps.store.subscriptionPagesFor([modelTopic(info.name), recordTopic(info, event.key)], 2 * concurrency)) {
+        report.subscriptions += page.length;
+        const endedHere = await this.endedConnections(page);
+        for (const [connectionId, row] of endedHere) ended.set(connectionId, row);
+        const groups = new Map<string, SubscriptionRow[]>();
+        for (const row of page) {
+          if (endedHere.has(row.connectionId)) continue;
+          const members = groups.get(row.group);
+          if (members) members.push(row);
+          else groups.set(row.group, [row]);
+        }
+        await forEachBounded([...groups.values()], concurrency, async (members) => {
+          const first = members[0] as SubscriptionRow;
+          let payload = payloads.get(first.group);
+          if (!payload) {
+            payload = this.payloadFor(info, event, first, executions, report);
+            payloads.set(first.group, payload);
+            payload.catch((error: unknown) => log.error("subscription execution failed", { event: event.name, subscription: first.id, ...errorFields(error) }));
+          }
+          let data: string | undefined;
+          try {
+            data = await payload;
+          } catch {
+            report.failed += members.length;
+            return;
+          }
+          if (data !== undefined) for (const row of members) outbox.push({ target: row, data: nextFrame(row.id, data) });
+        });
+      }
+    } finally {
+      outbox.close();
+      await posting;
+    }
+
+    await forEachBounded([...ended.values()], concurrency, (target) => this.stop(target));
     report.gone = gone.size;
-    await forEachBounded([...gone], this.deps.options.concurrency, async (connectionId) => {
+    await forEachBounded([...gone], concurrency, async (connectionId) => {
       await this.deps.store.removeConnection(connectionId).catch((error: unknown) =>
         log.warn("could not remove a gone connection", { connectionId, ...errorFields(error) }),
       );
@@ -134,8 +167,12 @@ export class Fanout {
     await this.deps.store.removeConnection(target.connectionId).catch(() => undefined);
   }
 
-  /** Undefined when this subscriber must not hear of the event (unreadable, or outside its filter). */
-  private async execute(info: ModelInfo, event: LifecycleEvent, row: SubscriptionRow): Promise<Result | undefined> {
+  /**
+   * The serialised `next` payload for the subscribers of `row`'s group, or undefined when they must
+   * not hear of the event (unreadable, or outside their filter). The read check and the redaction
+   * are always this group's own; only the execution over the value they are shown may be shared.
+   */
+  private async payloadFor(info: ModelInfo, event: LifecycleEvent, row: SubscriptionRow, executions: Map<string, Promise<string>>, report: DeliveryReport): Promise<string | undefined> {
     const ctx = new Context({ requestId: `${event.name}:${row.group}`, ...(row.userId ? { userId: row.userId } : {}) });
     const output = await this.deps.app.domain.view(ctx, info, event.record);
     if (output === undefined) return undefined;
@@ -147,6 +184,21 @@ export class Fanout {
     } else {
       value = event.kind === "Deleted" ? null : output;
     }
+    const shown = this.readsOnlyThePayload(row) ? plainValueKey(value) : undefined;
+    // A shared execution runs as nobody: no resolver of such a document consults the caller.
+    const [key, executionCtx] = shown === undefined
+      ? [`group\u0000${row.group}`, ctx]
+      : [`value\u0000${documentKey(row)}\u0000${shown}`, new Context({ requestId: `${event.name}:shared` })];
+    let execution = executions.get(key);
+    if (!execution) {
+      report.executions++;
+      execution = this.execute(executionCtx, row, value).then((result) => JSON.stringify(result));
+      executions.set(key, execution);
+    }
+    return execution;
+  }
+
+  private async execute(ctx: Context, row: SubscriptionRow, value: unknown): Promise<Result> {
     const { schema, documents, app } = this.deps;
     const result = await execute({
       schema,
@@ -160,6 +212,16 @@ export class Fanout {
       ...(result.data !== undefined ? { data: result.data } : {}),
       ...(result.errors ? { errors: result.errors.map((e) => formatError(e, ctx.requestId).toJSON()) } : {}),
     };
+  }
+
+  private readsOnlyThePayload(row: SubscriptionRow): boolean {
+    const document = this.deps.documents.parse(row.query);
+    let known = this.payloadOnly.get(document);
+    if (known === undefined) {
+      known = readsOnlyThePayload(this.deps.schema, document);
+      this.payloadOnly.set(document, known);
+    }
+    return known;
   }
 
   private filter(text: string | undefined): Expression | undefined {

@@ -229,6 +229,15 @@ export class RealtimeStore {
     return items.filter((item) => this.live(item) && item.state !== TOMBSTONE).map(toSubscription);
   }
 
+  /**
+   * The same rows page by page as the store reads them (DynamoDB: the first page at most `first`
+   * rows), so fan-out posts to the first subscribers while the rest are read.
+   */
+  async *subscriptionPagesFor(topics: string[], first: number): AsyncIterable<SubscriptionRow[]> {
+    const pages = this.subscriptions.findByFieldPages?.("topic", topics, first) ?? [await this.subscriptions.findByField("topic", topics)];
+    for await (const items of pages) yield items.filter((item) => this.live(item) && item.state !== TOMBSTONE).map(toSubscription);
+  }
+
   async subscriptionsOf(connectionId: string): Promise<SubscriptionRow[]> {
     const items = await this.subscriptions.findByField("connectionId", [connectionId]);
     return items.filter((item) => item.state !== TOMBSTONE).map(toSubscription);

@@ -21,6 +21,14 @@ function canonical(value: unknown): unknown {
 }
 
 /**
+ * Subscriptions whose GraphQL execution is the same function of the delivered value: same document,
+ * operation and variables (key order ignored). Who reads is not part of it.
+ */
+export function documentKey(parts: { query: string; operationName?: string; variables?: Record<string, unknown> }): string {
+  return JSON.stringify([parts.query, parts.operationName ?? null, canonical(parts.variables ?? {})]);
+}
+
+/**
  * Subscribers whose results are necessarily identical: same document, operation and variables
  * (key order ignored), read with the same permissions (the same user, or anonymous).
  */

@@ -1,6 +1,7 @@
 import { MessageType } from "graphql-ws";
 import { describe, expect, it } from "vitest";
 import type { Application } from "../../lib/core/application.ts";
+import type { DeliveryReport } from "../../lib/realtime/fanout.ts";
 import type { Realtime } from "../../lib/realtime/realtime.ts";
 import type { RealtimeRepositories } from "../../lib/realtime/store.ts";
 import { connectionAuthenticator } from "../../lib/realtime/auth.ts";
@@ -14,17 +15,20 @@ interface Setup {
   app: Application;
   transport: FakeTransport;
   realtime: Realtime;
+  /** What each in-process delivery reported. */
+  reports: DeliveryReport[];
 }
 
 function setup(latencyMs: number, options: Parameters<typeof realtimeFor>[3] = {}, repositories: RealtimeRepositories = memoryRepositories()): Setup {
   const app = blog();
   const transport = new FakeTransport(latencyMs);
   const realtime = realtimeFor(app, transport, repositories, options, users);
+  const reports: DeliveryReport[] = [];
   // In-process delivery for these tests; the deployed path feeds the same Fanout from the streams.
   app.events.on("*", async (event) => {
-    await realtime.fanout.deliver(event);
+    reports.push(await realtime.fanout.deliver(event));
   });
-  return { app, transport, realtime };
+  return { app, transport, realtime, reports };
 }
 
 async function subscriber({ realtime }: Setup, connectionId: string, query: string, user?: string, id = "s"): Promise<void> {
@@ -40,8 +44,9 @@ function received(transport: FakeTransport, connectionId: string): unknown[] {
 }
 
 describe("fan-out of 1,000 subscriptions", () => {
-  it("executes once per group, keeps at most `concurrency` posts in flight and reaches the bound", async () => {
-    // 100 connections each for Alice and Bob: groups are per user.
+  it("executes once per value shown, keeps at most `concurrency` posts in flight and reaches the bound", async () => {
+    // 100 connections each for Alice and Bob, the rest anonymous: the read check is per user, but
+    // all three are shown the same published post, and the selection reads nothing else.
     const s = setup(20, { concurrency: 50, maxConnectionsPerUser: 100 });
     const ids = Array.from({ length: 1000 }, (_, i) => `c${i}`);
     await Promise.all(ids.map((id, i) => subscriber(s, id, PUBLISHED, i % 10 === 0 ? ALICE : i % 10 === 1 ? BOB : undefined)));
@@ -49,7 +54,7 @@ describe("fan-out of 1,000 subscriptions", () => {
     const before = s.transport.attempts;
     s.transport.maxInFlight = 0;
     const report = await s.realtime.fanout.deliver({ name: "Post.Created", model: "Post", kind: "Created", key: { slug: "p1" }, record: { ...post("p1"), author: ALICE, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 } });
-    expect(report).toEqual({ subscriptions: 1000, executions: 3, delivered: 1000, gone: 0, failed: 0, timedOut: 0, retries: 0 });
+    expect(report).toEqual({ subscriptions: 1000, executions: 1, delivered: 1000, gone: 0, failed: 0, timedOut: 0, retries: 0 });
     expect(s.transport.attempts - before).toBe(1000);
     // Parallel up to the bound and never beyond it: the pool, not the clock, is what is checked.
     expect(s.transport.maxInFlight).toBe(50);
@@ -136,11 +141,47 @@ describe("what each subscriber receives", () => {
     expect(received(s.transport, "someone")).toEqual([{ Users: { type: "CREATED", user: { uuid: ALICE, username: "alice", email: null } } }]);
   });
 
+  it("shares an execution only among viewers shown the same fields: each still gets their own redaction", async () => {
+    const s = setup(0, { maxConnectionsPerUser: 20 });
+    const users = `subscription { Users { type user { uuid username email } } }`;
+    const viewers = [...Array.from({ length: 20 }, (_, i) => [`self${i}`, ALICE] as const), ...Array.from({ length: 20 }, (_, i) => [`bob${i}`, BOB] as const), ...Array.from({ length: 20 }, (_, i) => [`anon${i}`, undefined] as const)];
+    await Promise.all(viewers.map(([connectionId, user]) => subscriber(s, connectionId, users, user)));
+    await s.app.domain.create(as(ALICE), model(s.app, "User"), { username: "alice", email: "alice@example.com", name: "Alice" });
+    // Alice sees her email; Bob and anonymous viewers are shown the same redacted record, one execution.
+    expect(s.reports.map((r) => [r.executions, r.delivered])).toEqual([[2, 60]]);
+    const own = { Users: { type: "CREATED", user: { uuid: ALICE, username: "alice", email: "alice@example.com" } } };
+    const redacted = { Users: { type: "CREATED", user: { uuid: ALICE, username: "alice", email: null } } };
+    for (const [connectionId, user] of viewers) expect(received(s.transport, connectionId)).toEqual([user === ALICE ? own : redacted]);
+  });
+
+  it("executes per user when the selection reads more than the record (a relation reads as its caller)", async () => {
+    const s = setup(0);
+    const withAuthor = `subscription { Posts { type post { slug author { uuid username } } } }`;
+    await subscriber(s, "alice", withAuthor, ALICE);
+    await subscriber(s, "bob", withAuthor, BOB);
+    await subscriber(s, "anon", withAuthor);
+    await s.app.domain.create(as(ALICE), model(s.app, "Post"), post("related"));
+    expect(s.reports.map((r) => [r.executions, r.delivered])).toEqual([[3, 3]]);
+  });
+
   it("cannot be used to probe hidden fields through the filter", async () => {
     const s = setup(0);
     await subscriber(s, "probe", `subscription { Users(query: "email = 'alice@example.com'") { type } }`, BOB);
     await s.app.domain.create(as(ALICE), model(s.app, "User"), { username: "alice", email: "alice@example.com", name: "Alice" });
     expect(received(s.transport, "probe")).toEqual([]);
+  });
+
+  it("posts to the first page of subscriptions while reading the next, each subscriber once, one execution for all pages", async () => {
+    // Concurrency 2: the first page read is at most 4 rows, so 15 subscribers take several pages.
+    const s = setup(0, { concurrency: 2 }, await dynamoRepositories());
+    const run = `${process.pid}-${Date.now()}`;
+    const watched = `subscription { Post(slug: "paged-${run}") { slug title } }`;
+    const ids = Array.from({ length: 15 }, (_, i) => `paged${i}-${run}`);
+    for (const id of ids) await subscriber(s, id, watched);
+    await s.app.domain.create(as(ALICE), model(s.app, "Post"), post(`paged-${run}`));
+    expect(s.reports.at(-1)).toMatchObject({ subscriptions: 15, executions: 1, delivered: 15, failed: 0 });
+    for (const id of ids) expect(received(s.transport, id)).toEqual([{ Post: { slug: `paged-${run}`, title: `Title of paged-${run}` } }]);
+    await Promise.all(ids.map((id) => s.realtime.protocol.disconnect(id)));
   });
 
   it("finds subscriptions through the topic index of DynamoDB Local", async () => {
