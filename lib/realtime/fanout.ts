@@ -93,8 +93,10 @@ export class Fanout {
     const payloads = new Map<string, Promise<string | undefined>>();
     const executions = new Map<string, Promise<string>>();
     try {
-      // Two pools' worth of rows first, so the first posts leave while the rest are read.
-      for await (const page of this.deps.store.subscriptionPagesFor([modelTopic(info.name), recordTopic(info, event.key)], 2 * concurrency)) {
+      // Two pools' worth of rows first, so the first posts leave while the rest are read; then
+      // pages of at most four, so no page's parsing holds the event loop long while posts wait on it.
+      const sizes = { first: 2 * concurrency, largest: 4 * concurrency };
+      for await (const page of this.deps.store.subscriptionPagesFor([modelTopic(info.name), recordTopic(info, event.key)], sizes)) {
         report.subscriptions += page.length;
         const endedHere = await this.endedConnections(page);
         for (const [connectionId, row] of endedHere) ended.set(connectionId, row);

@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError, PreconditionFailedError } from "../core/errors.ts";
 import type { KeyValues } from "../core/records.ts";
 import { VERSION_FIELD } from "../core/schema.ts";
-import type { Item, Repository } from "../store/repository.ts";
+import type { Item, PageSizes, Repository } from "../store/repository.ts";
 import { TTL_ATTRIBUTE } from "./tables.ts";
 import { UserPlacesTable } from "./user-places.ts";
 
@@ -230,11 +230,11 @@ export class RealtimeStore {
   }
 
   /**
-   * The same rows page by page as the store reads them (DynamoDB: the first page at most `first`
-   * rows), so fan-out posts to the first subscribers while the rest are read.
+   * The same rows page by page as the store reads them (DynamoDB: Queries of `sizes`), so fan-out
+   * posts to the first subscribers while the rest are read.
    */
-  async *subscriptionPagesFor(topics: string[], first: number): AsyncIterable<SubscriptionRow[]> {
-    const pages = this.subscriptions.findByFieldPages?.("topic", topics, first) ?? [await this.subscriptions.findByField("topic", topics)];
+  async *subscriptionPagesFor(topics: string[], sizes: PageSizes): AsyncIterable<SubscriptionRow[]> {
+    const pages = this.subscriptions.findByFieldPages?.("topic", topics, sizes) ?? [await this.subscriptions.findByField("topic", topics)];
     for await (const items of pages) yield items.filter((item) => this.live(item) && item.state !== TOMBSTONE).map(toSubscription);
   }
 

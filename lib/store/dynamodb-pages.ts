@@ -1,16 +1,17 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import type { BatchSource } from "./dynamodb-batch-reads.ts";
 import { assertPartitionField } from "./keys.ts";
-import type { Item, KeyValue } from "./repository.ts";
+import type { Item, KeyValue, PageSizes } from "./repository.ts";
 
 /**
  * `findByField` page by page, so a caller can act on the first items while the rest are read: a
  * Query per value (all started at once, their pages yielded value by value), each value's first
- * page at most `first` items and each later one at most twice the one before. A Query, not the
+ * page at most `sizes.first` items, each later one at most twice the one before and never more
+ * than `sizes.largest`. A Query, not the
  * PartiQL `IN` of `findByField`: with a Limit, DynamoDB Local answers a Query's first page several
  * times faster (it reads the whole partition for a limited PartiQL page).
  */
-export async function* findByFieldPages(source: BatchSource, field: string, values: KeyValue[], first: number): AsyncIterable<Item[]> {
+export async function* findByFieldPages(source: BatchSource, field: string, values: KeyValue[], sizes: PageSizes): AsyncIterable<Item[]> {
   const { index } = assertPartitionField(source.table, field);
   const query = (value: KeyValue, limit: number, start?: Record<string, unknown>) =>
     source.run(() =>
@@ -27,7 +28,8 @@ export async function* findByFieldPages(source: BatchSource, field: string, valu
         }),
       ),
     );
-  const size = Math.max(1, first);
+  const size = Math.max(1, sizes.first);
+  const largest = Math.max(size, sizes.largest);
   const firstPages = [...new Set(values)].map((value) => {
     const page = query(value, size);
     // Awaited in turn below; a later value's failure must not go unobserved meanwhile.
@@ -36,7 +38,7 @@ export async function* findByFieldPages(source: BatchSource, field: string, valu
   });
   for (const { value, page } of firstPages) {
     let result = await page;
-    for (let limit = size * 2; ; limit *= 2) {
+    for (let limit = Math.min(size * 2, largest); ; limit = Math.min(limit * 2, largest)) {
       if (result.Items && result.Items.length > 0) yield result.Items as Item[];
       if (!result.LastEvaluatedKey) break;
       result = await query(value, limit, result.LastEvaluatedKey);

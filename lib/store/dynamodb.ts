@@ -22,7 +22,7 @@ import { AHEAD, MAX_PAGE, SIZE } from "./dynamodb-cursor.ts";
 import { findByFieldPages } from "./dynamodb-pages.ts";
 import { cursorOf, keyFieldsOf, pickKey } from "./keys.ts";
 import {
-  acceptedRows, PageFill, type Item, type Key, type KeyValue, type ListEachRequest, type ListRequest, type Page, type Repository, type WriteOptions,
+  acceptedRows, PageFill, type Item, type Key, type KeyValue, type ListEachRequest, type ListRequest, type Page, type PageSizes, type Repository, type WriteOptions,
 } from "./repository.ts";
 
 const BATCH_GET_MAX = 100;
@@ -111,8 +111,8 @@ export class DynamoRepository implements Repository {
   }
 
   /** findByField page by page, the first page small (dynamodb-pages.ts). */
-  findByFieldPages(field: string, values: KeyValue[], first: number): AsyncIterable<Item[]> {
-    return findByFieldPages(this.batchSource(), field, values, first);
+  findByFieldPages(field: string, values: KeyValue[], sizes: PageSizes): AsyncIterable<Item[]> {
+    return findByFieldPages(this.batchSource(), field, values, sizes);
   }
 
   /** Many scopes' pages read together where their listings are Queries on one key (dynamodb-batch-reads.ts). */

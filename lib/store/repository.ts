@@ -95,6 +95,12 @@ export type StoreGuard = "exists" | "missing" | "version";
  * One contract, three implementations (DynamoDB, memory, file) held together by one shared test
  * suite. Every stored item carries `__version`, which each write increments.
  */
+/** Pages of a paged read: the first at most `first` items, each later one at most twice the one before, none over `largest`. */
+export interface PageSizes {
+  first: number;
+  largest: number;
+}
+
 export interface Repository {
   readonly table: TableShape;
   get(key: Key): Promise<Item | undefined>;
@@ -107,11 +113,10 @@ export interface Repository {
    */
   findByField(field: string, values: KeyValue[]): Promise<Item[]>;
   /**
-   * The same items as `findByField`, page by page as the store reads them (the first page at most
-   * `first` items, each later one at most twice the one before), so a caller can act on the first
-   * while the rest are read. Optional: without it, `findByField` is the one page.
+   * The same items as `findByField`, page by page as the store reads them, so a caller can act on
+   * the first while the rest are read. Optional: without it, `findByField` is the one page.
    */
-  findByFieldPages?(field: string, values: KeyValue[], first: number): AsyncIterable<Item[]>;
+  findByFieldPages?(field: string, values: KeyValue[], sizes: PageSizes): AsyncIterable<Item[]>;
   /** Fails with ConflictError when the key exists: a create never overwrites. */
   create(item: Item): Promise<Item>;
   /** Full replace. NotFoundError when missing, PreconditionFailedError on a stale version. */
