@@ -31,7 +31,7 @@ export interface FanoutDeps {
 
 export interface DeliveryReport {
   subscriptions: number;
-  /** GraphQL executions: one per group of identical subscriptions, not one per subscriber. */
+  /** GraphQL executions: one per value shown to a document that reads nothing else, else one per group. */
   executions: number;
   delivered: number;
   gone: number;
@@ -57,11 +57,11 @@ export function nextFrame(id: string, payload: string): string {
 }
 
 /**
- * Delivers one lifecycle event to the subscriptions it concerns: one Query of the topic index;
- * the read check, redaction and filter once per group of subscriptions with the same document,
+ * Delivers one lifecycle event to the subscriptions it concerns, read page by page from the topic
+ * index; the read check, redaction and filter once per group of subscriptions with the same document,
  * variables and user (they are the subscriber's); one GraphQL execution per distinct (document,
  * variables, value shown) when the selection reads nothing but that value, else per group; posts
- * with bounded concurrency, starting as soon as the first group's frames exist, each under its own
+ * with bounded concurrency, starting as soon as the first page's frames exist, each under its own
  * timeout, retrying throttling with backoff and removing gone connections.
  */
 export class Fanout {
