@@ -5,11 +5,11 @@ import type { Item, KeyValue, PageSizes } from "./repository.ts";
 
 /**
  * `findByField` page by page, so a caller can act on the first items while the rest are read: a
- * Query per value (all started at once, their pages yielded value by value), each value's first
- * page at most `sizes.first` items, each later one at most twice the one before and never more
- * than `sizes.largest`. A Query, not the
- * PartiQL `IN` of `findByField`: with a Limit, DynamoDB Local answers a Query's first page several
- * times faster (it reads the whole partition for a limited PartiQL page).
+ * Query per value, all started at once and their pages yielded value by value, each next page read
+ * while the caller works on the one before. A value's first page holds at most `sizes.first` items,
+ * each later one at most twice the one before and never more than `sizes.largest`. A Query, not
+ * the PartiQL `IN` of `findByField`: with a Limit, DynamoDB Local answers a Query's first page
+ * several times faster (it reads the whole partition for a limited PartiQL page).
  */
 export async function* findByFieldPages(source: BatchSource, field: string, values: KeyValue[], sizes: PageSizes): AsyncIterable<Item[]> {
   const { index } = assertPartitionField(source.table, field);
@@ -30,18 +30,20 @@ export async function* findByFieldPages(source: BatchSource, field: string, valu
     );
   const size = Math.max(1, sizes.first);
   const largest = Math.max(size, sizes.largest);
-  const firstPages = [...new Set(values)].map((value) => {
-    const page = query(value, size);
-    // Awaited in turn below; a later value's failure must not go unobserved meanwhile.
-    page.catch(() => undefined);
-    return { value, page };
-  });
+  // Every read is started before the caller works on the page before it, and awaited in turn: a
+  // failure must not go unobserved meanwhile.
+  const started = <T>(read: Promise<T>): Promise<T> => {
+    read.catch(() => undefined);
+    return read;
+  };
+  const firstPages = [...new Set(values)].map((value) => ({ value, page: started(query(value, size)) }));
   for (const { value, page } of firstPages) {
     let result = await page;
     for (let limit = Math.min(size * 2, largest); ; limit = Math.min(limit * 2, largest)) {
+      const next = result.LastEvaluatedKey ? started(query(value, limit, result.LastEvaluatedKey)) : undefined;
       if (result.Items && result.Items.length > 0) yield result.Items as Item[];
-      if (!result.LastEvaluatedKey) break;
-      result = await query(value, limit, result.LastEvaluatedKey);
+      if (!next) break;
+      result = await next;
     }
   }
 }
