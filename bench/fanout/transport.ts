@@ -6,8 +6,15 @@ export class FixedLatencyTransport implements Transport {
   posts = 0;
   inFlight = 0;
   maxInFlight = 0;
+  /** performance.now() of the first post since `mark()`: how long the delivery took to start posting. */
+  firstPostAt: number | undefined;
+
+  mark(): void {
+    this.firstPostAt = undefined;
+  }
 
   async post(_target: Target, _data: string): Promise<void> {
+    this.firstPostAt ??= performance.now();
     this.posts++;
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
