@@ -11,7 +11,8 @@ import type { DocumentCache } from "../graphql/documents.ts";
 import { formatError } from "../graphql/errors.ts";
 import { camel } from "../graphql/names.ts";
 import type { RealtimeOptions } from "./options.ts";
-import { drainBounded, forEachBounded, Outbox, sleep, withTimeout } from "./pool.ts";
+import { Deadlines } from "./deadlines.ts";
+import { drainBounded, forEachBounded, Outbox, sleep } from "./pool.ts";
 import { plainValueKey, readsOnlyThePayload } from "./shared-execution.ts";
 import type { RealtimeStore, SubscriptionRow } from "./store.ts";
 import { documentKey, modelTopic, recordTopic } from "./topics.ts";
@@ -69,7 +70,12 @@ export class Fanout {
   /** Keyed by the document cache's parsed documents, so it is bounded as that cache is. */
   private readonly payloadOnly = new WeakMap<DocumentNode, boolean>();
 
-  constructor(private readonly deps: FanoutDeps) {}
+  /** The posts' timeouts, shared by the posts of one millisecond. */
+  private readonly postDeadlines: Deadlines;
+
+  constructor(private readonly deps: FanoutDeps) {
+    this.postDeadlines = new Deadlines(deps.options.postTimeoutMs);
+  }
 
   async deliver(event: LifecycleEvent): Promise<DeliveryReport> {
     const report: DeliveryReport = { subscriptions: 0, executions: 0, delivered: 0, gone: 0, failed: 0, timedOut: 0, retries: 0 };
@@ -233,17 +239,15 @@ export class Fanout {
   }
 
   private async post(target: Target, data: string, report: DeliveryReport): Promise<PostOutcome> {
-    const { postAttempts, postTimeoutMs, retryBaseMs } = this.deps.options;
+    const { postAttempts, retryBaseMs } = this.deps.options;
     for (let attempt = 1; ; attempt++) {
-      const abort = new AbortController();
-      const attemptPost = this.deps.transport.post(target, data, abort.signal).then(
-        (): PostOutcome => "ok",
-        (error: unknown): PostOutcome => classifyPostError(error),
+      const outcome = await this.postDeadlines.run<PostOutcome>(
+        (signal) => this.deps.transport.post(target, data, signal).then(
+          (): PostOutcome => "ok",
+          (error: unknown): PostOutcome => classifyPostError(error),
+        ),
+        "timeout",
       );
-      const outcome = await withTimeout(attemptPost, postTimeoutMs, (): PostOutcome => {
-        abort.abort();
-        return "timeout";
-      });
       if (outcome !== "throttled" || attempt >= postAttempts) return outcome;
       report.retries++;
       const ceiling = retryBaseMs * 2 ** (attempt - 1);
