@@ -54,7 +54,7 @@ export async function fanoutDynamoSection(figures: Figures, options: RunOptions)
     const expected = Array.from({ length: size }, (_, i) => i % FILTERS.length < MATCHING_FILTERS).filter(Boolean).length;
     const times: number[] = [];
     const firstPosts: number[] = [];
-    // One discarded delivery first: DynamoDB Local's JVM compiles its PartiQL path on first use.
+    // One discarded delivery first: DynamoDB Local's JVM compiles its Query path on first use.
     await realtime.fanout.deliver({ name: "Post.Created", model: "Post", kind: "Created", key: { slug: "warm-up" }, record: { ...post("warm-up"), author: "bench", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 } });
     transport.latencyMs = LATENCY_MS;
     for (let i = 0; i < options.fanoutRepeats; i++) {
