@@ -18,6 +18,9 @@ import type { RealtimeStore, SubscriptionRow } from "./store.ts";
 import { documentKey, modelTopic, recordTopic } from "./topics.ts";
 import { classifyPostError, type PostFailure, type Target, type Transport } from "./transport.ts";
 
+/** Parsed subscription filters an instance keeps (each a small AST); more are parsed again. */
+export const PARSED_FILTERS_KEPT = 1_000;
+
 export interface FanoutDeps {
   app: Application;
   schema: GraphQLSchema;
@@ -234,8 +237,13 @@ export class Fanout {
 
   private filter(text: string | undefined): Expression | undefined {
     if (!text) return undefined;
-    if (!this.filters.has(text)) this.filters.set(text, parseFilter(text));
-    return this.filters.get(text);
+    // Filter texts come from clients: the parsed ones kept are bounded, least recently used out.
+    const known = this.filters.has(text);
+    const parsed = known ? this.filters.get(text) : parseFilter(text);
+    if (known) this.filters.delete(text);
+    else if (this.filters.size >= PARSED_FILTERS_KEPT) this.filters.delete(this.filters.keys().next().value as string);
+    this.filters.set(text, parsed);
+    return parsed;
   }
 
   private async post(target: Target, data: string, report: DeliveryReport): Promise<PostOutcome> {

@@ -1,7 +1,7 @@
 import { MessageType } from "graphql-ws";
 import { describe, expect, it } from "vitest";
 import type { Application } from "../../lib/core/application.ts";
-import type { DeliveryReport } from "../../lib/realtime/fanout.ts";
+import { PARSED_FILTERS_KEPT, type DeliveryReport } from "../../lib/realtime/fanout.ts";
 import type { Realtime } from "../../lib/realtime/realtime.ts";
 import type { RealtimeRepositories } from "../../lib/realtime/store.ts";
 import { connectionAuthenticator } from "../../lib/realtime/auth.ts";
@@ -162,6 +162,24 @@ describe("what each subscriber receives", () => {
     await subscriber(s, "anon", withAuthor);
     await s.app.domain.create(as(ALICE), model(s.app, "Post"), post("related"));
     expect(s.reports.map((r) => [r.executions, r.delivered])).toEqual([[3, 3]]);
+  });
+
+  it("keeps a bounded number of parsed filters however many distinct ones clients send, and still applies each", async () => {
+    const s = setup(0, { maxSubscriptionsPerConnection: 25 });
+    const count = PARSED_FILTERS_KEPT + 50;
+    // Distinct filter texts; only the first 10 match the post delivered below (viewCount 0).
+    await Promise.all(Array.from({ length: count / 25 }, (_, c) => c).map(async (c) => {
+      const query = (n: number) => `subscription { Posts(query: "viewCount ${n < 10 ? "<=" : ">="} ${n < 10 ? n : n + 1}") { key } }`;
+      await subscriber(s, `f${c}`, query(c * 25), undefined, "s0");
+      for (let k = 1; k < 25; k++) {
+        const body = JSON.stringify({ id: `s${k}`, type: MessageType.Subscribe, payload: { query: query(c * 25 + k) } });
+        await s.realtime.protocol.message({ connectionId: `f${c}`, endpoint: ENDPOINT, body, receivedAt: Date.now(), requestId: `f${c}-${k}` });
+      }
+    }));
+    expect(await s.realtime.store.subscriptionsFor(["Post"])).toHaveLength(count);
+    const report = await s.realtime.fanout.deliver({ name: "Post.Created", model: "Post", kind: "Created", key: { slug: "vc" }, record: { ...post("vc"), viewCount: 0, author: ALICE, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 } });
+    expect(report.delivered).toBe(10);
+    expect((s.realtime.fanout as unknown as { filters: Map<string, unknown> }).filters.size).toBe(PARSED_FILTERS_KEPT);
   });
 
   it("cannot be used to probe hidden fields through the filter", async () => {
