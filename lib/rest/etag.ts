@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { PreconditionFailedError } from "../core/errors.ts";
 
 /**
@@ -8,19 +8,26 @@ import { PreconditionFailedError } from "../core/errors.ts";
  * view. Writes are still conditioned on the version alone (the part before the dash).
  */
 export function etagOf(version: number, view: unknown): string {
-  const digest = createHash("sha256").update(JSON.stringify(canonical(view)) ?? "").digest("base64url").slice(0, 16);
+  const digest = hash("sha256", canonicalJson(view), "base64url").slice(0, 16);
   return `"${version}-${digest}"`;
 }
 
 /**
- * The view with object keys sorted: DynamoDB returns attributes in an order of its own, unlike the
- * record a create answers, and one representation must have one tag however its keys came out.
+ * The view as JSON with object keys sorted (JSON.stringify's output otherwise): DynamoDB returns
+ * attributes in an order of its own, unlike the record a create answers, and one representation
+ * must have one tag however its keys came out. Written out directly: a GET computes it every time.
  */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value === null || typeof value !== "object") return value;
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object" || typeof (value as { toJSON?: unknown }).toJSON === "function") return JSON.stringify(value) ?? "";
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined || typeof v === "function" ? "null" : canonicalJson(v))).join(",")}]`;
   const record = value as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(record).sort().map((k) => [k, canonical(record[k])]));
+  const parts: string[] = [];
+  for (const key of Object.keys(record).sort()) {
+    const inner = record[key];
+    if (inner === undefined || typeof inner === "function" || typeof inner === "symbol") continue;
+    parts.push(`${JSON.stringify(key)}:${canonicalJson(inner)}`);
+  }
+  return `{${parts.join(",")}}`;
 }
 
 /**
