@@ -48,7 +48,7 @@ repositoryContract("DynamoDB", async (table) => {
   await ready;
   const name = table === SINGLE ? `${prefix}Single` : `${prefix}Composite`;
   return new DynamoRepository(documents, name, table);
-});
+}, { pages: true });
 
 describe("DynamoDB listEach", () => {
   const commands: string[] = [];
