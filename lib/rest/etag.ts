@@ -1,4 +1,5 @@
 import { hash } from "node:crypto";
+import { canonicalJson } from "../core/canonical-json.ts";
 import { PreconditionFailedError } from "../core/errors.ts";
 
 /**
@@ -10,24 +11,6 @@ import { PreconditionFailedError } from "../core/errors.ts";
 export function etagOf(version: number, view: unknown): string {
   const digest = hash("sha256", canonicalJson(view), "base64url").slice(0, 16);
   return `"${version}-${digest}"`;
-}
-
-/**
- * The view as JSON with object keys sorted (JSON.stringify's output otherwise): DynamoDB returns
- * attributes in an order of its own, unlike the record a create answers, and one representation
- * must have one tag however its keys came out. Written out directly: a GET computes it every time.
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== "object" || typeof (value as { toJSON?: unknown }).toJSON === "function") return JSON.stringify(value) ?? "";
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined || typeof v === "function" ? "null" : canonicalJson(v))).join(",")}]`;
-  const record = value as Record<string, unknown>;
-  const parts: string[] = [];
-  for (const key of Object.keys(record).sort()) {
-    const inner = record[key];
-    if (inner === undefined || typeof inner === "function" || typeof inner === "symbol") continue;
-    parts.push(`${JSON.stringify(key)}:${canonicalJson(inner)}`);
-  }
-  return `{${parts.join(",")}}`;
 }
 
 /**
