@@ -11,6 +11,7 @@ import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
 import { ALICE, as, blog, model, post } from "../support/blog.ts";
 import { createdOrder, seedPosts } from "../support/dated-posts.ts";
+import { createModelTables } from "../support/model-tables.ts";
 
 const unique = () => randomUUID().slice(0, 8);
 
@@ -120,9 +121,7 @@ describe("ORDER BY on DynamoDB Local", () => {
       return next(args);
     }, { step: "initialize", name: "recordQueries" });
     const app = blog((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
-    const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION });
-    await ensureTables(admin, tableDefinitions(app, prefix));
-    admin.destroy();
+    await createModelTables(app, prefix);
     const Post = await seedPosts(app);
     queries.length = 0;
     const { results } = await app.domain.query(as(), Post, { q: "status = 'published' ORDER BY createdAt DESC", limit: 5 });

@@ -1,7 +1,6 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { createClient, type Client } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -10,6 +9,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../lib/local/local-aws.ts";
 import { OFFLINE_PORTS } from "../../lib/local/offline.ts";
 import { realtimeTableNames } from "../../lib/realtime/tables.ts";
 import { startOffline, type Offline } from "../support/offline.ts";
+import { waitFor as waitUntil } from "../support/wait.ts";
 
 /**
  * Two limits end to end against `npm start` (seeded, real logins, no test-user seam): connections
@@ -102,15 +102,7 @@ async function connectionRows(userId = aliceId): Promise<Record<string, unknown>
   return out.Items ?? [];
 }
 
-async function waitFor<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string, timeout = 30_000): Promise<T> {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await sleep(100);
-  }
-}
+const waitFor = <T>(probe: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeout = 30_000): Promise<T> => waitUntil(probe, done, what, timeout);
 
 /** Opens Alice sockets one at a time until one is acknowledged (her slot is freed asynchronously by $disconnect). */
 async function openWhenFree(): Promise<Socket> {

@@ -7,6 +7,7 @@ import WebSocket from "ws";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../lib/local/local-aws.ts";
 import { realtimeTableNames } from "../../lib/realtime/tables.ts";
 import { startOffline, type Offline } from "../support/offline.ts";
+import { waitFor as waitUntil } from "../support/wait.ts";
 
 const ALICE = "0b6d3f3e-7a51-4c1e-9a43-6f1c2f0a0a11";
 const BOB = "0b6d3f3e-7a51-4c1e-9a43-6f1c2f0a0b22";
@@ -82,15 +83,7 @@ async function rowsWithId(prefix: string): Promise<Record<string, unknown>[]> {
   }
 }
 
-async function waitFor<T>(probe: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeout = DELIVERY_MS): Promise<T> {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await sleep(100);
-  }
-}
+const waitFor = <T>(probe: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeout = DELIVERY_MS): Promise<T> => waitUntil(probe, done, what, timeout);
 
 async function rest(method: string, path: string, user: string, body?: unknown): Promise<Response> {
   const response = await fetch(`${offline?.url}${path}`, {

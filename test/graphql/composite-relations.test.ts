@@ -1,18 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Application } from "../../lib/core/application.ts";
 import { belongsTo, contains, manyToMany, Model, Type, type Action, type Context, type Decision, type RelationDeclarations } from "../../lib/index.ts";
-import { ensureTables } from "../../lib/local/tables.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { buildGraphQLSchema } from "../../lib/graphql/schema.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
-import { tableDefinitions, tableName } from "../../lib/store/dynamodb-tables.ts";
+import { tableName } from "../../lib/store/dynamodb-tables.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { memoryStore } from "../../lib/store/select.ts";
 import { as, model } from "../support/blog.ts";
 import { call, httpEvent } from "../support/http-events.ts";
 import { enableTestUser, graphqlBlog } from "./support.ts";
+import { createModelTables } from "../support/model-tables.ts";
 
 const VOTER = `voter-${randomUUID()}`;
 const OTHER = `other-${randomUUID()}`;
@@ -124,9 +123,7 @@ for (const store of ["memory", "dynamodb"] as const) {
 
     beforeAll(async () => {
       if (store === "dynamodb") {
-        const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION });
-        await ensureTables(admin, tableDefinitions(app, prefix));
-        admin.destroy();
+        await createModelTables(app, prefix);
       }
       await seed(app);
     }, 120_000);

@@ -1,15 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Application } from "../../lib/core/application.ts";
 import { scopedQuery } from "../../lib/core/scoped-query.ts";
 import { belongsTo, contains, Model, Type, type Action, type Context, type Decision, type FieldReader, type RelationDeclarations } from "../../lib/index.ts";
-import { ensureTables } from "../../lib/local/tables.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
-import { tableDefinitions, tableName } from "../../lib/store/dynamodb-tables.ts";
+import { tableName } from "../../lib/store/dynamodb-tables.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { as, model } from "../support/blog.ts";
 import { enableTestUser, graphqlBlog } from "./support.ts";
+import { createModelTables } from "../support/model-tables.ts";
 
 const ALICE = `alice-${randomUUID()}`;
 const BOB = `bob-${randomUUID()}`;
@@ -64,9 +63,7 @@ let restore: () => void;
 
 beforeAll(async () => {
   restore = enableTestUser();
-  const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION });
-  await ensureTables(admin, tableDefinitions(app, prefix));
-  admin.destroy();
+  await createModelTables(app, prefix);
   await Promise.all(COUNTS.map((_, b) => app.domain.create(as(ALICE), BoardInfo, { slug: `b${b}`, owner: ALICE, open: b !== 4 })));
   for (const [b, count] of COUNTS.entries()) {
     await Promise.all(Array.from({ length: count }, (_, n) => {

@@ -1,14 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Application } from "../../lib/core/application.ts";
-import { ensureTables } from "../../lib/local/tables.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
-import { tableDefinitions, tableName } from "../../lib/store/dynamodb-tables.ts";
+import { tableName } from "../../lib/store/dynamodb-tables.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { definition } from "../../app/index.ts";
 import { as, model, post } from "../support/blog.ts";
 import { enableTestUser, graphqlBlog } from "./support.ts";
+import { createModelTables } from "../support/model-tables.ts";
 
 const prefix = `gql-${randomUUID().slice(0, 8)}-`;
 const documents = createDocumentClient(process.env.DYNAMODB_ENDPOINT);
@@ -24,9 +23,7 @@ let restore: () => void;
 
 beforeAll(async () => {
   restore = enableTestUser();
-  const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION });
-  await ensureTables(admin, tableDefinitions(app, prefix));
-  admin.destroy();
+  await createModelTables(app, prefix);
   const [User, Post, Tag, PostTag] = ["User", "Post", "Tag", "PostTag"].map((n) => model(app, n)) as [ReturnType<typeof model>, ReturnType<typeof model>, ReturnType<typeof model>, ReturnType<typeof model>];
   await Promise.all(users.map((u, i) => app.domain.create(as(u), User, { username: `writer${i}`, email: `w${i}@example.com`, name: `W${i}` })));
   await Promise.all(["red", "green", "blue"].map((slug) => app.domain.create(as(users[0]), Tag, { slug, name: slug.toUpperCase(), description: "", color: "#000000" })));

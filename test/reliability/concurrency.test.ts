@@ -1,13 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Application } from "../../lib/core/application.ts";
 import { Model, type Action, type Decision } from "../../lib/core/model.ts";
 import { Type } from "../../lib/core/schema.ts";
-import { ensureTables } from "../../lib/local/tables.ts";
-import { tableDefinitions } from "../../lib/store/dynamodb-tables.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
 import { as } from "../support/blog.ts";
+import { createModelTables } from "../support/model-tables.ts";
 
 const FIELDS = 100;
 
@@ -30,9 +28,7 @@ let info: NonNullable<ReturnType<Application["model"]>>;
 beforeAll(async () => {
   const prefix = `race-${randomUUID().slice(0, 8)}-`;
   app = new Application({ name: "race", version: "0", models: [Ledger], serviceTypes: [], services: {} }).useStore(dynamoStore(prefix));
-  const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION });
-  await ensureTables(admin, tableDefinitions(app, prefix));
-  admin.destroy();
+  await createModelTables(app, prefix);
   const found = app.model("Ledger");
   if (!found) throw new Error("missing model");
   info = found;

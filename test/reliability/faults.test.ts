@@ -1,20 +1,19 @@
 import { randomUUID } from "node:crypto";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { MessageType } from "graphql-ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Application } from "../../lib/core/application.ts";
-import { ensureTables } from "../../lib/local/tables.ts";
 import { connectionAuthenticator } from "../../lib/realtime/auth.ts";
 import { ApiGatewayTransport } from "../../lib/realtime/transport.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
-import { tableDefinitions, tableName } from "../../lib/store/dynamodb-tables.ts";
+import { tableName } from "../../lib/store/dynamodb-tables.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { ALICE, blog, post } from "../support/blog.ts";
 import { injectFaults, sdkError } from "../support/faults.ts";
 import { call, httpEvent } from "../support/http-events.ts";
 import { ENDPOINT, memoryRepositories, realtimeFor } from "../realtime/support.ts";
+import { createModelTables } from "../support/model-tables.ts";
 
 const prefix = `faults-${randomUUID().slice(0, 8)}-`;
 let documents: DynamoDBDocumentClient;
@@ -29,9 +28,7 @@ beforeAll(async () => {
   documents = createDocumentClient(process.env.DYNAMODB_ENDPOINT);
   faults = injectFaults(documents);
   app = blog((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
-  const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION });
-  await ensureTables(admin, tableDefinitions(app, prefix));
-  admin.destroy();
+  await createModelTables(app, prefix);
   handler = restHandler(app);
 });
 
