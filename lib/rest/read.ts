@@ -6,8 +6,8 @@ import type { HttpRequest } from "../http/request.ts";
 import { empty, json, type HttpResponse } from "../http/response.ts";
 import { etagOf, notModified } from "./etag.ts";
 
-export function record(result: Versioned, status = 200): HttpResponse {
-  return json(status, result.data, { etag: etagOf(result.version, result.data) });
+export function record(result: Versioned, status = 200, tag = etagOf(result.version, result.data)): HttpResponse {
+  return json(status, result.data, { etag: tag });
 }
 
 /** `GET` of one record: 304 when the client's If-None-Match still names its version. */
@@ -15,5 +15,5 @@ export async function readRecord(app: Application, ctx: Context, info: ModelInfo
   const result = await app.domain.get(ctx, info, params);
   const tag = etagOf(result.version, result.data);
   if (notModified(request.headers["if-none-match"], tag)) return empty(304, { etag: tag });
-  return record(result);
+  return record(result, 200, tag);
 }
