@@ -97,8 +97,10 @@ async function sendRest(base: string, r: RestRequest, cls: string, t: Tally): Pr
     if (response.status >= 500) judgeHttp(cls, describeRequest(r), response, "", "rest", t, r.path);
     return;
   }
-  // The random-path class also reaches GET /graphql, which answers in GraphQL's shape.
-  judgeHttp(cls, describeRequest(r), response, text, /^\/graphql\/?(\?|$)/.test(r.path) ? "graphql" : "rest", t, r.path);
+  // The random-path class also reaches GET /graphql, which answers in GraphQL's shape: judged by
+  // the path fetch sent, as the URL parser resolved it (`/%2e%2e/graphql/x/..` is `/graphql/`).
+  const sent = new URL(`${base}${r.path}`);
+  judgeHttp(cls, describeRequest(r), response, text, /^\/graphql\/?$/.test(sent.pathname) ? "graphql" : "rest", t, r.path);
   if (r.refuseUser !== undefined && (text.includes(r.refuseUser) || (response.status < 300 && r.method !== "GET"))) {
     t.findings.push({ cls, problem: "an invalid credential was accepted", request: describeRequest(r), status: response.status, body: excerpt(text) });
   }
