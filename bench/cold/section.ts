@@ -40,7 +40,9 @@ export async function measureCold(prepared: Prepared[], runs: number, endpoint: 
   for (let round = -1; round < runs; round++) {
     for (const p of prepared) {
       const result = await coldStart(p.bundle, p.event, coldEnv(endpoint));
-      if (result.status !== p.variant.status) throw new Error(`${p.variant.name}: expected status ${p.variant.status}, got ${result.status}: ${result.body}`);
+      if (result.status !== p.variant.status || !p.variant.body.test(result.body)) {
+        throw new Error(`${p.variant.name}: expected status ${p.variant.status} and a body matching ${p.variant.body.source}, got ${result.status}: ${result.body}`);
+      }
       if (round >= 0) totals.get(p.variant)?.push(result.total);
     }
     if (round >= 0) progress(`cold start round ${round + 1}/${runs}`);

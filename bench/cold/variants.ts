@@ -9,6 +9,11 @@ export interface Variant {
   event: unknown;
   /** The status a correct answer has: a cold start that failed is not a figure. */
   status: number;
+  /**
+   * What a correct answer's body holds (its first 200 characters): a GraphQL answer of 200 with
+   * `errors`, or a 404 that is really a crash mapped to an error, is not a figure either.
+   */
+  body: RegExp;
   /** The project root the entry is bundled from (a checkout of the baseline commit for "before" rows). */
   root?: string;
 }
@@ -32,19 +37,23 @@ const websocketEvent = {
 // route table) and answers 401 after one read of the refresh table (the stub finds nothing).
 const authEvent = httpEvent("POST", "/auth/refresh", { body: { refresh_token: "x".repeat(43) }, routeKey: "POST /auth/refresh" });
 
-export const FLOOR_A: Variant = { name: "floor (a) bare", entry: "bench/fixtures/bare.ts", event: restEvent, status: 200 };
-export const FLOOR_B: Variant = { name: "floor (b) bare+DynamoDB clients+one GetItem", entry: "bench/fixtures/bare-dynamodb.ts", event: restEvent, status: 200 };
-export const FLOOR_B_NO_CALL: Variant = { name: "floor (b) without its call (reference)", entry: "bench/fixtures/bare-dynamodb-nocall.ts", event: restEvent, status: 200 };
-export const FLOOR_B_GRAPHQL: Variant = { name: "floor (b)+graphql-js", entry: "bench/fixtures/bare-graphql.ts", event: graphqlEvent, status: 200 };
-export const FLOOR_B_WEBSOCKET: Variant = { name: "floor (b)+management client", entry: "bench/fixtures/bare-websocket.ts", event: websocketEvent, status: 200 };
-export const YOGA: Variant = { name: "peer (c) graphql-yoga", entry: "bench/fixtures/yoga.ts", event: graphqlEvent, status: 200 };
-export const GRAPHQL: Variant = { name: "graphql function", entry: "functions/graphql.ts", event: graphqlEvent, status: 200 };
+// The floors answer {"ok":true}; the GraphQL function and yoga list no posts (the stub finds none).
+const OK = /^\{"ok":true\}$/;
+const NO_POSTS = /^\{"data":\{"Posts":\{"results":\[\]\}\}\}$/;
+
+export const FLOOR_A: Variant = { name: "floor (a) bare", entry: "bench/fixtures/bare.ts", event: restEvent, status: 200, body: OK };
+export const FLOOR_B: Variant = { name: "floor (b) bare+DynamoDB clients+one GetItem", entry: "bench/fixtures/bare-dynamodb.ts", event: restEvent, status: 200, body: OK };
+export const FLOOR_B_NO_CALL: Variant = { name: "floor (b) without its call (reference)", entry: "bench/fixtures/bare-dynamodb-nocall.ts", event: restEvent, status: 200, body: OK };
+export const FLOOR_B_GRAPHQL: Variant = { name: "floor (b)+graphql-js", entry: "bench/fixtures/bare-graphql.ts", event: graphqlEvent, status: 200, body: /^\{"data":\{"ok":true\}\}$/ };
+export const FLOOR_B_WEBSOCKET: Variant = { name: "floor (b)+management client", entry: "bench/fixtures/bare-websocket.ts", event: websocketEvent, status: 200, body: /^$/ };
+export const YOGA: Variant = { name: "peer (c) graphql-yoga", entry: "bench/fixtures/yoga.ts", event: graphqlEvent, status: 200, body: NO_POSTS };
+export const GRAPHQL: Variant = { name: "graphql function", entry: "functions/graphql.ts", event: graphqlEvent, status: 200, body: NO_POSTS };
 // The function API Gateway sends `GET /posts/{slug}` to (per-route packaging: a record read's own).
-export const REST: Variant = { name: "REST route function (GET /posts/{slug})", entry: "functions/rest-read.ts", event: restEvent, status: 404 };
-export const WEBSOCKET: Variant = { name: "ws function ($connect)", entry: "functions/ws.ts", event: websocketEvent, status: 400 };
+export const REST: Variant = { name: "REST route function (GET /posts/{slug})", entry: "functions/rest-read.ts", event: restEvent, status: 404, body: /^\{"code":404,"message":"Post not found"\}$/ };
+export const WEBSOCKET: Variant = { name: "ws function ($connect)", entry: "functions/ws.ts", event: websocketEvent, status: 400, body: /^Subprotocol not acceptable/ };
 
 // The function API Gateway sends `POST /auth/refresh` to (per-route packaging: the session routes' own).
-export const AUTH: Variant = { name: "auth route function (POST /auth/refresh)", entry: "functions/auth-session.ts", event: authEvent, status: 401 };
+export const AUTH: Variant = { name: "auth route function (POST /auth/refresh)", entry: "functions/auth-session.ts", event: authEvent, status: 401, body: /"reason":"INVALID_REFRESH_TOKEN"/ };
 
 export const VARIANTS = [FLOOR_A, FLOOR_B, FLOOR_B_NO_CALL, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, YOGA, GRAPHQL, REST, WEBSOCKET, AUTH];
 
