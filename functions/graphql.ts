@@ -1,5 +1,6 @@
 import { createApp } from "../app/definition.ts";
 import { graphqlHandler } from "../lib/graphql/handler.ts";
+import { graphqlOptions } from "../lib/graphql/service.ts";
 import { installValidators } from "../lib/core/validation.ts";
 import { storeFromEnv } from "../lib/store/select.ts";
 import { validators } from "../schema-cache/validators.mjs";
@@ -14,4 +15,7 @@ const app = createApp();
 installValidators(validators);
 app.useStore(storeFromEnv());
 
-export const handler = graphqlHandler(app);
+// The same check validated this definition's schema (schema-cache/schema.graphql is rendered
+// through graphql-js's type-system validation, and packaging refuses a stale cache), so the first
+// request does not validate it again.
+export const handler = graphqlHandler(app, graphqlOptions(app), { assumeValid: true });

@@ -1,4 +1,4 @@
-import { GraphQLObjectType, GraphQLSchema, type GraphQLFieldConfigMap } from "graphql";
+import { GraphQLObjectType, GraphQLSchema, validateSchema, type GraphQLFieldConfigMap } from "graphql";
 import type { Application } from "../core/application.ts";
 import type { GraphQLContext } from "./context.ts";
 import { meQuery, modelMutations, modelQueries } from "./crud.ts";
@@ -19,12 +19,21 @@ function add(target: Fields, fields: Fields, root: string): void {
   }
 }
 
+export interface SchemaBuildOptions {
+  /**
+   * Skip graphql-js's type-system validation (otherwise run by the first request): only for a
+   * schema whose definition `npm run build` / `serverless package` already validated
+   * (`checkedGraphQLSchema`), as the deployed functions' is.
+   */
+  assumeValid?: boolean;
+}
+
 /**
  * Generates the schema from the registry in the spec's order (part 1): the (final) models, one
  * object and one input type each, CRUD queries and mutations, operations, subscriptions, then the
  * schema object. The one source of truth: the SDL in schema-cache/ is printed from this.
  */
-export function buildGraphQLSchema(app: Application, options: GraphQLOptions = graphqlOptions(app)): GraphQLSchema {
+export function buildGraphQLSchema(app: Application, options: GraphQLOptions = graphqlOptions(app), build: SchemaBuildOptions = {}): GraphQLSchema {
   const types = new ModelTypes(app, new TypeConverter());
   const models = app.models();
   const query: Fields = {};
@@ -50,5 +59,19 @@ export function buildGraphQLSchema(app: Application, options: GraphQLOptions = g
     subscription: Object.keys(subscription).length > 0 ? new GraphQLObjectType({ name: "Subscription", fields: subscription }) : null,
     // Every model gets a type (spec 2.4), reachable from a root field or not.
     types: [...models.flatMap((info) => [types.object(info), types.results(info)]), types.deleteResult, LongScalar, DateScalar, AnyScalar],
+    assumeValid: build.assumeValid ?? false,
   });
+}
+
+/**
+ * The schema, refused when graphql-js's type-system validation finds a problem our generator does
+ * not catch itself (e.g. an operation field named `__x`, reserved for introspection). The build
+ * and the packaging check render schema-cache/ through this, so a deployed definition's schema is
+ * known to be valid before any function builds it.
+ */
+export function checkedGraphQLSchema(app: Application, options: GraphQLOptions = graphqlOptions(app)): GraphQLSchema {
+  const schema = buildGraphQLSchema(app, options);
+  const errors = validateSchema(schema);
+  if (errors.length > 0) throw new Error(`GraphQL: the generated schema is invalid: ${errors.map((e) => e.message).join("; ")}`);
+  return schema;
 }

@@ -1,9 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { buildSchema, isInputObjectType, printSchema } from "graphql";
+import { buildSchema, isInputObjectType, printSchema, validateSchema } from "graphql";
 import { describe, expect, it } from "vitest";
 import { app } from "../../app/index.ts";
-import { buildGraphQLSchema } from "../../lib/graphql/schema.ts";
+import { Application } from "../../lib/core/application.ts";
+import { Model } from "../../lib/core/model.ts";
+import { Operation } from "../../lib/core/operation.ts";
+import { Type } from "../../lib/core/schema.ts";
+import { graphqlCache } from "../../lib/graphql/cache.ts";
+import { buildGraphQLSchema, checkedGraphQLSchema } from "../../lib/graphql/schema.ts";
 import { graphqlOptions } from "../../lib/graphql/service.ts";
 
 const committed = await readFile(fileURLToPath(new URL("../../schema-cache/schema.graphql", import.meta.url)), "utf8");
@@ -34,5 +39,31 @@ describe("generated schema of the blog", () => {
     const schema = buildGraphQLSchema(app, { ...graphqlOptions(app), exposeMe: false, subscriptions: false });
     expect(schema.getQueryType()?.getFields().me).toBeUndefined();
     expect(schema.getSubscriptionType()).toBeFalsy();
+  });
+});
+
+/** A model whose operation's field (`__touchNote`) takes a name GraphQL reserves for introspection. */
+class Note extends Model {
+  static override readonly schema = Type.Object({ uuid: Type.String(), text: Type.String() });
+  @Operation({ errors: [] })
+  async __touch(): Promise<void> {}
+}
+const reserved = new Application({ name: "reserved", version: "1", models: [Note], serviceTypes: [], services: {} });
+
+describe("type-system validation at build time", () => {
+  it("refuses to render schema-cache/ from a schema graphql-js finds invalid, naming the problem", () => {
+    expect(() => graphqlCache(reserved)).toThrow(/GraphQL: the generated schema is invalid: .*"__touchNote" must not begin with "__"/);
+    expect(() => checkedGraphQLSchema(reserved)).toThrow(/__touchNote/);
+  });
+
+  it("passes the blog's schema, which the deployed function then builds without validating again", () => {
+    expect(validateSchema(checkedGraphQLSchema(app))).toEqual([]);
+    const trusted = buildGraphQLSchema(app, graphqlOptions(app), { assumeValid: true });
+    expect(printSchema(trusted)).toBe(printSchema(buildGraphQLSchema(app)));
+  });
+
+  it("assumeValid skips graphql-js's validation (so only a build-checked schema may use it); the default keeps it", () => {
+    expect(validateSchema(buildGraphQLSchema(reserved, graphqlOptions(reserved), { assumeValid: true }))).toEqual([]);
+    expect(validateSchema(buildGraphQLSchema(reserved)).map((e) => e.message).join()).toMatch(/__touchNote/);
   });
 });
