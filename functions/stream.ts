@@ -15,4 +15,5 @@ const app = createApp();
 installValidators(validators);
 app.useStore(storeFromEnv());
 
-export const handler = streamHandler(app, lazyRealtime(app), () => process.env.TABLE_PREFIX ?? "blog-local-");
+// The schema was validated when `serverless package` checked schema-cache/ (as functions/graphql.ts).
+export const handler = streamHandler(app, lazyRealtime(app, { assumeValidSchema: true }), () => process.env.TABLE_PREFIX ?? "blog-local-");

@@ -15,4 +15,5 @@ const app = createApp();
 installValidators(validators);
 app.useStore(storeFromEnv());
 
-export const handler = websocketHandler(lazyRealtime(app));
+// The schema was validated when `serverless package` checked schema-cache/ (as functions/graphql.ts).
+export const handler = websocketHandler(lazyRealtime(app, { assumeValidSchema: true }));

@@ -21,6 +21,8 @@ export interface RealtimeParts {
   auth?: ConnectionAuthenticator;
   options?: RealtimeOptions;
   now?: () => number;
+  /** Skip graphql-js's type-system validation: see `SchemaBuildOptions.assumeValid`. */
+  assumeValidSchema?: boolean;
 }
 
 export interface Realtime {
@@ -46,7 +48,7 @@ export function dynamoRealtimeRepositories(prefix = process.env.TABLE_PREFIX ?? 
  */
 export function createRealtime(app: Application, parts: RealtimeParts = {}): Realtime {
   const graphql = graphqlOptions(app);
-  const schema = buildGraphQLSchema(app, graphql);
+  const schema = buildGraphQLSchema(app, graphql, { assumeValid: parts.assumeValidSchema ?? false });
   const documents = new DocumentCache(schema, graphql.limits, { introspection: graphql.introspection, size: graphql.documentCacheSize });
   const repositories = parts.repositories ?? dynamoRealtimeRepositories();
   const store = new RealtimeStore(repositories, parts.now);
