@@ -1,73 +1,13 @@
-import pkg from "../package.json" with { type: "json" };
-import { Application, AuthenticationService, EmailPasswordProvider, GraphQLService, IdpProvider, MailerService, type ApplicationDefinition, type ModelClass } from "../lib/index.ts";
-import { auditSignIns } from "./audit.ts";
-import * as models from "./models/index.ts";
-import { PublisherService } from "./services/publisher.ts";
-import { TestBeanService } from "./services/testbean.ts";
-import { VersionService } from "./services/version.ts";
+import { EmailPasswordProvider, IdpProvider, MailerService, type Application, type ApplicationDefinition } from "../lib/index.ts";
+import { blog, buildApp, commonServiceTypes } from "./blog.ts";
 
-const FRONT_END = "https://blog.example.com";
-
-/**
- * Where the sample's users land after signing in with the Idp: the API itself here (GET /auth/me
- * shows who is logged in); a real application names its front end. serverless.yml fills the Idp
- * settings from deploy parameters; `npm start` points them at the local development provider.
- */
-const setting = (name: string): string | undefined => {
-  const value = process.env[name];
-  // serverless offline passes an unset `${param:x, null}` as the string "null".
-  return value && value !== "null" ? value : undefined;
-};
-const appUrl = setting("APP_URL") ?? "http://127.0.0.1:3000";
-const list = (value: string | undefined): string[] => (value ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "");
-
-/** The sample blog: its models, the service types it may configure, and its configuration. */
+/** The sample blog: its models, every service type it may configure, and its configuration (./blog.ts). */
 export const definition: ApplicationDefinition = {
-  name: "blog",
-  version: pkg.version,
-  // In name order whatever the loader: a module namespace is sorted, a transpiled one may not be.
-  models: (Object.values(models) as ModelClass[]).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
-  serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService, AuthenticationService, EmailPasswordProvider, MailerService, IdpProvider],
-  services: {
-    version: { type: "Version" },
-    publisher: { type: "Publisher", prefix: "Published" },
-    testbean: { type: "TestBean" },
-    graphql: { type: "Framework/GraphQLService" },
-    authentication: { type: "Framework/Authentication" },
-    // SES in AWS (a verified sender), the .data/outbox/ folder under `npm start`.
-    mailer: { type: "Framework/Mailer", from: "no-reply@blog.example.com" },
-    email: {
-      type: "Framework/EmailPasswordProvider",
-      // The sample has no front end: these pages stand for the application's own.
-      redirects: {
-        failure: `${FRONT_END}/auth/failure`,
-        verified: `${FRONT_END}/auth/verified`,
-        register: `${FRONT_END}/auth/register`,
-        recover: `${FRONT_END}/auth/recover`,
-        confirm: `${FRONT_END}/auth/confirm`,
-      },
-      throttle: { resendDelay: 10, failedBeforeDelay: 3, delay: 1, lockout: { after: 5, duration: 900 } },
-      // OWASP's floor unless `npm start` is told otherwise (PASSWORD_COST_LN); a Lambda runtime
-      // refuses anything weaker, so this cannot lower a deployed stage's cost.
-      ...(process.env.PASSWORD_COST_LN ? { password: { cost: { ln: Number(process.env.PASSWORD_COST_LN) } } } : {}),
-    },
-    // Sign-in with an OpenID Connect provider: the local development provider under `npm start`,
-    // a real issuer in a deployed stage (README, "Sign-in with an OpenID Connect provider").
-    idp: {
-      type: "Framework/IdpProvider",
-      issuer: setting("IDP_ISSUER") ?? "http://127.0.0.1:3003",
-      clientId: setting("IDP_CLIENT_ID") ?? "blog-local",
-      authorized_uris: [`${appUrl}/auth/me`],
-      redirects: { success: `${appUrl}/auth/me`, failure: `${appUrl}/auth/me` },
-      ...(setting("IDP_HOSTED_DOMAIN") ? { hostedDomain: setting("IDP_HOSTED_DOMAIN") } : {}),
-      ...(list(setting("IDP_ALLOWED_EMAIL_DOMAINS")).length > 0 ? { allowedEmailDomains: list(setting("IDP_ALLOWED_EMAIL_DOMAINS")) } : {}),
-    },
-  },
+  ...blog,
+  serviceTypes: [...commonServiceTypes, EmailPasswordProvider, MailerService, IdpProvider],
 };
 
 /** The application with its audit listener; functions/ build theirs with this, once per cold start. */
 export function createApp(overrides: Partial<ApplicationDefinition> = {}): Application {
-  const application = new Application({ ...definition, ...overrides });
-  auditSignIns(application);
-  return application;
+  return buildApp(definition.serviceTypes, overrides);
 }

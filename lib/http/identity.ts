@@ -1,5 +1,9 @@
 import type { Application } from "../core/application.ts";
-import { authenticationOf, AuthError, type Identity } from "../auth/index.ts";
+// The modules themselves, not lib/auth's index: the index also names the providers and the route
+// tables, which a function answering only model routes does not bundle.
+import { AuthError } from "../auth/errors.ts";
+import { authenticationOf } from "../auth/service.ts";
+import type { Identity } from "../auth/types.ts";
 import { isStateChanging, originAllowed } from "./origin.ts";
 import type { HttpRequest } from "./request.ts";
 
