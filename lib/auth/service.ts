@@ -91,7 +91,9 @@ export class AuthenticationService extends Service<AuthenticationOptions> {
   }
 
   identityModel(): ModelInfo {
-    const info = this.app.models().find((m) => m.cls.identity);
+    // By class: describing every model to find this one would cost a cold start each of them.
+    const cls = this.app.modelClasses().find((c) => c.identity);
+    const info = cls && this.app.model(cls.name);
     if (!info) throw new NotFoundError("The application declares no identity model (static identity = true)");
     return info;
   }

@@ -13,7 +13,7 @@ import { LegacyUserRepository } from "./user-repository.ts";
  * they need the DynamoDB store; on the memory and file stores only the user mapping applies.
  */
 export function installV3Compatibility(app: Application, idents: Idents, identsRepository: Repository, secret: string): void {
-  const identity = app.models().find((info) => info.cls.identity);
+  const identity = app.modelClasses().find((cls) => cls.identity);
   if (identity) app.decorateRepository(identity.name, (repository) => new LegacyUserRepository(repository));
   if (!(identsRepository instanceof DynamoRepository)) {
     log.warn("auth.v3.no_lazy_upgrade", { reason: "v3 idents are upgraded lazily on DynamoDB only; run `webda auth migrate`" });
