@@ -1,7 +1,7 @@
 import pkg from "../package.json" with { type: "json" };
 import {
-  Application, AuthenticationService, EmailPasswordProviderDescription, GraphQLService, IdpProviderDescription, MailerService,
-  type ApplicationDefinition, type ModelClass, type ServiceClass,
+  AccessAuthentication, Application, AuthenticationService, EmailPasswordProviderDescription, GraphQLService, IdpProviderDescription,
+  MailerService, type ApplicationDefinition, type ModelClass, type ServiceClass,
 } from "../lib/index.ts";
 import { auditSignIns } from "./audit.ts";
 import * as models from "./models/index.ts";
@@ -70,12 +70,10 @@ export const blog: Omit<ApplicationDefinition, "serviceTypes"> = {
   },
 };
 
-/**
- * The service types every function builds alike: the sample's own, GraphQL and the authentication
- * service (who is asking). The login providers and the mailer are added by ./definition.ts, and
- * by serviceTypesWithoutProviderFlows below as their descriptions.
- */
-export const commonServiceTypes: ServiceClass[] = [VersionService, PublisherService, TestBeanService, GraphQLService, AuthenticationService];
+/** The sample's own service types and GraphQL's, which every function builds alike. */
+export function ownServiceTypes(): ServiceClass[] {
+  return [VersionService, PublisherService, TestBeanService, GraphQLService];
+}
 
 /** The application with its audit listener, from the given service types. */
 export function buildApp(serviceTypes: ServiceClass[], overrides: Partial<ApplicationDefinition> = {}): Application {
@@ -85,13 +83,20 @@ export function buildApp(serviceTypes: ServiceClass[], overrides: Partial<Applic
 }
 
 /**
- * The service types of a function whose routes run none of the login providers' flows (a record
- * read, the session routes): the providers as their descriptions (type, checked options, what
+ * The service types of the session routes' function (functions/auth-session.ts), which runs none of
+ * the login providers' flows: the providers as their descriptions (type, checked options, what
  * `GET /auth/providers` lists), so their flows, mail templates and protocol code are not bundled
  * there. Every configured service exists in every function alike.
  */
-export const serviceTypesWithoutProviderFlows: ServiceClass[] = [...commonServiceTypes, EmailPasswordProviderDescription, MailerService, IdpProviderDescription];
+export function sessionRoutesServiceTypes(): ServiceClass[] {
+  return [...ownServiceTypes(), AuthenticationService, EmailPasswordProviderDescription, MailerService, IdpProviderDescription];
+}
 
-export function createAppWithoutProviderFlows(): Application {
-  return buildApp(serviceTypesWithoutProviderFlows);
+/**
+ * A record read's (functions/rest-read.ts): the providers as their descriptions, and the
+ * authentication service as AccessAuthentication, which tells who is asking and issues nothing
+ * (no refresh rotation, idents or token signing in that bundle).
+ */
+export function recordReadServiceTypes(): ServiceClass[] {
+  return [...ownServiceTypes(), AccessAuthentication, EmailPasswordProviderDescription, MailerService, IdpProviderDescription];
 }

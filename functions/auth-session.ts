@@ -1,4 +1,4 @@
-import { createAppWithoutProviderFlows } from "../app/blog.ts";
+import { buildApp, sessionRoutesServiceTypes } from "../app/blog.ts";
 import { authDispatcher } from "../lib/auth/routes/table.ts";
 import { sessionRoutes } from "../lib/auth/routes/session-routes.ts";
 import { httpHandler } from "../lib/http/handler.ts";
@@ -8,7 +8,7 @@ import { storeFromEnv } from "../lib/store/select.ts";
 // the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle. The session routes
 // run none of the login providers' flows (GET /auth/providers lists their descriptions): the
 // providers are built as their descriptions, and their flows are not bundled.
-const app = createAppWithoutProviderFlows();
+const app = buildApp(sessionRoutesServiceTypes());
 
 // The authentication service's own routes (keys, providers, me, refresh, logout, idents), each its
 // own function with per-route packaging: none sends mail, checks a password, runs the Idp

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { serviceTypesWithoutProviderFlows } from "../../app/blog.ts";
+import { sessionRoutesServiceTypes } from "../../app/blog.ts";
 import { definition } from "../../app/index.ts";
 import { authenticationOf, EmailPasswordProvider } from "../../lib/auth/index.ts";
 import { EmailPasswordProviderDescription } from "../../lib/auth/email/description.ts";
@@ -12,7 +12,7 @@ import { Application, type ApplicationDefinition } from "../../lib/core/applicat
 // the same configuration errors, without the flows.
 const whole = (services: ApplicationDefinition["services"] = definition.services) => new Application({ ...definition, services });
 const described = (services: ApplicationDefinition["services"] = definition.services) =>
-  new Application({ ...definition, serviceTypes: serviceTypesWithoutProviderFlows, services });
+  new Application({ ...definition, serviceTypes: sessionRoutesServiceTypes(), services });
 
 describe("the login providers as their descriptions", () => {
   it("are the same services with the same complete options, and GET /auth/providers lists them alike", () => {

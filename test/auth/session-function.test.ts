@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { serviceTypesWithoutProviderFlows } from "../../app/blog.ts";
+import { sessionRoutesServiceTypes } from "../../app/blog.ts";
 import { Application } from "../../lib/core/application.ts";
 import { authFunctions } from "../../lib/auth/routes/serverless.ts";
 import { sessionRoutes } from "../../lib/auth/routes/session-routes.ts";
@@ -16,7 +16,7 @@ describe("the session routes' own function", () => {
     const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" } });
     const whole = client(t);
     // The same configuration and tables, built as the function builds it.
-    const described = new Application({ ...t.app.definition, serviceTypes: serviceTypesWithoutProviderFlows }).useStore(dynamoStore());
+    const described = new Application({ ...t.app.definition, serviceTypes: sessionRoutesServiceTypes() }).useStore(dynamoStore());
     const session = client({ ...t, authHandler: httpHandler("auth", authDispatcher(described, sessionRoutes())) });
     const registered = await whole.request("POST", "/auth/email/register", { body: { email: newEmail(), password: PASSWORD, user: profile() } });
     expect(registered.status).toBe(200);

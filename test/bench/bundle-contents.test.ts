@@ -29,6 +29,13 @@ describe("what a function's bundle carries", () => {
     expect(inputs).toEqual(expect.arrayContaining(["lib/auth/email/description.ts", "lib/auth/idp/description.ts"]));
   }, 120_000);
 
+  it("functions/rest-read.ts carries no code that issues credentials: it only tells who is asking", async () => {
+    const inputs = await projectInputs("functions/rest-read.ts");
+    const issuing = ["lib/auth/service.ts", "lib/auth/refresh.ts", "lib/auth/idents.ts", "lib/auth/ident-tokens.ts", "lib/auth/link.ts", "lib/auth/users.ts"];
+    expect(inputs.filter((path) => issuing.includes(path))).toEqual([]);
+    expect(inputs).toEqual(expect.arrayContaining(["lib/auth/access.ts", "lib/auth/sessions.ts", "lib/auth/access-token.ts"]));
+  }, 120_000);
+
   it("functions/auth.ts carries them (it serves the providers' routes)", async () => {
     expect(await projectInputs("functions/auth.ts")).toEqual(expect.arrayContaining(FLOWS));
   }, 120_000);
