@@ -1,4 +1,4 @@
-import { buildApp, sessionRoutesServiceTypes } from "../app/blog.ts";
+import { buildApp, sessionRoutesServiceTypes } from "../app/definition.ts";
 import { authDispatcher } from "../lib/auth/routes/table.ts";
 import { sessionRoutes } from "../lib/auth/routes/session-routes.ts";
 import { httpHandler } from "../lib/http/handler.ts";

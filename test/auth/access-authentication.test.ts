@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { recordReadServiceTypes } from "../../app/blog.ts";
+import { recordReadServiceTypes } from "../../app/definition.ts";
 import { AccessAuthentication } from "../../lib/auth/access.ts";
 import { authenticationOf } from "../../lib/auth/service.ts";
 import { Application } from "../../lib/core/application.ts";
@@ -7,7 +7,7 @@ import { readHandler } from "../../lib/rest/read-handler.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 
-// functions/rest-read.ts builds the authentication service as AccessAuthentication (app/blog.ts):
+// functions/rest-read.ts builds the authentication service as AccessAuthentication (app/definition.ts):
 // for the same credentials it must tell the same caller as the whole service, so a record read
 // answers exactly as it does in an application built whole.
 describe("a record read's authentication (AccessAuthentication)", () => {

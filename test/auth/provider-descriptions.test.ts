@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sessionRoutesServiceTypes } from "../../app/blog.ts";
+import { sessionRoutesServiceTypes } from "../../app/definition.ts";
 import { definition } from "../../app/index.ts";
 import { authenticationOf, EmailPasswordProvider } from "../../lib/auth/index.ts";
 import { EmailPasswordProviderDescription } from "../../lib/auth/email/description.ts";
@@ -8,7 +8,7 @@ import { IdpProvider } from "../../lib/auth/idp/provider.ts";
 import { Application, type ApplicationDefinition } from "../../lib/core/application.ts";
 
 // functions/rest-read.ts and functions/auth-session.ts build the login providers as their
-// descriptions (app/blog.ts): the same services, options and listing as the whole application, and
+// descriptions (app/definition.ts): the same services, options and listing as the whole application, and
 // the same configuration errors, without the flows.
 const whole = (services: ApplicationDefinition["services"] = definition.services) => new Application({ ...definition, services });
 const described = (services: ApplicationDefinition["services"] = definition.services) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sessionRoutesServiceTypes } from "../../app/blog.ts";
+import { sessionRoutesServiceTypes } from "../../app/definition.ts";
 import { Application } from "../../lib/core/application.ts";
 import { authFunctions } from "../../lib/auth/routes/serverless.ts";
 import { sessionRoutes } from "../../lib/auth/routes/session-routes.ts";
@@ -9,7 +9,7 @@ import { dynamoStore } from "../../lib/store/select.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 
 // functions/auth-session.ts serves the service's own routes with authDispatcher(app, sessionRoutes()),
-// its providers built as their descriptions (app/blog.ts), without their mail, password and Idp
+// its providers built as their descriptions (app/definition.ts), without their mail, password and Idp
 // code: for those routes it must answer exactly as the whole auth function does.
 describe("the session routes' own function", () => {
   it("answers keys, providers, me, idents and refresh exactly as the whole auth function, then rotates and logs out", async () => {

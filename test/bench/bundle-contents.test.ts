@@ -14,7 +14,7 @@ async function projectInputs(entry: string): Promise<string[]> {
 }
 
 // The login providers' flows run only in functions/auth.ts; a record read and the session routes
-// build the providers as their descriptions (app/blog.ts), so none of this is in their bundles.
+// build the providers as their descriptions (app/definition.ts), so none of this is in their bundles.
 const FLOWS = [
   "lib/auth/email/provider.ts", "lib/auth/email/passwords.ts", "lib/auth/email/throttle.ts", "lib/auth/email/tokens.ts",
   "lib/auth/mail/templates.ts", "lib/auth/idp/provider.ts", "lib/auth/idp/browser-flow.ts", "lib/auth/idp/token-login.ts",
