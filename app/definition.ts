@@ -1,5 +1,8 @@
 import pkg from "../package.json" with { type: "json" };
-import { Application, AuthenticationService, EmailPasswordProvider, GraphQLService, IdpProvider, MailerService, type ApplicationDefinition, type ModelClass } from "../lib/index.ts";
+import {
+  AccessAuthentication, Application, AuthenticationService, EmailPasswordProvider, EmailPasswordProviderDescription, GraphQLService, IdpProvider,
+  IdpProviderDescription, MailerService, type ApplicationDefinition, type ModelClass, type ServiceClass,
+} from "../lib/index.ts";
 import { auditSignIns } from "./audit.ts";
 import * as models from "./models/index.ts";
 import { PublisherService } from "./services/publisher.ts";
@@ -21,13 +24,12 @@ const setting = (name: string): string | undefined => {
 const appUrl = setting("APP_URL") ?? "http://127.0.0.1:3000";
 const list = (value: string | undefined): string[] => (value ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "");
 
-/** The sample blog: its models, the service types it may configure, and its configuration. */
-export const definition: ApplicationDefinition = {
+/** The sample blog: its models and its configuration; the service types it may name are below. */
+const configuration: Omit<ApplicationDefinition, "serviceTypes"> = {
   name: "blog",
   version: pkg.version,
   // In name order whatever the loader: a module namespace is sorted, a transpiled one may not be.
   models: (Object.values(models) as ModelClass[]).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
-  serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService, AuthenticationService, EmailPasswordProvider, MailerService, IdpProvider],
   services: {
     version: { type: "Version" },
     publisher: { type: "Publisher", prefix: "Published" },
@@ -65,9 +67,48 @@ export const definition: ApplicationDefinition = {
   },
 };
 
+/**
+ * The sample blog: its models, every service type it may configure, and its configuration. Marked
+ * pure (esbuild drops it where unused) so that a function building the application from its own
+ * service types (recordReadServiceTypes below) does not bundle every type named here.
+ */
+export const definition: ApplicationDefinition = /* @__PURE__ */ Object.assign(
+  { serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService, AuthenticationService, EmailPasswordProvider, MailerService, IdpProvider] },
+  configuration,
+);
+
 /** The application with its audit listener; functions/ build theirs with this, once per cold start. */
 export function createApp(overrides: Partial<ApplicationDefinition> = {}): Application {
-  const application = new Application({ ...definition, ...overrides });
+  return buildApp(definition.serviceTypes, overrides);
+}
+
+/** The sample's own service types and GraphQL's, which every function builds alike. */
+function ownServiceTypes(): ServiceClass[] {
+  return [VersionService, PublisherService, TestBeanService, GraphQLService];
+}
+
+/** The application with its audit listener, from the given service types. */
+export function buildApp(serviceTypes: ServiceClass[], overrides: Partial<ApplicationDefinition> = {}): Application {
+  const application = new Application({ ...configuration, serviceTypes, ...overrides });
   auditSignIns(application);
   return application;
+}
+
+/**
+ * The service types of the session routes' function (functions/auth-session.ts), which runs none of
+ * the login providers' flows: the providers as their descriptions (type, checked options, what
+ * `GET /auth/providers` lists), so their flows, mail templates and protocol code are not bundled
+ * there. Every configured service exists in every function alike.
+ */
+export function sessionRoutesServiceTypes(): ServiceClass[] {
+  return [...ownServiceTypes(), AuthenticationService, EmailPasswordProviderDescription, MailerService, IdpProviderDescription];
+}
+
+/**
+ * A record read's (functions/rest-read.ts): the providers as their descriptions, and the
+ * authentication service as AccessAuthentication, which tells who is asking and issues nothing
+ * (no refresh rotation, idents or token signing in that bundle).
+ */
+export function recordReadServiceTypes(): ServiceClass[] {
+  return [...ownServiceTypes(), AccessAuthentication, EmailPasswordProviderDescription, MailerService, IdpProviderDescription];
 }

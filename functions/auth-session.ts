@@ -1,12 +1,14 @@
-import { createApp } from "../app/definition.ts";
+import { buildApp, sessionRoutesServiceTypes } from "../app/definition.ts";
 import { authDispatcher } from "../lib/auth/routes/table.ts";
 import { sessionRoutes } from "../lib/auth/routes/session-routes.ts";
 import { httpHandler } from "../lib/http/handler.ts";
 import { storeFromEnv } from "../lib/store/select.ts";
 
 // Built from the definition only: its configuration was checked when `serverless package` ran
-// the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle.
-const app = createApp();
+// the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle. The session routes
+// run none of the login providers' flows (GET /auth/providers lists their descriptions): the
+// providers are built as their descriptions, and their flows are not bundled.
+const app = buildApp(sessionRoutesServiceTypes());
 
 // The authentication service's own routes (keys, providers, me, refresh, logout, idents), each its
 // own function with per-route packaging: none sends mail, checks a password, runs the Idp

@@ -41,4 +41,9 @@ export type { SeedData, SeedRecord, SeedUser } from "./local/seed-data.ts";
 
 // The authentication service and its providers, configured by type like any service.
 export { AuthenticationService, EmailPasswordProvider, MailerService } from "./auth/index.ts";
+// Who is asking, without what issues credentials: a record read's function builds this one.
+export { AccessAuthentication } from "./auth/access.ts";
 export { IdpProvider } from "./auth/idp/provider.ts";
+// The providers as functions that run none of their flows build them (type, options, description).
+export { EmailPasswordProviderDescription } from "./auth/email/description.ts";
+export { IdpProviderDescription } from "./auth/idp/description.ts";

@@ -1,23 +1,21 @@
 import { randomUUID } from "node:crypto";
 import type { Application } from "../core/application.ts";
-import { Context } from "../core/context.ts";
-import { NotFoundError } from "../core/errors.ts";
+import type { Context } from "../core/context.ts";
 import { errorFields, log } from "../core/log.ts";
-import type { ModelInfo } from "../core/model-info.ts";
-import { Service } from "../core/service.ts";
-import { signAccessToken, verifyAccessToken, type AccessClaims, type AccessTokenSettings } from "./access-token.ts";
-import { clearedCookie, readCookie, sessionCookie } from "./cookies.ts";
+import { AccessAuthentication } from "./access.ts";
+import { signAccessToken } from "./access-token.ts";
+import { clearedCookie, sessionCookie } from "./cookies.ts";
 import { deriveKey, sha256Hex } from "./crypto.ts";
 import { AuthError } from "./errors.ts";
 import { loginWithProvider } from "./link.ts";
 import { Idents } from "./idents.ts";
-import { loadSigningKeys, signingKeySource, type SigningKeys } from "./keys.ts";
-import { authenticationOptions, type AuthenticationOptions } from "./options.ts";
 import { RefreshTokens } from "./refresh.ts";
-import { Sessions, type SessionRow } from "./sessions.ts";
+import { Sessions } from "./sessions.ts";
 import { installV3Compatibility } from "./v3/install.ts";
 import { IDENTS, identShape, REFRESH, refreshShape, SESSIONS, sessionShape } from "./tables.ts";
 import type { AuthProvider, Identity, LoginOptions, LoginResult, ProviderIdentity, TokenResponse } from "./types.ts";
+
+export type { Credentials } from "./access.ts";
 
 interface Parts {
   sessions: Sessions;
@@ -25,24 +23,13 @@ interface Parts {
   idents: Idents;
 }
 
-export interface Credentials {
-  authorization?: string | undefined;
-  cookies: readonly string[];
-}
-
 /**
  * `Framework/Authentication`: sessions, access JWTs and rotating refresh tokens for every provider.
  * Providers (email/password, Idp) prove who someone is; this service turns that into credentials
- * and turns credentials back into a current user.
+ * and turns credentials back into a current user (the latter is AccessAuthentication's, ./access.ts).
  */
-export class AuthenticationService extends Service<AuthenticationOptions> {
-  static override readonly type = "Framework/Authentication";
-  static override readonly options = authenticationOptions;
-
+export class AuthenticationService extends AccessAuthentication {
   private parts: Parts | undefined;
-  private keysPromise: Promise<SigningKeys> | undefined;
-  /** Tests move time; everything here reads this clock. */
-  now: () => number = Date.now;
 
   private get built(): Parts {
     if (!this.parts) {
@@ -59,7 +46,7 @@ export class AuthenticationService extends Service<AuthenticationOptions> {
     return this.parts;
   }
 
-  get sessions(): Sessions {
+  override get sessions(): Sessions {
     return this.built.sessions;
   }
 
@@ -72,64 +59,8 @@ export class AuthenticationService extends Service<AuthenticationOptions> {
     return this.built.idents;
   }
 
-  /** The signing keys, loaded once per instance (a deploy parameter, or `.data/` offline). */
-  keys(): Promise<SigningKeys> {
-    this.keysPromise ??= loadSigningKeys(signingKeySource());
-    return this.keysPromise;
-  }
-
-  tokenSettings(): AccessTokenSettings {
-    return {
-      issuer: this.options.issuer ?? this.app.name,
-      audience: this.options.audience ?? this.app.name,
-      lifetime: this.options.accessToken.lifetime,
-    };
-  }
-
-  get cookieName(): string {
-    return this.options.session.cookie;
-  }
-
-  identityModel(): ModelInfo {
-    const info = this.app.models().find((m) => m.cls.identity);
-    if (!info) throw new NotFoundError("The application declares no identity model (static identity = true)");
-    return info;
-  }
-
   providers(): AuthProvider[] {
     return this.app.services().flatMap((entry) => ("providerName" in entry.service ? [entry.service as unknown as AuthProvider] : []));
-  }
-
-  /** The verified claims of an access token whose session still accepts it; undefined otherwise. */
-  async checkAccessToken(token: string): Promise<{ claims: AccessClaims; session: SessionRow } | undefined> {
-    const claims = await verifyAccessToken(await this.keys(), this.tokenSettings(), token);
-    if (!claims) return undefined;
-    // The only I/O: a revoked session (recovery, password change, refresh reuse) ends its tokens.
-    const session = await this.sessions.get(claims.sid, claims.sub);
-    if (!Sessions.acceptsAccessTokens(session) || session.user !== claims.sub || session.secondFactor !== undefined) return undefined;
-    return { claims, session };
-  }
-
-  /** `Authorization: Bearer` wins over the cookie; a bearer that fails is anonymous, never the cookie's user. */
-  async identify(credentials: Credentials): Promise<Identity> {
-    const authorization = credentials.authorization?.trim();
-    if (authorization) {
-      const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-      const checked = match ? await this.checkAccessToken(match[1] as string) : undefined;
-      return checked ? { userId: checked.claims.sub, via: "bearer", sessionId: checked.claims.sid } : {};
-    }
-    const cookie = readCookie(credentials.cookies, this.cookieName);
-    if (!cookie) return {};
-    const session = await this.sessions.byCookie(cookie);
-    if (!session) return {};
-    if (session.secondFactor !== undefined) return { via: "cookie", sessionId: session.id, pendingSecondFactor: true };
-    return { userId: session.user, via: "cookie", sessionId: session.id };
-  }
-
-  /** The user as the user sees themself. */
-  async userView(userId: string): Promise<Record<string, unknown>> {
-    const info = this.identityModel();
-    return (await this.app.domain.get(new Context({ userId }), info, { [info.keyFields[0] as string]: userId })).data;
   }
 
   private async tokens(user: string, sid: string, refreshToken: string, iat: number, jti: string): Promise<TokenResponse> {
@@ -187,6 +118,7 @@ export class AuthenticationService extends Service<AuthenticationOptions> {
   }
 }
 
+/** The whole service (refresh, login, logout, idents); a record read's function builds AccessAuthentication only. */
 export function authenticationOf(app: Application): AuthenticationService | undefined {
   return app.services().find((entry) => entry.service instanceof AuthenticationService)?.service as AuthenticationService | undefined;
 }

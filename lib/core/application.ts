@@ -1,11 +1,11 @@
 import type { Repository, RepositoryFactory } from "../store/repository.ts";
-import { resolveServices, type ServiceConfig, ConfigurationError } from "./config.ts";
+import { configurationChecked, resolveServices, type ServiceConfig, ConfigurationError } from "./config.ts";
 import { ContinuationSealer } from "./continuation.ts";
 import { isLocalOffline, localSecret } from "./local-secret.ts";
 import { Domain } from "./domain.ts";
 import { EventBus } from "./events.ts";
 import type { ModelClass } from "./model.ts";
-import { describeModel, type ModelInfo, type TableShape } from "./model-info.ts";
+import { describeModel, modelPlural, type ModelInfo, type TableShape } from "./model-info.ts";
 import { operationsOf, type OperationDefinition } from "./operation.ts";
 import type { Service, ServiceClass } from "./service.ts";
 
@@ -48,8 +48,9 @@ export function finalModels(models: readonly ModelClass[]): ModelClass[] {
 export class Application {
   readonly events = new EventBus();
   readonly domain: Domain;
-  private readonly byName = new Map<string, ModelInfo>();
-  private readonly byPlural = new Map<string, ModelInfo>();
+  /** The served model classes by name and by plural; each is described on first use (describeModel caches). */
+  private readonly byName = new Map<string, ModelClass>();
+  private readonly byPlural = new Map<string, ModelClass>();
   private readonly serviceEntries = new Map<string, ServiceEntry>();
   private readonly repositories = new Map<string, Repository>();
   /** What the store gave, undecorated: a memory store's data lives in this object, so it is kept. */
@@ -60,12 +61,16 @@ export class Application {
 
   constructor(readonly definition: ApplicationDefinition) {
     for (const cls of finalModels(definition.models)) {
-      const info = describeModel(cls);
-      const clash = this.byPlural.get(info.plural) ?? this.byName.get(info.name);
-      if (clash) throw new ConfigurationError(`models ${clash.cls.name} and ${cls.name} share the name or route segment '${info.plural}'`);
-      this.byName.set(info.name, info);
-      this.byPlural.set(info.plural, info);
+      const plural = modelPlural(cls);
+      const clash = this.byPlural.get(plural) ?? this.byName.get(cls.name);
+      if (clash) throw new ConfigurationError(`models ${clash.name} and ${cls.name} share the name or route segment '${plural}'`);
+      this.byName.set(cls.name, cls);
+      this.byPlural.set(plural, cls);
     }
+    // Where configuration is checked, a bad model declaration stops the start like a bad option. A
+    // Lambda function's models were checked when it was packaged: it describes (derives schemas,
+    // relations, table shape of) only the models its requests use, when they first use them.
+    if (configurationChecked()) this.models();
     for (const { name, cls, options } of resolveServices(definition.services, definition.serviceTypes)) {
       const service = new cls(name, options as never);
       service.app = this;
@@ -83,15 +88,22 @@ export class Application {
   }
 
   models(): ModelInfo[] {
+    return [...this.byName.values()].map(describeModel);
+  }
+
+  /** The served model classes, undescribed: what a function that uses one or two models looks through. */
+  modelClasses(): ModelClass[] {
     return [...this.byName.values()];
   }
 
   model(name: string): ModelInfo | undefined {
-    return this.byName.get(name);
+    const cls = this.byName.get(name);
+    return cls && describeModel(cls);
   }
 
   modelByPlural(plural: string): ModelInfo | undefined {
-    return this.byPlural.get(plural.toLowerCase());
+    const cls = this.byPlural.get(plural.toLowerCase());
+    return cls && describeModel(cls);
   }
 
   services(): ServiceEntry[] {

@@ -34,6 +34,11 @@ export function installOptionsCheck(check: OptionsCheck): void {
   checker = check;
 }
 
+/** Whether this process checks its configuration (`npm start`, the CLI, the tests), not a Lambda function. */
+export function configurationChecked(): boolean {
+  return checker !== undefined;
+}
+
 const NO_OPTIONS = Type.Object({}, { additionalProperties: false });
 
 type SchemaNode = {

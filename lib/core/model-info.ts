@@ -54,6 +54,11 @@ export function pluralize(name: string): string {
   return `${lower}s`;
 }
 
+/** A model's route segment and table name part (`Post` -> `posts`), without describing the model. */
+export function modelPlural(cls: ModelClass): string {
+  return cls.plural ?? pluralize(cls.name);
+}
+
 export function describeModel(cls: ModelClass): ModelInfo {
   const known = cache.get(cls);
   if (known) return known;
@@ -99,7 +104,7 @@ export function describeModel(cls: ModelClass): ModelInfo {
   const info: ModelInfo = {
     cls,
     name: cls.name,
-    plural: cls.plural ?? pluralize(cls.name),
+    plural: modelPlural(cls),
     keyFields,
     generatedKey,
     schema: cls.schema,

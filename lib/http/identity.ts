@@ -1,5 +1,9 @@
 import type { Application } from "../core/application.ts";
-import { authenticationOf, AuthError, type Identity } from "../auth/index.ts";
+// The modules themselves, not lib/auth's index: the index also names the providers and the route
+// tables, which a function answering only model routes does not bundle.
+import { AuthError } from "../auth/errors.ts";
+import { accessAuthenticationOf } from "../auth/access.ts";
+import type { Identity } from "../auth/types.ts";
 import { isStateChanging, originAllowed } from "./origin.ts";
 import type { HttpRequest } from "./request.ts";
 
@@ -33,7 +37,7 @@ export interface IdentityOptions {
 export async function resolveIdentity(app: Application, request: HttpRequest, options: IdentityOptions = {}): Promise<Identity> {
   const testUser = resolveUserId(request);
   if (testUser) return { userId: testUser, via: "test" };
-  const auth = authenticationOf(app);
+  const auth = accessAuthenticationOf(app);
   if (!auth) return {};
   if (!request.headers.authorization && request.cookies.length === 0) return {};
   const identity = await auth.identify({ authorization: request.headers.authorization, cookies: request.cookies });

@@ -4,8 +4,8 @@ import { NotFoundError } from "../core/errors.ts";
 import { httpHandler } from "../http/handler.ts";
 import { resolveIdentity } from "../http/identity.ts";
 import { readRecord } from "./read.ts";
+import { recordReadRoutes } from "./read-routes.ts";
 import { Router } from "./router.ts";
-import { deriveRoutes, isRecordRead } from "./routes.ts";
 
 /**
  * The handler of a record read's own function (per-route packaging, functions/rest-read.ts):
@@ -14,7 +14,7 @@ import { deriveRoutes, isRecordRead } from "./routes.ts";
  * Gateway sends it only its own route; anything else is a 404, as the catch-all would answer it.
  */
 export function readHandler(app: Application) {
-  const router = new Router(deriveRoutes(app).filter(isRecordRead));
+  const router = new Router(recordReadRoutes(app));
   return httpHandler("rest", async (request) => {
     const match = router.byRouteKey(request.routeKey, request.path) ?? router.match(request.method, request.path);
     const { userId } = await resolveIdentity(app, request);

@@ -1,18 +1,23 @@
 import { describe, expect, it } from "vitest";
+import { sessionRoutesServiceTypes } from "../../app/definition.ts";
+import { Application } from "../../lib/core/application.ts";
 import { authFunctions } from "../../lib/auth/routes/serverless.ts";
 import { sessionRoutes } from "../../lib/auth/routes/session-routes.ts";
 import { authDispatcher } from "../../lib/auth/routes/table.ts";
 import { httpHandler } from "../../lib/http/handler.ts";
+import { dynamoStore } from "../../lib/store/select.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 
 // functions/auth-session.ts serves the service's own routes with authDispatcher(app, sessionRoutes()),
-// without the providers' mail, password and Idp code: for those routes it must answer exactly as
-// the whole auth function does.
+// its providers built as their descriptions (app/definition.ts), without their mail, password and Idp
+// code: for those routes it must answer exactly as the whole auth function does.
 describe("the session routes' own function", () => {
   it("answers keys, providers, me, idents and refresh exactly as the whole auth function, then rotates and logs out", async () => {
     const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" } });
     const whole = client(t);
-    const session = client({ ...t, authHandler: httpHandler("auth", authDispatcher(t.app, sessionRoutes())) });
+    // The same configuration and tables, built as the function builds it.
+    const described = new Application({ ...t.app.definition, serviceTypes: sessionRoutesServiceTypes() }).useStore(dynamoStore());
+    const session = client({ ...t, authHandler: httpHandler("auth", authDispatcher(described, sessionRoutes())) });
     const registered = await whole.request("POST", "/auth/email/register", { body: { email: newEmail(), password: PASSWORD, user: profile() } });
     expect(registered.status).toBe(200);
     const { access_token: access, refresh_token: refresh } = registered.body as { access_token: string; refresh_token: string };

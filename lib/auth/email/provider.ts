@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { PreconditionFailedError, ValidationError } from "../../core/errors.ts";
 import { log } from "../../core/log.ts";
-import { Service } from "../../core/service.ts";
 import { VERSION_FIELD } from "../../core/schema.ts";
 import { deriveKey, sha256Hex } from "../crypto.ts";
 import { AuthError, invalidCredentials } from "../errors.ts";
@@ -10,9 +9,10 @@ import { MailerService } from "../mail/mailer.ts";
 import { accountExistsMail, nothingToDoMail, recoveryMail, registrationMail, verificationMail } from "../mail/templates.ts";
 import { authenticationOf, type AuthenticationService } from "../service.ts";
 import { SESSIONS, sessionShape } from "../tables.ts";
-import type { AuthProvider, LoginResult } from "../types.ts";
+import type { LoginResult } from "../types.ts";
 import { checkNewUser, createUser } from "../users.ts";
-import { checkCost, checkRedirects, emailProviderOptions, type EmailProviderOptions } from "./options.ts";
+import { EmailPasswordProviderDescription } from "./description.ts";
+import type { EmailProviderOptions } from "./options.ts";
 import { checkPassword, hashPassword, passwordOf } from "./passwords.ts";
 import { MailThrottle } from "./throttle.ts";
 import { EmailTokens, type EmailClaims } from "./tokens.ts";
@@ -27,19 +27,9 @@ const MAX_WAIT_SECONDS = 300;
  * login with counted failures, delay and lockout, verification and recovery by mailed links,
  * password change. Flows that a logged-out caller can start never reveal whether an email exists.
  */
-export class EmailPasswordProvider extends Service<EmailProviderOptions> implements AuthProvider {
-  static override readonly type = "Framework/EmailPasswordProvider";
-  static override readonly options = emailProviderOptions;
-  readonly providerName = "email" as const;
-
+export class EmailPasswordProvider extends EmailPasswordProviderDescription {
   private emailTokens: EmailTokens | undefined;
   private throttleRows: MailThrottle | undefined;
-
-  constructor(name: string, options: EmailProviderOptions) {
-    super(name, options);
-    checkRedirects(name, EmailPasswordProvider.type, options);
-    checkCost(name, EmailPasswordProvider.type, options.password.cost);
-  }
 
   get auth(): AuthenticationService {
     const auth = authenticationOf(this.app);
@@ -59,10 +49,6 @@ export class EmailPasswordProvider extends Service<EmailProviderOptions> impleme
   private get throttle(): MailThrottle {
     this.throttleRows ??= new MailThrottle(this.app.tableRepository(SESSIONS, sessionShape), () => this.now());
     return this.throttleRows;
-  }
-
-  describe(): Record<string, unknown> {
-    return { name: this.name, provider: "email", url: this.options.url, verification: this.options.verification, registration: this.options.registration };
   }
 
   authRoutes(): AuthRoute[] {

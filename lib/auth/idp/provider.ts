@@ -3,8 +3,8 @@ import type * as Oidc from "openid-client";
 import { openIdClient } from "./oidc.ts";
 import { applicationSecret } from "../../core/application.ts";
 import { isLocalOffline } from "../../core/local-secret.ts";
-import { Service } from "../../core/service.ts";
-import { IdpOptionsSchema, checkIdpOptions, removedOptionProblems, type IdpOptions } from "./options.ts";
+import { IdpProviderDescription } from "./description.ts";
+import type { IdpOptions } from "./options.ts";
 import { authenticationOf } from "../index.ts";
 import type { AuthRoute } from "../routes/route.ts";
 import { IdpRefusal } from "./refusal.ts";
@@ -34,16 +34,7 @@ function loopback(url: URL): boolean {
  * PKCE, state, code exchange and its ID token claim checks); the ID token's signature is verified
  * against the provider's JWKS with jose, the same way for the browser flow and for token login.
  */
-export class IdpProvider extends Service<IdpOptions> {
-  static override readonly type = "Framework/IdpProvider";
-  static override readonly options = IdpOptionsSchema;
-
-  static override optionProblems(given: Record<string, unknown>): string[] {
-    return removedOptionProblems(given);
-  }
-
-  readonly providerName = "idp" as const;
-
+export class IdpProvider extends IdpProviderDescription {
   readonly prefixes: AllowedPrefix[];
   private runtimeValue: IdpRuntime = { env: process.env };
   private discovered: Promise<Oidc.Configuration> | undefined;
@@ -52,7 +43,6 @@ export class IdpProvider extends Service<IdpOptions> {
 
   constructor(name: string, options: IdpOptions) {
     super(name, options);
-    checkIdpOptions(name, options);
     this.prefixes = allowedPrefixes(options.authorized_uris);
   }
 
@@ -137,11 +127,6 @@ export class IdpProvider extends Service<IdpOptions> {
       ...(this.runtimeValue.fetch ? { [joseFetch]: this.runtimeValue.fetch } : {}),
     });
     return { issuer: metadata.issuer, keys: this.jwks };
-  }
-
-  /** Listed by `GET /auth/providers`: where a browser starts the flow and where token login posts. */
-  describe(): Record<string, unknown> {
-    return { name: this.name, provider: "idp", url: this.options.url, issuer: this.options.issuer };
   }
 
   /** Served by the authentication service's function (lib/auth/routes), like the email provider's. */

@@ -13,8 +13,7 @@ import { LegacyUserRepository } from "./user-repository.ts";
  * they need the DynamoDB store; on the memory and file stores only the user mapping applies.
  */
 export function installV3Compatibility(app: Application, idents: Idents, identsRepository: Repository, secret: string): void {
-  const identity = app.models().find((info) => info.cls.identity);
-  if (identity) app.decorateRepository(identity.name, (repository) => new LegacyUserRepository(repository));
+  installV3UserMapping(app);
   if (!(identsRepository instanceof DynamoRepository)) {
     log.warn("auth.v3.no_lazy_upgrade", { reason: "v3 idents are upgraded lazily on DynamoDB only; run `webda auth migrate`" });
     return;
@@ -29,4 +28,10 @@ export function installV3Compatibility(app: Application, idents: Idents, identsR
       return [...found, ...upgraded.filter((row) => !seen.has(row.uuid))];
     },
   });
+}
+
+/** The user half alone (a function that reads users but no idents): `__password` mapped on load. */
+export function installV3UserMapping(app: Application): void {
+  const identity = app.modelClasses().find((cls) => cls.identity);
+  if (identity) app.decorateRepository(identity.name, (repository) => new LegacyUserRepository(repository));
 }

@@ -1,0 +1,109 @@
+import type { Application } from "../core/application.ts";
+import { Context } from "../core/context.ts";
+import { NotFoundError } from "../core/errors.ts";
+import type { ModelInfo } from "../core/model-info.ts";
+import { Service } from "../core/service.ts";
+import { verifyAccessToken, type AccessClaims, type AccessTokenSettings } from "./access-token.ts";
+import { readCookie } from "./cookies.ts";
+import { loadSigningKeys, signingKeySource, type SigningKeys } from "./keys.ts";
+import { authenticationOptions, type AuthenticationOptions } from "./options.ts";
+import { Sessions, type SessionRow } from "./sessions.ts";
+import { SESSIONS, sessionShape } from "./tables.ts";
+import type { Identity } from "./types.ts";
+import { installV3UserMapping } from "./v3/install.ts";
+
+export interface Credentials {
+  authorization?: string | undefined;
+  cookies: readonly string[];
+}
+
+/**
+ * `Framework/Authentication` as a function that only needs to know who is asking sees it (a record
+ * read, functions/rest-read.ts): access tokens verified, session cookies and sessions read, the
+ * current user's view. AuthenticationService (./service.ts) extends it with what issues and ends
+ * credentials (login, refresh rotation, logout, idents); a function that never does builds this
+ * one, so refresh tokens, idents, ident token encryption and access token signing stay out of its
+ * bundle. Both answer the same for the same credentials.
+ */
+export class AccessAuthentication extends Service<AuthenticationOptions> {
+  static override readonly type = "Framework/Authentication";
+  static override readonly options = authenticationOptions;
+
+  private keysPromise: Promise<SigningKeys> | undefined;
+  private sessionRows: Sessions | undefined;
+  /** Tests move time; everything here reads this clock. */
+  now: () => number = Date.now;
+
+  get sessions(): Sessions {
+    if (!this.sessionRows) {
+      // As AuthenticationService installs it with the rest of v3's hooks: v3 user rows read mapped.
+      if (this.options.compatibility.v3) installV3UserMapping(this.app);
+      this.sessionRows = new Sessions(this.app.tableRepository(SESSIONS, sessionShape), () => this.now());
+    }
+    return this.sessionRows;
+  }
+
+  /** The signing keys, loaded once per instance (a deploy parameter, or `.data/` offline). */
+  keys(): Promise<SigningKeys> {
+    this.keysPromise ??= loadSigningKeys(signingKeySource());
+    return this.keysPromise;
+  }
+
+  tokenSettings(): AccessTokenSettings {
+    return {
+      issuer: this.options.issuer ?? this.app.name,
+      audience: this.options.audience ?? this.app.name,
+      lifetime: this.options.accessToken.lifetime,
+    };
+  }
+
+  get cookieName(): string {
+    return this.options.session.cookie;
+  }
+
+  identityModel(): ModelInfo {
+    // By class: describing every model to find this one would cost a cold start each of them.
+    const cls = this.app.modelClasses().find((c) => c.identity);
+    const info = cls && this.app.model(cls.name);
+    if (!info) throw new NotFoundError("The application declares no identity model (static identity = true)");
+    return info;
+  }
+
+  /** The verified claims of an access token whose session still accepts it; undefined otherwise. */
+  async checkAccessToken(token: string): Promise<{ claims: AccessClaims; session: SessionRow } | undefined> {
+    const claims = await verifyAccessToken(await this.keys(), this.tokenSettings(), token);
+    if (!claims) return undefined;
+    // The only I/O: a revoked session (recovery, password change, refresh reuse) ends its tokens.
+    const session = await this.sessions.get(claims.sid, claims.sub);
+    if (!Sessions.acceptsAccessTokens(session) || session.user !== claims.sub || session.secondFactor !== undefined) return undefined;
+    return { claims, session };
+  }
+
+  /** `Authorization: Bearer` wins over the cookie; a bearer that fails is anonymous, never the cookie's user. */
+  async identify(credentials: Credentials): Promise<Identity> {
+    const authorization = credentials.authorization?.trim();
+    if (authorization) {
+      const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+      const checked = match ? await this.checkAccessToken(match[1] as string) : undefined;
+      return checked ? { userId: checked.claims.sub, via: "bearer", sessionId: checked.claims.sid } : {};
+    }
+    const cookie = readCookie(credentials.cookies, this.cookieName);
+    if (!cookie) return {};
+    const session = await this.sessions.byCookie(cookie);
+    if (!session) return {};
+    if (session.secondFactor !== undefined) return { via: "cookie", sessionId: session.id, pendingSecondFactor: true };
+    return { userId: session.user, via: "cookie", sessionId: session.id };
+  }
+
+  /** The user as the user sees themself. */
+  async userView(userId: string): Promise<Record<string, unknown>> {
+    const info = this.identityModel();
+    return (await this.app.domain.get(new Context({ userId }), info, { [info.keyFields[0] as string]: userId })).data;
+  }
+
+}
+
+/** The service that tells who is asking, whole or not (every face's identity seam uses this). */
+export function accessAuthenticationOf(app: Application): AccessAuthentication | undefined {
+  return app.services().find((entry) => entry.service instanceof AccessAuthentication)?.service as AccessAuthentication | undefined;
+}
