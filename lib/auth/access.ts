@@ -36,11 +36,17 @@ export class AccessAuthentication extends Service<AuthenticationOptions> {
 
   get sessions(): Sessions {
     if (!this.sessionRows) {
-      // As AuthenticationService installs it with the rest of v3's hooks: v3 user rows read mapped.
-      if (this.options.compatibility.v3) installV3UserMapping(this.app);
       this.sessionRows = new Sessions(this.app.tableRepository(SESSIONS, sessionShape), () => this.now());
     }
     return this.sessionRows;
+  }
+
+  /**
+   * v3 user rows read mapped (`__password` as the password behavior) from the first request on,
+   * anonymous reads included, not only once a credential has been checked.
+   */
+  override attached(): void {
+    if (this.options.compatibility.v3) installV3UserMapping(this.app);
   }
 
   /** The signing keys, loaded once per instance (a deploy parameter, or `.data/` offline). */

@@ -76,6 +76,7 @@ export class Application {
       service.app = this;
       this.serviceEntries.set(name.toLowerCase(), { name, service, operations: operationsOf(cls) });
     }
+    for (const { service } of this.serviceEntries.values()) service.attached();
     this.domain = new Domain({ repository: (info) => this.repository(info), sealer: () => this.sealer(), events: this.events, model: (name) => this.model(name) });
   }
 

@@ -29,6 +29,12 @@ export class Service<Options = Record<string, unknown>> {
     readonly options: Options,
   ) {}
 
+  /**
+   * Called once `app` is set, while the application is being built and before any request: where a
+   * service installs what must hold from the first request on (a repository decorator, say).
+   */
+  attached(): void {}
+
   canAct(_ctx: Context, _operation: string): Decision {
     return "no policy declared";
   }

@@ -1,10 +1,12 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { recordReadServiceTypes } from "../../app/definition.ts";
 import { AccessAuthentication } from "../../lib/auth/access.ts";
 import { authenticationOf } from "../../lib/auth/service.ts";
 import { Application } from "../../lib/core/application.ts";
+import type { ModelInfo } from "../../lib/core/model-info.ts";
 import { readHandler } from "../../lib/rest/read-handler.ts";
-import { dynamoStore } from "../../lib/store/select.ts";
+import { dynamoStore, memoryStore } from "../../lib/store/select.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 
 // functions/rest-read.ts builds the authentication service as AccessAuthentication (app/definition.ts):
@@ -49,5 +51,21 @@ describe("a record read's authentication (AccessAuthentication)", () => {
     for (const [name, value] of ended) for (const jar of [whole.jar, read.jar]) jar.set(name, value);
     const after = await answers();
     expect(after.map((b) => "email" in (b as object))).toEqual([true, false, false, false, false]);
+  });
+});
+
+describe("v3 user rows before any credential is checked", () => {
+  it("read mapped from the first request of an instance (an anonymous read included), light or whole", async () => {
+    for (const serviceTypes of [recordReadServiceTypes(), undefined]) {
+      const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" } });
+      const app = new Application({ ...t.app.definition, ...(serviceTypes ? { serviceTypes } : {}) }).useStore(memoryStore);
+      const users = app.repository(app.model("User") as ModelInfo);
+      const uuid = randomUUID();
+      // As lib/auth/v3 finds it: the v3 hash under `__password`, nothing under `password`.
+      await users.create({ uuid, email: `${uuid}@example.com`, username: `v3${uuid.slice(0, 6)}`, name: "Vee", __password: "$2a$04$v3hash" });
+      const loaded = await users.get({ uuid });
+      expect(loaded?.__password).toBeUndefined();
+      expect(loaded?.password).toMatchObject({ __hash: "$2a$04$v3hash" });
+    }
   });
 });
