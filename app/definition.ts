@@ -70,7 +70,7 @@ const configuration: Omit<ApplicationDefinition, "serviceTypes"> = {
 /**
  * The sample blog: its models, every service type it may configure, and its configuration. Marked
  * pure (esbuild drops it where unused) so that a function building the application from its own
- * service types (recordReadServiceTypes below) does not bundle every type named here.
+ * service types (identifyingServiceTypes below) does not bundle every type named here.
  */
 export const definition: ApplicationDefinition = /* @__PURE__ */ Object.assign(
   { serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService, AuthenticationService, EmailPasswordProvider, MailerService, IdpProvider] },
@@ -105,10 +105,11 @@ export function sessionRoutesServiceTypes(): ServiceClass[] {
 }
 
 /**
- * A record read's (functions/rest-read.ts): the providers as their descriptions, and the
- * authentication service as AccessAuthentication, which tells who is asking and issues nothing
- * (no refresh rotation, idents or token signing in that bundle).
+ * The functions that tell who is asking but issue no credential and run no login flow (the record
+ * read, GraphQL, WebSocket, stream and GraphiQL functions): the providers as their descriptions, and
+ * the authentication service as AccessAuthentication (no refresh rotation, idents or token signing
+ * in those bundles).
  */
-export function recordReadServiceTypes(): ServiceClass[] {
+export function identifyingServiceTypes(): ServiceClass[] {
   return [...ownServiceTypes(), AccessAuthentication, EmailPasswordProviderDescription, MailerService, IdpProviderDescription];
 }

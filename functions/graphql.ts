@@ -1,4 +1,4 @@
-import { createApp } from "../app/definition.ts";
+import { buildApp, identifyingServiceTypes } from "../app/definition.ts";
 import { graphqlHandler } from "../lib/graphql/handler.ts";
 import { graphqlOptions } from "../lib/graphql/service.ts";
 import { installValidators } from "../lib/core/validation.ts";
@@ -6,8 +6,10 @@ import { storeFromEnv } from "../lib/store/select.ts";
 import { validators } from "../schema-cache/validators.mjs";
 
 // Built from the definition only: its configuration was checked when `serverless package` ran
-// the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle.
-const app = createApp();
+// the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle. It runs no login flow
+// and issues no credential: the providers are built as their descriptions and the authentication
+// service as AccessAuthentication (app/definition.ts).
+const app = buildApp(identifyingServiceTypes());
 
 // Module scope runs once per cold start: the executable schema and the document cache are built
 // here and shared by every request this instance serves.

@@ -1,4 +1,4 @@
-import { buildApp, recordReadServiceTypes } from "../app/definition.ts";
+import { buildApp, identifyingServiceTypes } from "../app/definition.ts";
 import { readHandler } from "../lib/rest/read-handler.ts";
 import { storeFromEnv } from "../lib/store/select.ts";
 
@@ -6,7 +6,7 @@ import { storeFromEnv } from "../lib/store/select.ts";
 // the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle. A record read runs
 // none of the login providers' flows and issues no credentials: the providers are built as their
 // descriptions and the authentication service as AccessAuthentication (app/definition.ts).
-const app = buildApp(recordReadServiceTypes());
+const app = buildApp(identifyingServiceTypes());
 
 // The function of one record read (`GET /posts/{slug}`, per-route packaging): it validates no
 // input, so the validators `npm run build` compiled are not installed, nor bundled.

@@ -1,4 +1,4 @@
-import { createApp } from "../app/definition.ts";
+import { buildApp, identifyingServiceTypes } from "../app/definition.ts";
 import { streamHandler } from "../lib/realtime/handler.ts";
 import { lazyRealtime } from "../lib/realtime/local.ts";
 import { installValidators } from "../lib/core/validation.ts";
@@ -6,8 +6,10 @@ import { storeFromEnv } from "../lib/store/select.ts";
 import { validators } from "../schema-cache/validators.mjs";
 
 // Built from the definition only: its configuration was checked when `serverless package` ran
-// the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle.
-const app = createApp();
+// the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle. It runs no login flow
+// and issues no credential: the providers are built as their descriptions and the authentication
+// service as AccessAuthentication (app/definition.ts).
+const app = buildApp(identifyingServiceTypes());
 
 // The models' DynamoDB streams: every write, by whichever process, becomes a lifecycle event
 // delivered to WebSocket subscribers.

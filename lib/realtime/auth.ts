@@ -1,5 +1,6 @@
 import type { Application } from "../core/application.ts";
-import { authenticationOf } from "../auth/index.ts";
+// The identity part alone (lib/auth/access.ts): the WebSocket and stream functions issue no credentials.
+import { accessAuthenticationOf } from "../auth/access.ts";
 import { TEST_USER_HEADER, testUserHookEnabled } from "../http/identity.ts";
 
 /** A connection's user, and when a token proved it: the token's expiry and session. */
@@ -87,7 +88,7 @@ export function connectionAuthenticator(options: AuthenticatorOptions = {}): Con
  * `connection_init` (its session must still accept it), or the handshake's session cookie.
  */
 export function applicationAuthenticator(app: Application, env?: NodeJS.ProcessEnv): ConnectionAuthenticator {
-  const auth = authenticationOf(app);
+  const auth = accessAuthenticationOf(app);
   if (!auth) return connectionAuthenticator(env ? { env } : {});
   return connectionAuthenticator({
     ...(env ? { env } : {}),
@@ -102,6 +103,6 @@ export function applicationAuthenticator(app: Application, env?: NodeJS.ProcessE
 
 /** Which of these sessions no longer accept their access tokens (revoked or gone): fan-out stops them. */
 export function applicationSessionCheck(app: Application): ((sessionIds: string[]) => Promise<Set<string>>) | undefined {
-  const auth = authenticationOf(app);
+  const auth = accessAuthenticationOf(app);
   return auth ? (ids) => auth.sessions.revokedAmong(ids) : undefined;
 }

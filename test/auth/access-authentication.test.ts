@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { recordReadServiceTypes } from "../../app/definition.ts";
+import { identifyingServiceTypes } from "../../app/definition.ts";
 import { AccessAuthentication } from "../../lib/auth/access.ts";
 import { authenticationOf } from "../../lib/auth/service.ts";
 import { Application } from "../../lib/core/application.ts";
@@ -15,7 +15,7 @@ import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 describe("a record read's authentication (AccessAuthentication)", () => {
   it("tells the same caller as the whole service for bearer tokens, cookies and ended sessions", async () => {
     const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" } });
-    const light = new Application({ ...t.app.definition, serviceTypes: recordReadServiceTypes() }).useStore(dynamoStore());
+    const light = new Application({ ...t.app.definition, serviceTypes: identifyingServiceTypes() }).useStore(dynamoStore());
     expect(authenticationOf(light)).toBeUndefined();
     expect(light.service("authentication")?.service).toBeInstanceOf(AccessAuthentication);
     const whole = client({ ...t, rest: readHandler(t.app) });
@@ -56,7 +56,7 @@ describe("a record read's authentication (AccessAuthentication)", () => {
 
 describe("v3 user rows before any credential is checked", () => {
   it("read mapped from the first request of an instance (an anonymous read included), light or whole", async () => {
-    for (const serviceTypes of [recordReadServiceTypes(), undefined]) {
+    for (const serviceTypes of [identifyingServiceTypes(), undefined]) {
       const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" } });
       const app = new Application({ ...t.app.definition, ...(serviceTypes ? { serviceTypes } : {}) }).useStore(memoryStore);
       const users = app.repository(app.model("User") as ModelInfo);

@@ -13,24 +13,27 @@ async function projectInputs(entry: string): Promise<string[]> {
   return built.inputs.filter((i) => i.bytes > 0 && !i.path.includes("node_modules/")).map((i) => i.path);
 }
 
-// The login providers' flows run only in functions/auth.ts; a record read and the session routes
-// build the providers as their descriptions (app/definition.ts), so none of this is in their bundles.
+// The login providers' flows run only in functions/auth.ts; every other function builds the
+// providers as their descriptions (app/definition.ts), so none of this is in their bundles.
 const FLOWS = [
   "lib/auth/email/provider.ts", "lib/auth/email/passwords.ts", "lib/auth/email/throttle.ts", "lib/auth/email/tokens.ts",
   "lib/auth/mail/templates.ts", "lib/auth/idp/provider.ts", "lib/auth/idp/browser-flow.ts", "lib/auth/idp/token-login.ts",
   "lib/auth/idp/id-token.ts", "lib/auth/idp/state-cookie.ts",
 ];
 
+// Functions that tell who is asking and issue nothing (app/definition.ts, identifyingServiceTypes).
+const IDENTIFYING = ["functions/rest-read.ts", "functions/graphql.ts", "functions/ws.ts", "functions/stream.ts", "functions/graphiql.ts"];
+
 describe("what a function's bundle carries", () => {
-  it.each(["functions/rest-read.ts", "functions/auth-session.ts"])("%s carries none of the login providers' flows", async (entry) => {
+  it.each([...IDENTIFYING, "functions/auth-session.ts"])("%s carries none of the login providers' flows", async (entry) => {
     const inputs = await projectInputs(entry);
     expect(inputs.filter((path) => FLOWS.includes(path))).toEqual([]);
     // Their descriptions are there: GET /auth/providers lists them, and every function builds every service.
     expect(inputs).toEqual(expect.arrayContaining(["lib/auth/email/description.ts", "lib/auth/idp/description.ts"]));
   }, 120_000);
 
-  it("functions/rest-read.ts carries no code that issues credentials: it only tells who is asking", async () => {
-    const inputs = await projectInputs("functions/rest-read.ts");
+  it.each(IDENTIFYING)("%s carries no code that issues credentials: it only tells who is asking", async (entry) => {
+    const inputs = await projectInputs(entry);
     const issuing = ["lib/auth/service.ts", "lib/auth/refresh.ts", "lib/auth/idents.ts", "lib/auth/ident-tokens.ts", "lib/auth/link.ts", "lib/auth/users.ts"];
     expect(inputs.filter((path) => issuing.includes(path))).toEqual([]);
     expect(inputs).toEqual(expect.arrayContaining(["lib/auth/access.ts", "lib/auth/sessions.ts", "lib/auth/access-token.ts"]));
