@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError, PreconditionFailedError } from "../core/e
 import type { TableShape } from "../core/model-info.ts";
 import { VERSION_FIELD } from "../core/schema.ts";
 import { evaluate, type Expression } from "../query/index.ts";
+import { copyItem } from "./copy.ts";
 import { assertPartitionField, compareValues, cursorOf, keyFieldsOf, keyString, pickKey } from "./keys.ts";
 import { fillPages } from "./fill-pages.ts";
 import { acceptedRows, PageFill, type Item, type Key, type KeyValue, type ListEachRequest, type ListRequest, type OrderTerm, type Page, type Repository, type WriteOptions } from "./repository.ts";
@@ -73,16 +74,16 @@ export abstract class ItemStore implements Repository {
   async findByField(field: string, values: KeyValue[]): Promise<Item[]> {
     assertPartitionField(this.table, field);
     const wanted = new Set(values);
-    return (await this.all()).filter((item) => wanted.has(item[field] as KeyValue)).map((item) => structuredClone(item));
+    return (await this.all()).filter((item) => wanted.has(item[field] as KeyValue)).map((item) => copyItem(item));
   }
 
   create(item: Item): Promise<Item> {
     const id = this.id(pickKey(this.table, item));
     return this.exclusive(id, async () => {
       if (await this.load(id)) throw new ConflictError("A record with this key already exists");
-      const stored = { ...structuredClone(item), [VERSION_FIELD]: 1 };
+      const stored = { ...copyItem(item), [VERSION_FIELD]: 1 };
       await this.save(id, stored);
-      return structuredClone(stored);
+      return copyItem(stored);
     });
   }
 
@@ -90,9 +91,9 @@ export abstract class ItemStore implements Repository {
     const id = this.id(key);
     return this.exclusive(id, async () => {
       const stored = await this.current(id, options);
-      const next = { ...structuredClone(item), ...key, [VERSION_FIELD]: versionOf(stored) + 1 };
+      const next = { ...copyItem(item), ...key, [VERSION_FIELD]: versionOf(stored) + 1 };
       await this.save(id, next);
-      return structuredClone(next);
+      return copyItem(next);
     });
   }
 
@@ -100,10 +101,10 @@ export abstract class ItemStore implements Repository {
     const id = this.id(key);
     return this.exclusive(id, async () => {
       const stored = await this.current(id, options);
-      const next: Item = { ...stored, ...structuredClone(set), ...key, [VERSION_FIELD]: versionOf(stored) + 1 };
+      const next: Item = { ...stored, ...copyItem(set), ...key, [VERSION_FIELD]: versionOf(stored) + 1 };
       for (const field of remove) delete next[field];
       await this.save(id, next);
-      return structuredClone(next);
+      return copyItem(next);
     });
   }
 
@@ -159,7 +160,7 @@ export abstract class ItemStore implements Repository {
     const groups = scopes.map(({ value, where }) =>
       (byValue.get(value) ?? []).filter((item) => !where || evaluate(where as Expression, item)).sort(compare));
     return (await fillPages(groups, common)).map(({ items, next }) => {
-      const copies = items.map((item) => structuredClone(item));
+      const copies = items.map((item) => copyItem(item));
       const last = items[items.length - 1];
       return next && last ? { items: copies, next: cursorOf(last, order.map((t) => t.field)) } : { items: copies };
     });

@@ -1,8 +1,9 @@
 import type { TableShape } from "../core/model-info.ts";
+import { copyItem } from "./copy.ts";
 import { ItemStore } from "./item-store.ts";
 import type { Item } from "./repository.ts";
 
-/** Items in a Map, deep-copied in and out so callers never share state with the store. */
+/** Items in a Map, deep-copied in and out (copyItem) so callers never share state with the store. */
 export class MemoryRepository extends ItemStore {
   private readonly items = new Map<string, Item>();
 
@@ -12,11 +13,11 @@ export class MemoryRepository extends ItemStore {
 
   protected async load(id: string): Promise<Item | undefined> {
     const item = this.items.get(id);
-    return item && structuredClone(item);
+    return item && copyItem(item);
   }
 
   protected async save(id: string, item: Item): Promise<void> {
-    this.items.set(id, structuredClone(item));
+    this.items.set(id, copyItem(item));
   }
 
   protected async remove(id: string): Promise<void> {
