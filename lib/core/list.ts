@@ -5,6 +5,7 @@ import type { ContinuationSealer } from "./continuation.ts";
 import { BadQueryError } from "./errors.ts";
 import type { ModelInfo } from "./model-info.ts";
 import { assertFilterable } from "./fields.ts";
+import { jsonBytes } from "./json-bytes.ts";
 import type { Permissions } from "./permission.ts";
 import { PARTITION_KEY_BYTES, SORT_KEY_BYTES, toOutput, type Item } from "./records.ts";
 import { scopedQuery } from "./scoped-query.ts";
@@ -75,7 +76,8 @@ function prepareList(ctx: Context, info: ModelInfo, sealer: ContinuationSealer, 
 
 /** What every page of `info` is read with: the caller's read permission and the byte budget. */
 function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): Pick<ListRequest, "accept" | "maxBytes" | "sizeOf"> & { output: (item: Item) => Item } {
-  // Each record's output is computed once: measured for the byte budget, then returned.
+  // Each record's output is computed once: measured for the byte budget (counted, not written),
+  // then returned to be written with the response.
   const outputs = new WeakMap<Item, Item>();
   const output = (item: Item): Item => {
     let shown = outputs.get(item);
@@ -85,7 +87,7 @@ function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): P
   return {
     accept: async (items) => (await permissions.decideMany(info, items, "read")).map((d) => d === true),
     maxBytes: info.limits.maxBytes ?? DEFAULT_PAGE_BYTES,
-    sizeOf: (item) => Buffer.byteLength(JSON.stringify(output(item))) + 1,
+    sizeOf: (item) => jsonBytes(output(item)) + 1,
     output,
   };
 }
