@@ -1,7 +1,6 @@
 import type { Context } from "./context.ts";
 import { ValidationError } from "./errors.ts";
-import { hiddenFields } from "./fields.ts";
-import { Model } from "./model.ts";
+import { Model, type FieldReader } from "./model.ts";
 import type { ModelInfo } from "./model-info.ts";
 import { isPlainObject, stripServerOnly } from "./sanitize.ts";
 import { VERSION_FIELD } from "./schema.ts";
@@ -32,33 +31,48 @@ export function toItem(info: ModelInfo, instance: Model): Item {
   return item;
 }
 
+/** How one model's records are shown, worked out once per model rather than per record. */
+interface OutputPlan {
+  /** Behavior attributes: their stored state is never shown. */
+  behaviors: ReadonlySet<string>;
+  /** The model's `fieldReaders`, asked per record and caller. */
+  readers: readonly (readonly [string, FieldReader])[];
+  /** Whether the model overrides `redact`: only then is the record instantiated to call it. */
+  redacts: boolean;
+}
+
+const plans = new WeakMap<ModelInfo, OutputPlan>();
+
+function outputPlan(info: ModelInfo): OutputPlan {
+  let plan = plans.get(info);
+  if (!plan) {
+    plan = {
+      behaviors: new Set(info.behaviors),
+      readers: Object.entries(info.cls.fieldReaders),
+      redacts: info.cls.prototype.redact !== Model.prototype.redact,
+    };
+    plans.set(info, plan);
+  }
+  return plan;
+}
+
 /**
  * What a caller sees: no `__` data at any depth, no behavior state, no field `fieldReaders` hides
  * from this caller, then the model's own `redact`.
  */
 export function toOutput(ctx: Context, info: ModelInfo, item: Item): Item {
-  const hidden = hiddenFields(ctx, info, item);
+  const plan = outputPlan(info);
+  let hidden: string[] | undefined;
+  for (const [field, reader] of plan.readers) if (!reader(ctx, item)) (hidden ??= []).push(field);
   // One copy per record, the only one a list makes: nested values are copied only where they can
   // hold `__` keys (objects and arrays).
   const visible: Item = {};
   for (const key of Object.keys(item)) {
-    if (key.startsWith("__") || info.behaviors.includes(key) || hidden.includes(key)) continue;
+    if (key.startsWith("__") || plan.behaviors.has(key) || hidden?.includes(key)) continue;
     const value = item[key];
     visible[key] = value !== null && typeof value === "object" ? stripServerOnly(value) : value;
   }
-  return redactsItself(info) ? instantiate(info, item).redact(ctx, visible) : visible;
-}
-
-const ownRedact = new WeakMap<ModelInfo, boolean>();
-
-/** Whether the model overrides `redact`: only then is the record instantiated to call it. */
-function redactsItself(info: ModelInfo): boolean {
-  let own = ownRedact.get(info);
-  if (own === undefined) {
-    own = info.cls.prototype.redact !== Model.prototype.redact;
-    ownRedact.set(info, own);
-  }
-  return own;
+  return plan.redacts ? instantiate(info, item).redact(ctx, visible) : visible;
 }
 
 export function versionOf(item: Item): number {
