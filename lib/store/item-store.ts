@@ -30,7 +30,11 @@ export abstract class ItemStore implements Repository {
   protected abstract load(id: string): Promise<Item | undefined>;
   protected abstract save(id: string, item: Item): Promise<void>;
   protected abstract remove(id: string): Promise<void>;
-  protected abstract all(): Promise<Item[]>;
+  /**
+   * Every stored item. A store may answer the same array until its contents change (memory does):
+   * callers never modify it, and orders sorted from it are kept as long as it is answered.
+   */
+  protected abstract all(): Promise<readonly Item[]>;
   abstract clear(): Promise<void>;
 
   private id(key: Key): string {
@@ -120,7 +124,8 @@ export abstract class ItemStore implements Repository {
   async list(request: ListRequest): Promise<Page> {
     const { order, compare } = this.ordering(request.orderBy);
     const where = request.where as Expression | undefined;
-    const rows = (await this.all()).filter((item) => !where || evaluate(where, item)).sort(compare);
+    const sorted = this.sorted(await this.all(), order, compare);
+    const rows = where ? sorted.filter((item) => evaluate(where, item)) : sorted;
     const after = request.after;
     let start = 0;
     if (after) {
@@ -164,6 +169,18 @@ export abstract class ItemStore implements Repository {
       const last = items[items.length - 1];
       return next && last ? { items: copies, next: cursorOf(last, order.map((t) => t.field)) } : { items: copies };
     });
+  }
+
+  private readonly orders = new WeakMap<readonly Item[], Map<string, readonly Item[]>>();
+
+  /** `items` in `order`, sorted once for as long as the store answers the same `all()`. */
+  private sorted(items: readonly Item[], order: OrderTerm[], compare: (a: Item, b: Item) => number): readonly Item[] {
+    let byOrder = this.orders.get(items);
+    if (!byOrder) this.orders.set(items, (byOrder = new Map()));
+    const id = JSON.stringify(order);
+    let rows = byOrder.get(id);
+    if (!rows) byOrder.set(id, (rows = [...items].sort(compare)));
+    return rows;
   }
 
   /** The requested order, then the key, so that every position (and so every cursor) is unique. */
