@@ -12,7 +12,7 @@ import { graphqlContext, type GraphQLContext } from "./context.ts";
 import { DocumentCache } from "./documents.ts";
 import { formatError } from "./errors.ts";
 import { GRAPHIQL_PATH } from "./graphiql-paths.ts";
-import { negotiate, wantsHtml, JSON_MEDIA } from "./media.ts";
+import { GRAPHQL_RESPONSE, JSON_MEDIA, negotiate, wantsHtml } from "./media.ts";
 import type { GraphQLOptions } from "./service.ts";
 
 interface Params {
@@ -32,8 +32,32 @@ class RequestError extends Error {
   }
 }
 
-function answer(status: number, media: string, body: unknown, headers: Record<string, string> = {}): HttpResponse {
-  return { statusCode: status, headers: { "content-type": `${media}; charset=utf-8`, ...headers }, body: JSON.stringify(body) };
+type Media = NonNullable<ReturnType<typeof negotiate>>;
+type Respond = (status: number, body: unknown, headers?: Record<string, string>) => HttpResponse;
+
+const CONTENT_TYPES: Record<Media, string> = { [JSON_MEDIA]: `${JSON_MEDIA}; charset=utf-8`, [GRAPHQL_RESPONSE]: `${GRAPHQL_RESPONSE}; charset=utf-8` };
+
+/** Every answer varies by Accept: the media type was negotiated from it. */
+function answer(status: number, media: Media, body: unknown, headers?: Record<string, string>): HttpResponse {
+  const all: Record<string, string> = { "content-type": CONTENT_TYPES[media], vary: "accept" };
+  if (headers) Object.assign(all, headers);
+  return { statusCode: status, headers: all, body: JSON.stringify(body) };
+}
+
+/**
+ * Negotiated media types by Accept header: a client sends the same header with every request, and
+ * parsing it was a visible part of a warm one. Bounded, and only short headers are kept.
+ */
+const negotiated = new Map<string, Media | undefined>();
+const NEGOTIATED_MAX = 64;
+
+function mediaFor(accept: string | undefined): Media | undefined {
+  if (accept === undefined || accept.length > 256) return negotiate(accept);
+  if (negotiated.has(accept)) return negotiated.get(accept);
+  const media = negotiate(accept);
+  if (negotiated.size >= NEGOTIATED_MAX) negotiated.clear();
+  negotiated.set(accept, media);
+  return media;
 }
 
 function optionalString(value: unknown, name: string): string | undefined {
@@ -106,8 +130,8 @@ export class GraphQLEndpoint {
       const search = new URLSearchParams(request.query).toString();
       return { statusCode: 302, headers: { location: `${GRAPHIQL_PATH}${search ? `?${search}` : ""}`, vary: "accept" }, body: "" };
     }
-    const media = negotiate(request.headers.accept);
-    const respond = (status: number, body: unknown, headers: Record<string, string> = {}) => answer(status, media ?? JSON_MEDIA, body, { vary: "accept", ...headers });
+    const media = mediaFor(request.headers.accept);
+    const respond: Respond = (status, body, headers) => answer(status, media ?? JSON_MEDIA, body, headers);
     try {
       if (request.method !== "GET" && request.method !== "POST") throw new RequestError(405, "METHOD_NOT_ALLOWED", "Use GET or POST", { allow: "GET, POST" });
       if (!media) throw new RequestError(406, "NOT_ACCEPTABLE", "Accept application/graphql-response+json or application/json");
@@ -125,7 +149,7 @@ export class GraphQLEndpoint {
   /** Requests served by the lean path and by graphql-helix: for tests and measurements. */
   readonly served = { lean: 0, full: 0 };
 
-  private async execute(request: HttpRequest, params: Params, media: string, respond: (status: number, body: unknown, headers?: Record<string, string>) => HttpResponse): Promise<HttpResponse> {
+  private async execute(request: HttpRequest, params: Params, media: Media, respond: Respond): Promise<HttpResponse> {
     const requestId = request.requestId;
     const checked = this.checkOperation(params, request.method);
     const { userId } = await resolveIdentity(this.app, request);
