@@ -6,12 +6,16 @@ import type { Item, KeyValues } from "../core/records.ts";
 import type { KeyValue } from "../store/repository.ts";
 import { Batcher } from "./batcher.ts";
 
+/** A key value as a map key, typed so that "1" and 1 stay apart, without writing JSON. */
+function valueId(value: KeyValue): string {
+  return typeof value === "number" ? `n${value}` : `s${value}`;
+}
+
 function recordId(info: ModelInfo, key: Record<string, unknown>): string {
-  // Most keys are one string or number: typed so that "1" and 1 stay apart, without a JSON array.
+  // Most keys are one string or number: no JSON array for them.
   if (info.keyFields.length === 1) {
     const value = key[info.keyFields[0] as string];
-    if (typeof value === "string") return `s${value}`;
-    if (typeof value === "number") return `n${value}`;
+    if (typeof value === "string" || typeof value === "number") return valueId(value);
   }
   return JSON.stringify(info.keyFields.map((f) => key[f] ?? null));
 }
@@ -81,14 +85,16 @@ export class Loaders {
     let batcher = this.related.get(id);
     if (!batcher) {
       batcher = new Batcher<KeyValue, Item[]>(
-        (v) => JSON.stringify(v),
+        valueId,
         async (values) => {
           const groups = new Map<string, Item[]>();
           for (const item of await this.app.domain.loadByField(this.ctx, info, field, values, { parentsRead })) {
-            const value = item[field] as KeyValue;
-            const group = groups.get(JSON.stringify(value)) ?? [];
-            group.push(item);
-            groups.set(JSON.stringify(value), group);
+            const value = item[field];
+            // The store matched `field` against the values asked: a string or a number, as they are.
+            if (typeof value !== "string" && typeof value !== "number") continue;
+            const group = groups.get(valueId(value));
+            if (group) group.push(item);
+            else groups.set(valueId(value), [item]);
           }
           return groups;
         },
