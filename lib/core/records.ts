@@ -96,7 +96,7 @@ export function parseKey(info: ModelInfo, raw: Record<string, unknown>): KeyValu
     else if (!numeric && typeof value === "string" && value !== "") key[field] = value;
     else errors.push({ path: `/${field}`, message: numeric ? "must be a number" : "must be a non-empty string" });
   }
-  if (errors.length === 0) errors.push(...keySizeErrors(info, key, [{ hash: info.table.key.hash, ...(info.table.key.range ? { range: info.table.key.range } : {}) }]));
+  if (errors.length === 0) errors.push(...keySizeErrors(info, key, [info.table.key]));
   if (errors.length > 0) throw new ValidationError(errors, "Invalid key");
   return key;
 }
@@ -105,17 +105,20 @@ export function parseKey(info: ModelInfo, raw: Record<string, unknown>): KeyValu
 export const PARTITION_KEY_BYTES = 2048;
 export const SORT_KEY_BYTES = 1024;
 
-function keySizeErrors(info: ModelInfo, record: Item, shapes: { hash: string; range?: string }[]): { path: string; message: string }[] {
-  const errors = new Map<string, string>();
+function keySizeErrors(info: ModelInfo, record: Item, shapes: readonly { hash: string; range?: string }[]): { path: string; message: string }[] {
+  let errors: Map<string, string> | undefined;
+  const check = (field: string | undefined, max: number, role: string): void => {
+    const value = field === undefined ? undefined : record[field];
+    // A UTF-16 unit is at most 3 UTF-8 bytes: a short key needs no count (every read parses a key).
+    if (field === undefined || typeof value !== "string" || value.length * 3 <= max || errors?.has(field)) return;
+    const bytes = Buffer.byteLength(value);
+    if (bytes > max) (errors ??= new Map()).set(field, `is ${bytes} bytes long; as a ${role} key of ${info.name} it may hold at most ${max} bytes (UTF-8)`);
+  };
   for (const shape of shapes) {
-    for (const [field, max, role] of [[shape.hash, PARTITION_KEY_BYTES, "partition"], [shape.range, SORT_KEY_BYTES, "sort"]] as const) {
-      const value = field === undefined ? undefined : record[field];
-      if (field === undefined || typeof value !== "string" || errors.has(field)) continue;
-      const bytes = Buffer.byteLength(value);
-      if (bytes > max) errors.set(field, `is ${bytes} bytes long; as a ${role} key of ${info.name} it may hold at most ${max} bytes (UTF-8)`);
-    }
+    check(shape.hash, PARTITION_KEY_BYTES, "partition");
+    check(shape.range, SORT_KEY_BYTES, "sort");
   }
-  return [...errors].map(([field, message]) => ({ path: `/${field}`, message }));
+  return errors ? [...errors].map(([field, message]) => ({ path: `/${field}`, message })) : [];
 }
 
 /**
