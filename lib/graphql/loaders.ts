@@ -26,9 +26,10 @@ function recordId(info: ModelInfo, key: Record<string, unknown>): string {
  * Every record passes the read permission check and the model's redaction.
  */
 export class Loaders {
-  private readonly records = new Map<string, Batcher<KeyValues, Item | null>>();
-  private readonly related = new Map<string, Batcher<KeyValue, Item[]>>();
-  private readonly pages = new Map<string, Batcher<Record<string, KeyValue>, PromiseSettledResult<ListResult>>>();
+  // Made on first use: every GraphQL request gets loaders, and a single-record query uses none.
+  private records?: Map<string, Batcher<KeyValues, Item | null>>;
+  private related?: Map<string, Batcher<KeyValue, Item[]>>;
+  private pages?: Map<string, Batcher<Record<string, KeyValue>, PromiseSettledResult<ListResult>>>;
 
   constructor(
     private readonly app: Application,
@@ -36,7 +37,7 @@ export class Loaders {
   ) {}
 
   record(info: ModelInfo, key: KeyValues): Promise<Item | null> {
-    let batcher = this.records.get(info.name);
+    let batcher = (this.records ??= new Map()).get(info.name);
     if (!batcher) {
       batcher = new Batcher<KeyValues, Item | null>(
         (k) => recordId(info, k),
@@ -59,7 +60,7 @@ export class Loaders {
   async children(child: ModelInfo, scope: Record<string, KeyValue>, args: ListArguments, parent: ModelInfo): Promise<ListResult> {
     const fields = Object.keys(scope);
     const id = JSON.stringify([child.name, fields, parent.name, args.q ?? "", args.limit ?? null, args.offset ?? null]);
-    let batcher = this.pages.get(id);
+    let batcher = (this.pages ??= new Map()).get(id);
     if (!batcher) {
       batcher = new Batcher<Record<string, KeyValue>, PromiseSettledResult<ListResult>>(
         (s) => JSON.stringify(fields.map((f) => s[f])),
@@ -82,7 +83,7 @@ export class Loaders {
    */
   byField(info: ModelInfo, field: string, value: KeyValue, parentsRead: boolean): Promise<Item[]> {
     const id = `${info.name}.${field}.${String(parentsRead)}`;
-    let batcher = this.related.get(id);
+    let batcher = (this.related ??= new Map()).get(id);
     if (!batcher) {
       batcher = new Batcher<KeyValue, Item[]>(
         valueId,
