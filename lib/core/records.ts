@@ -107,18 +107,21 @@ export const SORT_KEY_BYTES = 1024;
 
 function keySizeErrors(info: ModelInfo, record: Item, shapes: readonly { hash: string; range?: string }[]): { path: string; message: string }[] {
   let errors: Map<string, string> | undefined;
-  const check = (field: string | undefined, max: number, role: string): void => {
-    const value = field === undefined ? undefined : record[field];
-    // A UTF-16 unit is at most 3 UTF-8 bytes: a short key needs no count (every read parses a key).
-    if (field === undefined || typeof value !== "string" || value.length * 3 <= max || errors?.has(field)) return;
-    const bytes = Buffer.byteLength(value);
-    if (bytes > max) (errors ??= new Map()).set(field, `is ${bytes} bytes long; as a ${role} key of ${info.name} it may hold at most ${max} bytes (UTF-8)`);
-  };
   for (const shape of shapes) {
-    check(shape.hash, PARTITION_KEY_BYTES, "partition");
-    check(shape.range, SORT_KEY_BYTES, "sort");
+    errors = keyTooLong(info, record, shape.hash, PARTITION_KEY_BYTES, "partition", errors);
+    if (shape.range !== undefined) errors = keyTooLong(info, record, shape.range, SORT_KEY_BYTES, "sort", errors);
   }
   return errors ? [...errors].map(([field, message]) => ({ path: `/${field}`, message })) : [];
+}
+
+/** `errors`, with `field`'s own when its value is longer than `max` bytes (the first one found stands). */
+function keyTooLong(info: ModelInfo, record: Item, field: string, max: number, role: string, errors: Map<string, string> | undefined): Map<string, string> | undefined {
+  const value = record[field];
+  // A UTF-16 unit is at most 3 UTF-8 bytes: a short key needs no count (every read parses a key).
+  if (typeof value !== "string" || value.length * 3 <= max || errors?.has(field)) return errors;
+  const bytes = Buffer.byteLength(value);
+  if (bytes <= max) return errors;
+  return (errors ?? new Map<string, string>()).set(field, `is ${bytes} bytes long; as a ${role} key of ${info.name} it may hold at most ${max} bytes (UTF-8)`);
 }
 
 /**

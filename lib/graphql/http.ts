@@ -33,7 +33,6 @@ class RequestError extends Error {
 }
 
 type Media = NonNullable<ReturnType<typeof negotiate>>;
-type Respond = (status: number, body: unknown, headers?: Record<string, string>) => HttpResponse;
 
 const CONTENT_TYPES: Record<Media, string> = { [JSON_MEDIA]: `${JSON_MEDIA}; charset=utf-8`, [GRAPHQL_RESPONSE]: `${GRAPHQL_RESPONSE}; charset=utf-8` };
 
@@ -131,16 +130,16 @@ export class GraphQLEndpoint {
       return { statusCode: 302, headers: { location: `${GRAPHIQL_PATH}${search ? `?${search}` : ""}`, vary: "accept" }, body: "" };
     }
     const media = mediaFor(request.headers.accept);
-    const respond: Respond = (status, body, headers) => answer(status, media ?? JSON_MEDIA, body, headers);
     try {
       if (request.method !== "GET" && request.method !== "POST") throw new RequestError(405, "METHOD_NOT_ALLOWED", "Use GET or POST", { allow: "GET, POST" });
       if (!media) throw new RequestError(406, "NOT_ACCEPTABLE", "Accept application/graphql-response+json or application/json");
-      return await this.execute(request, paramsOf(request), media, respond);
+      return await this.execute(request, paramsOf(request), media);
     } catch (error) {
-      if (error instanceof RequestError) return respond(error.status, { errors: [{ message: error.message, extensions: { code: error.code } }] }, error.headers);
+      const replyMedia = media ?? JSON_MEDIA;
+      if (error instanceof RequestError) return answer(error.status, replyMedia, { errors: [{ message: error.message, extensions: { code: error.code } }] }, error.headers);
       if (error instanceof DomainError) {
         const extensions = { code: error.code, ...(error.errors.length > 0 ? { errors: error.errors } : {}) };
-        return respond(error.status, { errors: [{ message: error.message, extensions }] });
+        return answer(error.status, replyMedia, { errors: [{ message: error.message, extensions }] });
       }
       throw error;
     }
@@ -149,7 +148,7 @@ export class GraphQLEndpoint {
   /** Requests served by the lean path and by graphql-helix: for tests and measurements. */
   readonly served = { lean: 0, full: 0 };
 
-  private async execute(request: HttpRequest, params: Params, media: Media, respond: Respond): Promise<HttpResponse> {
+  private async execute(request: HttpRequest, params: Params, media: Media): Promise<HttpResponse> {
     const requestId = request.requestId;
     const checked = this.checkOperation(params, request.method);
     const { userId } = await resolveIdentity(this.app, request);
@@ -167,7 +166,7 @@ export class GraphQLEndpoint {
       });
       if ("data" in result) {
         this.served.lean++;
-        return respond(200, result.errors ? { ...result, errors: result.errors.map((e) => formatError(e, requestId)) } : result);
+        return answer(200, media, result.errors ? { ...result, errors: result.errors.map((e) => formatError(e, requestId)) } : result);
       }
     }
     this.served.full++;
@@ -196,11 +195,11 @@ export class GraphQLEndpoint {
     if (result.type !== "RESPONSE") throw new RequestError(400, "OPERATION_NOT_SUPPORTED", "Streamed results (@defer, @stream) are not supported");
     const payload = result.payload as ExecutionResult;
     const allow = result.headers.find((h) => h.name.toLowerCase() === "allow");
-    if (result.status === 405) return respond(405, payload, allow ? { allow: allow.value } : {});
+    if (result.status === 405) return answer(405, media, payload, allow ? { allow: allow.value } : {});
     // A request error (nothing executed) has no `data`: 4xx in the modern media type, 200 in the legacy one.
     const executed = "data" in payload;
     const status = executed || media === JSON_MEDIA ? 200 : result.status >= 400 ? result.status : 400;
-    return respond(status, payload);
+    return answer(status, media, payload);
   }
 
   /**
