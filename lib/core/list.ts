@@ -5,6 +5,7 @@ import type { ContinuationSealer } from "./continuation.ts";
 import { BadQueryError } from "./errors.ts";
 import type { ModelInfo } from "./model-info.ts";
 import { assertFilterable } from "./fields.ts";
+import { jsonBytes } from "./json-bytes.ts";
 import type { Permissions } from "./permission.ts";
 import { PARTITION_KEY_BYTES, SORT_KEY_BYTES, toOutput, type Item } from "./records.ts";
 import { scopedQuery } from "./scoped-query.ts";
@@ -73,9 +74,26 @@ function prepareList(ctx: Context, info: ModelInfo, sealer: ContinuationSealer, 
   return { ...(query.where ? { where: query.where } : {}), orderBy: query.orderBy, limit, ...(after ? { after } : {}), scope };
 }
 
+/**
+ * A page's answer. Its continuation token is sealed (AES-GCM, a tenth of a 50-record GraphQL
+ * request) when first read: a GraphQL selection without it, or a relation's page nobody pages
+ * on, never pays for it. JSON.stringify and GraphQL's field resolution read it like any member.
+ */
+function pageResult(results: Item[], seal: (() => string) | undefined): ListResult {
+  if (!seal) return { results, continuationToken: null };
+  let token: string | undefined;
+  return {
+    results,
+    get continuationToken(): string {
+      return (token ??= seal());
+    },
+  };
+}
+
 /** What every page of `info` is read with: the caller's read permission and the byte budget. */
 function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): Pick<ListRequest, "accept" | "maxBytes" | "sizeOf"> & { output: (item: Item) => Item } {
-  // Each record's output is computed once: measured for the byte budget, then returned.
+  // Each record's output is computed once: measured for the byte budget (counted, not written),
+  // then returned to be written with the response.
   const outputs = new WeakMap<Item, Item>();
   const output = (item: Item): Item => {
     let shown = outputs.get(item);
@@ -85,7 +103,7 @@ function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): P
   return {
     accept: async (items) => (await permissions.decideMany(info, items, "read")).map((d) => d === true),
     maxBytes: info.limits.maxBytes ?? DEFAULT_PAGE_BYTES,
-    sizeOf: (item) => Buffer.byteLength(JSON.stringify(output(item))) + 1,
+    sizeOf: (item) => jsonBytes(output(item)) + 1,
     output,
   };
 }
@@ -106,10 +124,8 @@ export async function listRecords(
   const { where, orderBy, limit, after, scope } = prepareList(ctx, info, sealer, args);
   const { output, ...read } = readRequest(ctx, info, permissions);
   const page = await repository.list({ ...(where ? { where } : {}), orderBy, limit, ...(after ? { after } : {}), ...read });
-  return {
-    results: page.items.map(output),
-    continuationToken: page.next ? sealer.seal(scope, page.next) : null,
-  };
+  const { next } = page;
+  return pageResult(page.items.map(output), next ? () => sealer.seal(scope, next) : undefined);
 }
 
 /**
@@ -151,9 +167,9 @@ export async function listEach(
     limit: first.limit,
     ...read,
   });
-  return pages.map((page, i) => ({
+  return pages.map(({ items, next }, i) => ({
     status: "fulfilled",
-    value: { results: page.items.map(output), continuationToken: page.next ? sealer.seal((prepared[i] as PreparedList).scope, page.next) : null },
+    value: pageResult(items.map(output), next ? () => sealer.seal((prepared[i] as PreparedList).scope, next) : undefined),
   }));
 }
 

@@ -30,7 +30,33 @@ function write(level: Level, message: string, fields: Fields): void {
     stream.write(`${level.toUpperCase().padEnd(5)} ${message}${extras ? ` ${extras}` : ""}\n`);
     return;
   }
-  stream.write(`${JSON.stringify({ level, time: new Date().toISOString(), message, ...fields })}\n`);
+  stream.write(`${jsonLine(level, message, fields)}\n`);
+}
+
+// Every request logs a line: the timestamp's text is made once per millisecond, not per line.
+let stampedAt = Number.NaN;
+let stamp = "";
+
+function now(): string {
+  const at = Date.now();
+  if (at !== stampedAt) {
+    stampedAt = at;
+    stamp = new Date(at).toISOString();
+  }
+  return stamp;
+}
+
+/**
+ * `{level, time, message, ...fields}` as JSON, written as the fields' own JSON behind the line's
+ * three members rather than through a merged copy. Fields that would replace those members in
+ * place, or that serialise themselves, take the merged copy.
+ */
+function jsonLine(level: Level, message: string, fields: Fields): string {
+  if (Object.hasOwn(fields, "level") || Object.hasOwn(fields, "time") || Object.hasOwn(fields, "message") || typeof fields.toJSON === "function") {
+    return JSON.stringify({ level, time: now(), message, ...fields });
+  }
+  const rest = JSON.stringify(fields);
+  return `{"level":"${level}","time":"${now()}","message":${JSON.stringify(message)}${rest === "{}" ? "}" : `,${rest.slice(1)}`}`;
 }
 
 export const log = {

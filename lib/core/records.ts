@@ -1,7 +1,6 @@
 import type { Context } from "./context.ts";
 import { ValidationError } from "./errors.ts";
-import { hiddenFields } from "./fields.ts";
-import { Model } from "./model.ts";
+import { Model, type FieldReader } from "./model.ts";
 import type { ModelInfo } from "./model-info.ts";
 import { isPlainObject, stripServerOnly } from "./sanitize.ts";
 import { VERSION_FIELD } from "./schema.ts";
@@ -32,33 +31,48 @@ export function toItem(info: ModelInfo, instance: Model): Item {
   return item;
 }
 
+/** How one model's records are shown, worked out once per model rather than per record. */
+interface OutputPlan {
+  /** Behavior attributes: their stored state is never shown. */
+  behaviors: ReadonlySet<string>;
+  /** The model's `fieldReaders`, asked per record and caller. */
+  readers: readonly (readonly [string, FieldReader])[];
+  /** Whether the model overrides `redact`: only then is the record instantiated to call it. */
+  redacts: boolean;
+}
+
+const plans = new WeakMap<ModelInfo, OutputPlan>();
+
+function outputPlan(info: ModelInfo): OutputPlan {
+  let plan = plans.get(info);
+  if (!plan) {
+    plan = {
+      behaviors: new Set(info.behaviors),
+      readers: Object.entries(info.cls.fieldReaders),
+      redacts: info.cls.prototype.redact !== Model.prototype.redact,
+    };
+    plans.set(info, plan);
+  }
+  return plan;
+}
+
 /**
  * What a caller sees: no `__` data at any depth, no behavior state, no field `fieldReaders` hides
  * from this caller, then the model's own `redact`.
  */
 export function toOutput(ctx: Context, info: ModelInfo, item: Item): Item {
-  const hidden = hiddenFields(ctx, info, item);
+  const plan = outputPlan(info);
+  let hidden: string[] | undefined;
+  for (const [field, reader] of plan.readers) if (!reader(ctx, item)) (hidden ??= []).push(field);
   // One copy per record, the only one a list makes: nested values are copied only where they can
   // hold `__` keys (objects and arrays).
   const visible: Item = {};
   for (const key of Object.keys(item)) {
-    if (key.startsWith("__") || info.behaviors.includes(key) || hidden.includes(key)) continue;
+    if (key.startsWith("__") || plan.behaviors.has(key) || hidden?.includes(key)) continue;
     const value = item[key];
     visible[key] = value !== null && typeof value === "object" ? stripServerOnly(value) : value;
   }
-  return redactsItself(info) ? instantiate(info, item).redact(ctx, visible) : visible;
-}
-
-const ownRedact = new WeakMap<ModelInfo, boolean>();
-
-/** Whether the model overrides `redact`: only then is the record instantiated to call it. */
-function redactsItself(info: ModelInfo): boolean {
-  let own = ownRedact.get(info);
-  if (own === undefined) {
-    own = info.cls.prototype.redact !== Model.prototype.redact;
-    ownRedact.set(info, own);
-  }
-  return own;
+  return plan.redacts ? instantiate(info, item).redact(ctx, visible) : visible;
 }
 
 export function versionOf(item: Item): number {
@@ -82,7 +96,7 @@ export function parseKey(info: ModelInfo, raw: Record<string, unknown>): KeyValu
     else if (!numeric && typeof value === "string" && value !== "") key[field] = value;
     else errors.push({ path: `/${field}`, message: numeric ? "must be a number" : "must be a non-empty string" });
   }
-  if (errors.length === 0) errors.push(...keySizeErrors(info, key, [{ hash: info.table.key.hash, ...(info.table.key.range ? { range: info.table.key.range } : {}) }]));
+  if (errors.length === 0) errors.push(...keySizeErrors(info, key, [info.table.key]));
   if (errors.length > 0) throw new ValidationError(errors, "Invalid key");
   return key;
 }
@@ -91,17 +105,23 @@ export function parseKey(info: ModelInfo, raw: Record<string, unknown>): KeyValu
 export const PARTITION_KEY_BYTES = 2048;
 export const SORT_KEY_BYTES = 1024;
 
-function keySizeErrors(info: ModelInfo, record: Item, shapes: { hash: string; range?: string }[]): { path: string; message: string }[] {
-  const errors = new Map<string, string>();
+function keySizeErrors(info: ModelInfo, record: Item, shapes: readonly { hash: string; range?: string }[]): { path: string; message: string }[] {
+  let errors: Map<string, string> | undefined;
   for (const shape of shapes) {
-    for (const [field, max, role] of [[shape.hash, PARTITION_KEY_BYTES, "partition"], [shape.range, SORT_KEY_BYTES, "sort"]] as const) {
-      const value = field === undefined ? undefined : record[field];
-      if (field === undefined || typeof value !== "string" || errors.has(field)) continue;
-      const bytes = Buffer.byteLength(value);
-      if (bytes > max) errors.set(field, `is ${bytes} bytes long; as a ${role} key of ${info.name} it may hold at most ${max} bytes (UTF-8)`);
-    }
+    errors = keyTooLong(info, record, shape.hash, PARTITION_KEY_BYTES, "partition", errors);
+    if (shape.range !== undefined) errors = keyTooLong(info, record, shape.range, SORT_KEY_BYTES, "sort", errors);
   }
-  return [...errors].map(([field, message]) => ({ path: `/${field}`, message }));
+  return errors ? [...errors].map(([field, message]) => ({ path: `/${field}`, message })) : [];
+}
+
+/** `errors`, with `field`'s own when its value is longer than `max` bytes (the first one found stands). */
+function keyTooLong(info: ModelInfo, record: Item, field: string, max: number, role: string, errors: Map<string, string> | undefined): Map<string, string> | undefined {
+  const value = record[field];
+  // A UTF-16 unit is at most 3 UTF-8 bytes: a short key needs no count (every read parses a key).
+  if (typeof value !== "string" || value.length * 3 <= max || errors?.has(field)) return errors;
+  const bytes = Buffer.byteLength(value);
+  if (bytes <= max) return errors;
+  return (errors ?? new Map<string, string>()).set(field, `is ${bytes} bytes long; as a ${role} key of ${info.name} it may hold at most ${max} bytes (UTF-8)`);
 }
 
 /**

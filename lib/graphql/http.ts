@@ -12,7 +12,7 @@ import { graphqlContext, type GraphQLContext } from "./context.ts";
 import { DocumentCache } from "./documents.ts";
 import { formatError } from "./errors.ts";
 import { GRAPHIQL_PATH } from "./graphiql-paths.ts";
-import { negotiate, wantsHtml, JSON_MEDIA } from "./media.ts";
+import { GRAPHQL_RESPONSE, JSON_MEDIA, negotiate, wantsHtml } from "./media.ts";
 import type { GraphQLOptions } from "./service.ts";
 
 interface Params {
@@ -32,8 +32,31 @@ class RequestError extends Error {
   }
 }
 
-function answer(status: number, media: string, body: unknown, headers: Record<string, string> = {}): HttpResponse {
-  return { statusCode: status, headers: { "content-type": `${media}; charset=utf-8`, ...headers }, body: JSON.stringify(body) };
+type Media = NonNullable<ReturnType<typeof negotiate>>;
+
+const CONTENT_TYPES: Record<Media, string> = { [JSON_MEDIA]: `${JSON_MEDIA}; charset=utf-8`, [GRAPHQL_RESPONSE]: `${GRAPHQL_RESPONSE}; charset=utf-8` };
+
+/** Every answer varies by Accept: the media type was negotiated from it. */
+function answer(status: number, media: Media, body: unknown, headers?: Record<string, string>): HttpResponse {
+  const all: Record<string, string> = { "content-type": CONTENT_TYPES[media], vary: "accept" };
+  if (headers) Object.assign(all, headers);
+  return { statusCode: status, headers: all, body: JSON.stringify(body) };
+}
+
+/**
+ * Negotiated media types by Accept header: a client sends the same header with every request, and
+ * parsing it was a visible part of a warm one. Bounded, and only short headers are kept.
+ */
+const negotiated = new Map<string, Media | undefined>();
+const NEGOTIATED_MAX = 64;
+
+function mediaFor(accept: string | undefined): Media | undefined {
+  if (accept === undefined || accept.length > 256) return negotiate(accept);
+  if (negotiated.has(accept)) return negotiated.get(accept);
+  const media = negotiate(accept);
+  if (negotiated.size >= NEGOTIATED_MAX) negotiated.clear();
+  negotiated.set(accept, media);
+  return media;
 }
 
 function optionalString(value: unknown, name: string): string | undefined {
@@ -106,17 +129,17 @@ export class GraphQLEndpoint {
       const search = new URLSearchParams(request.query).toString();
       return { statusCode: 302, headers: { location: `${GRAPHIQL_PATH}${search ? `?${search}` : ""}`, vary: "accept" }, body: "" };
     }
-    const media = negotiate(request.headers.accept);
-    const respond = (status: number, body: unknown, headers: Record<string, string> = {}) => answer(status, media ?? JSON_MEDIA, body, { vary: "accept", ...headers });
+    const media = mediaFor(request.headers.accept);
     try {
       if (request.method !== "GET" && request.method !== "POST") throw new RequestError(405, "METHOD_NOT_ALLOWED", "Use GET or POST", { allow: "GET, POST" });
       if (!media) throw new RequestError(406, "NOT_ACCEPTABLE", "Accept application/graphql-response+json or application/json");
-      return await this.execute(request, paramsOf(request), media, respond);
+      return await this.execute(request, paramsOf(request), media);
     } catch (error) {
-      if (error instanceof RequestError) return respond(error.status, { errors: [{ message: error.message, extensions: { code: error.code } }] }, error.headers);
+      const replyMedia = media ?? JSON_MEDIA;
+      if (error instanceof RequestError) return answer(error.status, replyMedia, { errors: [{ message: error.message, extensions: { code: error.code } }] }, error.headers);
       if (error instanceof DomainError) {
         const extensions = { code: error.code, ...(error.errors.length > 0 ? { errors: error.errors } : {}) };
-        return respond(error.status, { errors: [{ message: error.message, extensions }] });
+        return answer(error.status, replyMedia, { errors: [{ message: error.message, extensions }] });
       }
       throw error;
     }
@@ -125,7 +148,7 @@ export class GraphQLEndpoint {
   /** Requests served by the lean path and by graphql-helix: for tests and measurements. */
   readonly served = { lean: 0, full: 0 };
 
-  private async execute(request: HttpRequest, params: Params, media: string, respond: (status: number, body: unknown, headers?: Record<string, string>) => HttpResponse): Promise<HttpResponse> {
+  private async execute(request: HttpRequest, params: Params, media: Media): Promise<HttpResponse> {
     const requestId = request.requestId;
     const checked = this.checkOperation(params, request.method);
     const { userId } = await resolveIdentity(this.app, request);
@@ -143,7 +166,7 @@ export class GraphQLEndpoint {
       });
       if ("data" in result) {
         this.served.lean++;
-        return respond(200, result.errors ? { ...result, errors: result.errors.map((e) => formatError(e, requestId)) } : result);
+        return answer(200, media, result.errors ? { ...result, errors: result.errors.map((e) => formatError(e, requestId)) } : result);
       }
     }
     this.served.full++;
@@ -172,11 +195,11 @@ export class GraphQLEndpoint {
     if (result.type !== "RESPONSE") throw new RequestError(400, "OPERATION_NOT_SUPPORTED", "Streamed results (@defer, @stream) are not supported");
     const payload = result.payload as ExecutionResult;
     const allow = result.headers.find((h) => h.name.toLowerCase() === "allow");
-    if (result.status === 405) return respond(405, payload, allow ? { allow: allow.value } : {});
+    if (result.status === 405) return answer(405, media, payload, allow ? { allow: allow.value } : {});
     // A request error (nothing executed) has no `data`: 4xx in the modern media type, 200 in the legacy one.
     const executed = "data" in payload;
     const status = executed || media === JSON_MEDIA ? 200 : result.status >= 400 ? result.status : 400;
-    return respond(status, payload);
+    return answer(status, media, payload);
   }
 
   /**

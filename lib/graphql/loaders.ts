@@ -6,12 +6,16 @@ import type { Item, KeyValues } from "../core/records.ts";
 import type { KeyValue } from "../store/repository.ts";
 import { Batcher } from "./batcher.ts";
 
+/** A key value as a map key, typed so that "1" and 1 stay apart, without writing JSON. */
+function valueId(value: KeyValue): string {
+  return typeof value === "number" ? `n${value}` : `s${value}`;
+}
+
 function recordId(info: ModelInfo, key: Record<string, unknown>): string {
-  // Most keys are one string or number: typed so that "1" and 1 stay apart, without a JSON array.
+  // Most keys are one string or number: no JSON array for them.
   if (info.keyFields.length === 1) {
     const value = key[info.keyFields[0] as string];
-    if (typeof value === "string") return `s${value}`;
-    if (typeof value === "number") return `n${value}`;
+    if (typeof value === "string" || typeof value === "number") return valueId(value);
   }
   return JSON.stringify(info.keyFields.map((f) => key[f] ?? null));
 }
@@ -22,9 +26,10 @@ function recordId(info: ModelInfo, key: Record<string, unknown>): string {
  * Every record passes the read permission check and the model's redaction.
  */
 export class Loaders {
-  private readonly records = new Map<string, Batcher<KeyValues, Item | null>>();
-  private readonly related = new Map<string, Batcher<KeyValue, Item[]>>();
-  private readonly pages = new Map<string, Batcher<Record<string, KeyValue>, PromiseSettledResult<ListResult>>>();
+  // Made on first use: every GraphQL request gets loaders, and a single-record query uses none.
+  private records?: Map<string, Batcher<KeyValues, Item | null>>;
+  private related?: Map<string, Batcher<KeyValue, Item[]>>;
+  private pages?: Map<string, Batcher<Record<string, KeyValue>, PromiseSettledResult<ListResult>>>;
 
   constructor(
     private readonly app: Application,
@@ -32,7 +37,7 @@ export class Loaders {
   ) {}
 
   record(info: ModelInfo, key: KeyValues): Promise<Item | null> {
-    let batcher = this.records.get(info.name);
+    let batcher = (this.records ??= new Map()).get(info.name);
     if (!batcher) {
       batcher = new Batcher<KeyValues, Item | null>(
         (k) => recordId(info, k),
@@ -55,7 +60,7 @@ export class Loaders {
   async children(child: ModelInfo, scope: Record<string, KeyValue>, args: ListArguments, parent: ModelInfo): Promise<ListResult> {
     const fields = Object.keys(scope);
     const id = JSON.stringify([child.name, fields, parent.name, args.q ?? "", args.limit ?? null, args.offset ?? null]);
-    let batcher = this.pages.get(id);
+    let batcher = (this.pages ??= new Map()).get(id);
     if (!batcher) {
       batcher = new Batcher<Record<string, KeyValue>, PromiseSettledResult<ListResult>>(
         (s) => JSON.stringify(fields.map((f) => s[f])),
@@ -78,17 +83,19 @@ export class Loaders {
    */
   byField(info: ModelInfo, field: string, value: KeyValue, parentsRead: boolean): Promise<Item[]> {
     const id = `${info.name}.${field}.${String(parentsRead)}`;
-    let batcher = this.related.get(id);
+    let batcher = (this.related ??= new Map()).get(id);
     if (!batcher) {
       batcher = new Batcher<KeyValue, Item[]>(
-        (v) => JSON.stringify(v),
+        valueId,
         async (values) => {
           const groups = new Map<string, Item[]>();
           for (const item of await this.app.domain.loadByField(this.ctx, info, field, values, { parentsRead })) {
-            const value = item[field] as KeyValue;
-            const group = groups.get(JSON.stringify(value)) ?? [];
-            group.push(item);
-            groups.set(JSON.stringify(value), group);
+            const value = item[field];
+            // The store matched `field` against the values asked: a string or a number, as they are.
+            if (typeof value !== "string" && typeof value !== "number") continue;
+            const group = groups.get(valueId(value));
+            if (group) group.push(item);
+            else groups.set(valueId(value), [item]);
           }
           return groups;
         },

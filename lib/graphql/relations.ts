@@ -100,9 +100,17 @@ function manyToManyField(relation: ManyToMany, parent: ModelInfo, target: ModelI
       }
       const scope = scopeOf(parent, relation.fromFields, record);
       if (!scope) return [];
-      const rows = (await loaders.byField(through, relation.from, scope[relation.from] as KeyValue, single))
-        .filter((row) => relation.fromFields.every((f) => row[f] === scope[f]));
-      const keys = rows.map((row) => row[relation.to]).filter(isKeyValue).sort(compareKeys).slice(0, limit);
+      const found = await loaders.byField(through, relation.from, scope[relation.from] as KeyValue, single);
+      // The rows were read by `from`, the whole of a one-field parent key: only a composite one
+      // leaves other parts to match.
+      const rows = single ? found : found.filter((row) => relation.fromFields.every((f) => row[f] === scope[f]));
+      const keys: KeyValue[] = [];
+      for (const row of rows) {
+        const key = row[relation.to];
+        if (isKeyValue(key)) keys.push(key);
+      }
+      keys.sort(compareKeys);
+      if (keys.length > limit) keys.length = limit;
       const targets = await Promise.all(keys.map((key) => loaders.record(target, { [targetKey]: key })));
       return targets.filter((t): t is Item => t !== null);
     },

@@ -45,6 +45,22 @@ function queryArguments(body: unknown): { q: string; limit?: number; offset?: st
 }
 
 /**
+ * A GET operation's parameters are the query string's (string parameters only: see routes.ts);
+ * one that declares none ignores the query string, as a cache-busting `?_=1` is no parameter.
+ * Other methods take the body.
+ */
+function operationInput(match: Match, request: HttpRequest, body: unknown, declares: boolean): unknown {
+  if (match.route.method !== "GET") return body;
+  return declares ? { ...request.query } : undefined;
+}
+
+/** The version an If-Match pins a write to, if any. */
+function writeOptions(request: HttpRequest): { expectedVersion?: number } {
+  const version = expectedVersion(request.headers["if-match"]);
+  return version === undefined ? {} : { expectedVersion: version };
+}
+
+/**
  * Translates a matched request into one domain call and the domain's answer into HTTP: nothing
  * here validates, strips or checks permissions (the domain does).
  */
@@ -55,24 +71,17 @@ export async function dispatch(app: Application, match: Match, request: HttpRequ
   const target = route.target;
   if (target.kind === "openapi") return json(200, openApi(app));
   const body = readsBody(route) ? readJsonBody(request) : undefined;
-  // A GET operation's parameters are the query string's (string parameters only: see routes.ts);
-  // one that declares none ignores the query string, as a cache-busting `?_=1` is no parameter.
-  const fromQuery = (declares: boolean | undefined) => (route.method === "GET" ? (declares ? { ...request.query } : undefined) : body);
   if (target.kind === "serviceOperation") {
     const entry = app.service(target.service);
     if (!entry) throw new NotFoundError(`No service ${target.service}`);
     const declares = entry.operations.some((o) => o.name === target.operation && o.input);
-    return json(200, await app.domain.invokeService(ctx, entry, target.operation, fromQuery(declares)));
+    return json(200, await app.domain.invokeService(ctx, entry, target.operation, operationInput(match, request, body, declares)));
   }
   const info = app.model(target.model);
   if (!info) throw new NotFoundError(`No model ${target.model}`);
-  const write = () => {
-    const version = expectedVersion(request.headers["if-match"]);
-    return version === undefined ? {} : { expectedVersion: version };
-  };
   if (target.kind === "modelOperation") {
     const declares = info.operations.some((o) => o.name === target.operation && o.input);
-    return json(200, await app.domain.invoke(ctx, info, target.operation, target.isStatic ? undefined : params, fromQuery(declares)));
+    return json(200, await app.domain.invoke(ctx, info, target.operation, target.isStatic ? undefined : params, operationInput(match, request, body, declares)));
   }
   switch (target.action) {
     case "create":
@@ -82,11 +91,11 @@ export async function dispatch(app: Application, match: Match, request: HttpRequ
     case "get":
       return readRecord(app, ctx, info, params, request);
     case "update":
-      return record(await app.domain.update(ctx, info, params, body, write()));
+      return record(await app.domain.update(ctx, info, params, body, writeOptions(request)));
     case "patch":
-      return record(await app.domain.patch(ctx, info, params, body, write()));
+      return record(await app.domain.patch(ctx, info, params, body, writeOptions(request)));
     case "delete":
-      await app.domain.delete(ctx, info, params, write());
+      await app.domain.delete(ctx, info, params, writeOptions(request));
       return empty(204);
   }
 }

@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError, PreconditionFailedError } from "../core/e
 import type { TableShape } from "../core/model-info.ts";
 import { VERSION_FIELD } from "../core/schema.ts";
 import { evaluate, type Expression } from "../query/index.ts";
+import { copyItem } from "./copy.ts";
 import { assertPartitionField, compareValues, cursorOf, keyFieldsOf, keyString, pickKey } from "./keys.ts";
 import { fillPages } from "./fill-pages.ts";
 import { acceptedRows, PageFill, type Item, type Key, type KeyValue, type ListEachRequest, type ListRequest, type OrderTerm, type Page, type Repository, type WriteOptions } from "./repository.ts";
@@ -29,7 +30,11 @@ export abstract class ItemStore implements Repository {
   protected abstract load(id: string): Promise<Item | undefined>;
   protected abstract save(id: string, item: Item): Promise<void>;
   protected abstract remove(id: string): Promise<void>;
-  protected abstract all(): Promise<Item[]>;
+  /**
+   * Every stored item. A store may answer the same array until its contents change (memory does):
+   * callers never modify it, and orders sorted from it are kept as long as it is answered.
+   */
+  protected abstract all(): Promise<readonly Item[]>;
   abstract clear(): Promise<void>;
 
   private id(key: Key): string {
@@ -73,16 +78,16 @@ export abstract class ItemStore implements Repository {
   async findByField(field: string, values: KeyValue[]): Promise<Item[]> {
     assertPartitionField(this.table, field);
     const wanted = new Set(values);
-    return (await this.all()).filter((item) => wanted.has(item[field] as KeyValue)).map((item) => structuredClone(item));
+    return (await this.all()).filter((item) => wanted.has(item[field] as KeyValue)).map((item) => copyItem(item));
   }
 
   create(item: Item): Promise<Item> {
     const id = this.id(pickKey(this.table, item));
     return this.exclusive(id, async () => {
       if (await this.load(id)) throw new ConflictError("A record with this key already exists");
-      const stored = { ...structuredClone(item), [VERSION_FIELD]: 1 };
+      const stored = { ...copyItem(item), [VERSION_FIELD]: 1 };
       await this.save(id, stored);
-      return structuredClone(stored);
+      return copyItem(stored);
     });
   }
 
@@ -90,9 +95,9 @@ export abstract class ItemStore implements Repository {
     const id = this.id(key);
     return this.exclusive(id, async () => {
       const stored = await this.current(id, options);
-      const next = { ...structuredClone(item), ...key, [VERSION_FIELD]: versionOf(stored) + 1 };
+      const next = { ...copyItem(item), ...key, [VERSION_FIELD]: versionOf(stored) + 1 };
       await this.save(id, next);
-      return structuredClone(next);
+      return copyItem(next);
     });
   }
 
@@ -100,10 +105,10 @@ export abstract class ItemStore implements Repository {
     const id = this.id(key);
     return this.exclusive(id, async () => {
       const stored = await this.current(id, options);
-      const next: Item = { ...stored, ...structuredClone(set), ...key, [VERSION_FIELD]: versionOf(stored) + 1 };
+      const next: Item = { ...stored, ...copyItem(set), ...key, [VERSION_FIELD]: versionOf(stored) + 1 };
       for (const field of remove) delete next[field];
       await this.save(id, next);
-      return structuredClone(next);
+      return copyItem(next);
     });
   }
 
@@ -119,7 +124,8 @@ export abstract class ItemStore implements Repository {
   async list(request: ListRequest): Promise<Page> {
     const { order, compare } = this.ordering(request.orderBy);
     const where = request.where as Expression | undefined;
-    const rows = (await this.all()).filter((item) => !where || evaluate(where, item)).sort(compare);
+    const sorted = this.sorted(await this.all(), order, compare);
+    const rows = where ? sorted.filter((item) => evaluate(where, item)) : sorted;
     const after = request.after;
     let start = 0;
     if (after) {
@@ -159,10 +165,22 @@ export abstract class ItemStore implements Repository {
     const groups = scopes.map(({ value, where }) =>
       (byValue.get(value) ?? []).filter((item) => !where || evaluate(where as Expression, item)).sort(compare));
     return (await fillPages(groups, common)).map(({ items, next }) => {
-      const copies = items.map((item) => structuredClone(item));
+      const copies = items.map((item) => copyItem(item));
       const last = items[items.length - 1];
       return next && last ? { items: copies, next: cursorOf(last, order.map((t) => t.field)) } : { items: copies };
     });
+  }
+
+  private readonly orders = new WeakMap<readonly Item[], Map<string, readonly Item[]>>();
+
+  /** `items` in `order`, sorted once for as long as the store answers the same `all()`. */
+  private sorted(items: readonly Item[], order: OrderTerm[], compare: (a: Item, b: Item) => number): readonly Item[] {
+    let byOrder = this.orders.get(items);
+    if (!byOrder) this.orders.set(items, (byOrder = new Map()));
+    const id = JSON.stringify(order);
+    let rows = byOrder.get(id);
+    if (!rows) byOrder.set(id, (rows = [...items].sort(compare)));
+    return rows;
   }
 
   /** The requested order, then the key, so that every position (and so every cursor) is unique. */

@@ -199,6 +199,24 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
       expect(seen.map((i) => i.id).sort()).toEqual(sizes.map((_, i) => `b${String(i).padStart(2, "0")}`));
     });
 
+    it("lists what every write before it left, in order, however often the same listing was read before", async () => {
+      const byRank = { where: parseFilter("group = 'a'"), orderBy: [{ field: "rank", direction: "ASC" as const }], limit: 10 };
+      const ids = async (request: Omit<Parameters<Repository["list"]>[0], "after">) => (await single.list(request)).items.map((i) => i.id);
+      await single.create({ id: "x", group: "a", rank: 2 });
+      await single.create({ id: "y", group: "a", rank: 1 });
+      expect(await ids(byRank)).toEqual(["y", "x"]);
+      expect((await ids({ limit: 10 })).sort()).toEqual(["x", "y"]);
+      await single.create({ id: "w", group: "a", rank: 3 });
+      expect(await ids(byRank)).toEqual(["y", "x", "w"]);
+      await single.patch({ id: "w" }, { rank: 0 }, []);
+      expect(await ids(byRank)).toEqual(["w", "y", "x"]);
+      await single.replace({ id: "y" }, { id: "y", group: "b", rank: 1 });
+      expect(await ids(byRank)).toEqual(["w", "x"]);
+      await single.delete({ id: "x" });
+      expect(await ids(byRank)).toEqual(["w"]);
+      expect((await ids({ limit: 10 })).sort()).toEqual(["w", "y"]);
+    });
+
     it("serves an index order and resumes exactly after the last item", async () => {
       await Promise.all(Array.from({ length: 12 }, (_, i) => single.create({ id: `o${i}`, group: i < 8 ? "a" : "b", rank: (i * 7) % 12 })));
       const where = parseFilter("group = 'a'");
