@@ -1,12 +1,6 @@
 import type { Context } from "./context.ts";
 import { BadQueryError } from "./errors.ts";
 import type { ModelInfo } from "./model-info.ts";
-import type { Item } from "./records.ts";
-
-/** The fields of a shown record this caller may not see (`fieldReaders` refuses them for it). */
-export function hiddenFields(ctx: Context, info: ModelInfo, record: Item): string[] {
-  return Object.entries(info.cls.fieldReaders).flatMap(([field, reader]) => (reader(ctx, record) ? [] : [field]));
-}
 
 /**
  * A filter or an order may name only fields the caller may read in every record: naming one it may
