@@ -3,13 +3,10 @@ import { fileURLToPath } from "node:url";
 import { buildSchema, isInputObjectType, printSchema, validateSchema } from "graphql";
 import { describe, expect, it } from "vitest";
 import { app } from "../../app/index.ts";
-import { Application } from "../../lib/core/application.ts";
-import { Model } from "../../lib/core/model.ts";
-import { Operation } from "../../lib/core/operation.ts";
-import { Type } from "../../lib/core/schema.ts";
 import { graphqlCache } from "../../lib/graphql/cache.ts";
 import { buildGraphQLSchema, checkedGraphQLSchema } from "../../lib/graphql/schema.ts";
 import { graphqlOptions } from "../../lib/graphql/service.ts";
+import { reservedNameApp } from "../support/reserved-schema.ts";
 
 const committed = await readFile(fileURLToPath(new URL("../../schema-cache/schema.graphql", import.meta.url)), "utf8");
 
@@ -42,13 +39,7 @@ describe("generated schema of the blog", () => {
   });
 });
 
-/** A model whose operation's field (`__touchNote`) takes a name GraphQL reserves for introspection. */
-class Note extends Model {
-  static override readonly schema = Type.Object({ uuid: Type.String(), text: Type.String() });
-  @Operation({ errors: [] })
-  async __touch(): Promise<void> {}
-}
-const reserved = new Application({ name: "reserved", version: "1", models: [Note], serviceTypes: [], services: {} });
+const reserved = reservedNameApp();
 
 describe("type-system validation at build time", () => {
   it("refuses to render schema-cache/ from a schema graphql-js finds invalid, naming the problem", () => {

@@ -1,19 +1,10 @@
 import { validateSchema } from "graphql";
 import { describe, expect, it } from "vitest";
-import { Application } from "../../lib/core/application.ts";
-import { Model } from "../../lib/core/model.ts";
-import { Operation } from "../../lib/core/operation.ts";
-import { Type } from "../../lib/core/schema.ts";
 import { lazyRealtime } from "../../lib/realtime/local.ts";
 import { memoryRepositories } from "./support.ts";
+import { reservedNameApp } from "../support/reserved-schema.ts";
 
-/** An operation field (`__touchNote`) GraphQL reserves for introspection: only validation catches it. */
-class Note extends Model {
-  static override readonly schema = Type.Object({ uuid: Type.String(), text: Type.String() });
-  @Operation({ errors: [] })
-  async __touch(): Promise<void> {}
-}
-const reserved = new Application({ name: "reserved", version: "1", models: [Note], serviceTypes: [], services: {} });
+const reserved = reservedNameApp();
 
 describe("the WebSocket and stream functions' schema", () => {
   it("is validated by graphql-js unless the function says packaging validated it (functions/ws.ts, stream.ts)", async () => {
