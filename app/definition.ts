@@ -73,7 +73,7 @@ const configuration: Omit<ApplicationDefinition, "serviceTypes"> = {
  * service types (identifyingServiceTypes below) does not bundle every type named here.
  */
 export const definition: ApplicationDefinition = /* @__PURE__ */ Object.assign(
-  { serviceTypes: [VersionService, PublisherService, TestBeanService, GraphQLService, AuthenticationService, EmailPasswordProvider, MailerService, IdpProvider] },
+  { serviceTypes: /* @__PURE__ */ everyServiceType() },
   configuration,
 );
 
@@ -82,9 +82,17 @@ export function createApp(overrides: Partial<ApplicationDefinition> = {}): Appli
   return buildApp(definition.serviceTypes, overrides);
 }
 
-/** The sample's own service types and GraphQL's, which every function builds alike. */
+/**
+ * The sample's own service types and GraphQL's, which every function builds alike: list a new
+ * service type here (once), and every function and the checked definition above know it.
+ */
 function ownServiceTypes(): ServiceClass[] {
   return [VersionService, PublisherService, TestBeanService, GraphQLService];
+}
+
+/** Every service type the sample may configure: its own, and the authentication service's whole classes. */
+function everyServiceType(): ServiceClass[] {
+  return [...ownServiceTypes(), AuthenticationService, EmailPasswordProvider, MailerService, IdpProvider];
 }
 
 /** The application with its audit listener, from the given service types. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sessionRoutesServiceTypes } from "../../app/definition.ts";
+import { identifyingServiceTypes, sessionRoutesServiceTypes } from "../../app/definition.ts";
 import { definition } from "../../app/index.ts";
 import { authenticationOf, EmailPasswordProvider } from "../../lib/auth/index.ts";
 import { EmailPasswordProviderDescription } from "../../lib/auth/email/description.ts";
@@ -54,5 +54,18 @@ describe("the login providers as their descriptions", () => {
       expect(expected).toMatch(/^Invalid application configuration:\n {2}service '(email|idp)' \(Framework\/(EmailPasswordProvider|IdpProvider)\): /);
       expect(message(() => described(services))).toBe(expected);
     }
+  });
+});
+
+describe("the functions' service type lists (app/definition.ts)", () => {
+  it.each([
+    ["identifying functions", identifyingServiceTypes],
+    ["session routes", sessionRoutesServiceTypes],
+  ])("%s build every configured service with the whole definition's options, so a type listed once reaches every function", (_name, types) => {
+    const [full, light] = [whole(), new Application({ ...definition, serviceTypes: types() })];
+    expect(light.services().map((e) => [e.name, e.service.options])).toEqual(full.services().map((e) => [e.name, e.service.options]));
+    // Every type the whole definition names is in the list, or is a whole class whose description stands in for it.
+    const names = (list: readonly { type: string }[]) => list.map((t) => t.type).sort();
+    expect(names(types())).toEqual(names(definition.serviceTypes));
   });
 });
