@@ -1,6 +1,6 @@
 import type { Application } from "../core/application.ts";
 import { modelPlural } from "../core/model-info.ts";
-import type { Route } from "./routes.ts";
+import { crudRoute, recordPath, type Route } from "./routes.ts";
 
 /**
  * The record reads (`GET /posts/{slug}`) as deriveRoutes derives them, from the model declarations
@@ -9,9 +9,5 @@ import type { Route } from "./routes.ts";
  * against each other when it was packaged.
  */
 export function recordReadRoutes(app: Application): Route[] {
-  return app.modelClasses().map((cls) => {
-    const params = [...cls.FRAMEWORK_PRIMARY_KEY];
-    const path = `/${modelPlural(cls)}/${params.map((f) => `{${f}}`).join("/")}`;
-    return { key: `GET ${path}`, method: "GET", path, params, target: { kind: "crud", model: cls.name, action: "get" }, group: cls.name, id: `${cls.name.toLowerCase()}-get` };
-  });
+  return app.modelClasses().map((cls) => crudRoute("GET", recordPath(modelPlural(cls), cls.FRAMEWORK_PRIMARY_KEY), cls.name, "get"));
 }

@@ -29,6 +29,16 @@ function route(method: HttpMethod, path: string, target: RouteTarget, group: str
   return { key: `${method} ${path}`, method, path, params, target, group, id };
 }
 
+/** A record's path: `/posts/{slug}`, `/posttags/{post}/{tag}`. */
+export function recordPath(plural: string, keyFields: readonly string[]): string {
+  return `/${plural}/${keyFields.map((f) => `{${f}}`).join("/")}`;
+}
+
+/** A model's CRUD route (`post-get` for GET of a Post). */
+export function crudRoute(method: HttpMethod, path: string, model: string, action: CrudAction): Route {
+  return route(method, path, { kind: "crud", model, action }, model, `${model.toLowerCase()}-${action}`);
+}
+
 function normalizePath(path: string): string {
   const trimmed = `/${path.replace(/^\/+|\/+$/g, "")}`;
   return trimmed;
@@ -43,10 +53,9 @@ export function deriveRoutes(app: Application): Route[] {
   const routes: Route[] = [];
   for (const info of app.models()) {
     const base = `/${info.plural}`;
-    const item = `${base}/${info.keyFields.map((f) => `{${f}}`).join("/")}`;
+    const item = recordPath(info.plural, info.keyFields);
     const name = info.name.toLowerCase();
-    const crud = (method: HttpMethod, path: string, action: CrudAction) =>
-      routes.push(route(method, path, { kind: "crud", model: info.name, action }, info.name, `${name}-${action}`));
+    const crud = (method: HttpMethod, path: string, action: CrudAction) => routes.push(crudRoute(method, path, info.name, action));
     crud("POST", base, "create");
     crud("PUT", base, "query");
     crud("GET", item, "get");
