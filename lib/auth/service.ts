@@ -12,13 +12,12 @@ import { Idents } from "./idents.ts";
 import { RefreshTokens } from "./refresh.ts";
 import { Sessions } from "./sessions.ts";
 import { installV3Compatibility } from "./v3/install.ts";
-import { IDENTS, identShape, REFRESH, refreshShape, SESSIONS, sessionShape } from "./tables.ts";
+import { IDENTS, identShape, REFRESH, refreshShape } from "./tables.ts";
 import type { AuthProvider, Identity, LoginOptions, LoginResult, ProviderIdentity, TokenResponse } from "./types.ts";
 
 export type { Credentials } from "./access.ts";
 
 interface Parts {
-  sessions: Sessions;
   refresh: RefreshTokens;
   idents: Idents;
 }
@@ -35,19 +34,14 @@ export class AuthenticationService extends AccessAuthentication {
     if (!this.parts) {
       const secret = this.app.secret();
       this.parts = {
-        sessions: new Sessions(this.app.tableRepository(SESSIONS, sessionShape), () => this.now()),
         refresh: new RefreshTokens(this.app.tableRepository(REFRESH, refreshShape), deriveKey(secret, "refresh-successor"), () => this.now()),
         idents: new Idents(this.app.tableRepository(IDENTS, identShape), deriveKey(secret, "ident-tokens"), () => new Date(this.now())),
       };
       // lib/auth/v3 plugs into the two hooks (CONTRACT.md); with compatibility off, v3 rows are ignored.
       // v3 password hashes are verified whatever it says (lib/auth/v3/hash-verifier.ts).
-      if (this.options.compatibility.v3) installV3Compatibility(this.app, this.parts.idents, this.app.tableRepository(IDENTS, identShape), secret);
+      if (this.options.compatibility.v3) installV3Compatibility(this.parts.idents, this.app.tableRepository(IDENTS, identShape), secret);
     }
     return this.parts;
-  }
-
-  override get sessions(): Sessions {
-    return this.built.sessions;
   }
 
   get refreshTokens(): RefreshTokens {

@@ -8,12 +8,12 @@ import { TokenSealer } from "./tokens.ts";
 import { LegacyUserRepository } from "./user-repository.ts";
 
 /**
- * `compatibility.v3: true`: v3 idents are found (and upgraded) through the legacy-key hook, and
- * users' `__password` is mapped on load. Lazy upgrades move keys in one DynamoDB transaction, so
- * they need the DynamoDB store; on the memory and file stores only the user mapping applies.
+ * `compatibility.v3: true`: v3 idents are found (and upgraded) through the legacy-key hook (users'
+ * `__password` is mapped on load by installV3UserMapping, which the authentication service
+ * installs when it is attached). Lazy upgrades move keys in one DynamoDB transaction, so they need
+ * the DynamoDB store; on the memory and file stores only the user mapping applies.
  */
-export function installV3Compatibility(app: Application, idents: Idents, identsRepository: Repository, secret: string): void {
-  installV3UserMapping(app);
+export function installV3Compatibility(idents: Idents, identsRepository: Repository, secret: string): void {
   if (!(identsRepository instanceof DynamoRepository)) {
     log.warn("auth.v3.no_lazy_upgrade", { reason: "v3 idents are upgraded lazily on DynamoDB only; run `webda auth migrate`" });
     return;
