@@ -91,16 +91,16 @@ export interface WriteOptions {
 /** A read or write the store refused because the data did not match its guard. */
 export type StoreGuard = "exists" | "missing" | "version";
 
-/**
- * One contract, three implementations (DynamoDB, memory, file) held together by one shared test
- * suite. Every stored item carries `__version`, which each write increments.
- */
 /** Pages of a paged read: the first at most `first` items, each later one at most twice the one before, none over `largest`. */
 export interface PageSizes {
   first: number;
   largest: number;
 }
 
+/**
+ * One contract, three implementations (DynamoDB, memory, file) held together by one shared test
+ * suite. Every stored item carries `__version`, which each write increments.
+ */
 export interface Repository {
   readonly table: TableShape;
   get(key: Key): Promise<Item | undefined>;
