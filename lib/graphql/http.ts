@@ -148,22 +148,31 @@ export class GraphQLEndpoint {
   /** Requests served by the lean path and by graphql-helix: for tests and measurements. */
   readonly served = { lean: 0, full: 0 };
 
+  /** Lean-path executions by our executor (a cached plan) and by graphql-js's: for tests. */
+  readonly executed = { compiled: 0, graphqlJs: 0 };
+
   private async execute(request: HttpRequest, params: Params, media: Media): Promise<HttpResponse> {
     const requestId = request.requestId;
     const checked = this.checkOperation(params, request.method);
     const { userId } = await resolveIdentity(this.app, request);
     const ctx = new Context({ requestId, ...(userId ? { userId } : {}) });
-    // The common request (a POST of one valid, cached query or mutation) goes straight to graphql-js:
-    // helix's processRequest would only parse, validate and pick the operation again. A result
-    // without `data` (variables that do not coerce: nothing ran) takes the full path for its status.
-    if (checked?.valid && request.method === "POST") {
-      const result = await execute({
+    // The common request (a POST of one valid, cached query or mutation) skips helix, whose
+    // processRequest would only parse, validate and pick the operation again: our executor runs the
+    // operation's cached plan (lib/graphql/execution), and graphql-js's `execute` what it cannot
+    // plan (introspection, for one). A result without `data` (variables that do not coerce:
+    // nothing ran) takes the full path for its status.
+    if (checked?.valid && checked.operation && request.method === "POST") {
+      const contextValue = graphqlContext(this.app, ctx);
+      const compiled = this.documents.compiled(checked.document, checked.operation).execute(contextValue, params.variables);
+      if (compiled) this.executed.compiled++;
+      else this.executed.graphqlJs++;
+      const result = await (compiled ?? execute({
         schema: this.schema,
         document: checked.document,
         ...(params.variables ? { variableValues: params.variables } : {}),
         ...(params.operationName ? { operationName: params.operationName } : {}),
-        contextValue: graphqlContext(this.app, ctx),
-      });
+        contextValue,
+      }));
       if ("data" in result) {
         this.served.lean++;
         return answer(200, media, result.errors ? { ...result, errors: result.errors.map((e) => formatError(e, requestId)) } : result);
