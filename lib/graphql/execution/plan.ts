@@ -27,6 +27,8 @@ export interface FieldPlan {
   readonly value: ValuePlan;
   /** The field's type is non-null: an error goes to the parent instead of nulling the field. */
   readonly nonNull: boolean;
+  /** A leaf with the default resolver and fixed arguments: read and serialised without a resolver call. */
+  readonly plainLeaf: boolean;
   /** `__typename`: its value, known when planned. */
   readonly constant?: string;
 }

@@ -42,19 +42,23 @@ class Planner {
       // graphql-js resolves it to the parent type's name through String, which passes it unchanged.
       const value: ValuePlan = { kind: "nonNull", of: { kind: "leaf", type: GraphQLString } };
       const def = TypeNameMetaFieldDef as FieldPlan["def"];
-      return { ...base, def, resolve: undefined, args: { fixed: NO_ARGUMENTS }, value, nonNull: true, constant: parentType.name };
+      return { ...base, def, resolve: undefined, args: { fixed: NO_ARGUMENTS }, value, nonNull: true, plainLeaf: false, constant: parentType.name };
     }
     // `__schema`, `__type`: introspection stays with graphql-js.
     if (fieldName.startsWith("__")) throw new NotCompilable(fieldName);
     const def = parentType.getFields()[fieldName];
     if (!def) throw new NotCompilable(`unknown field ${fieldName}`);
+    const args = planArguments(def as FieldPlan["def"], node, () => this.slots++);
+    const value = this.value(def.type, nodes);
+    const leaf = value.kind === "leaf" || (value.kind === "nonNull" && value.of.kind === "leaf");
     return {
       ...base,
       def: def as FieldPlan["def"],
       resolve: def.resolve as FieldPlan["resolve"],
-      args: planArguments(def as FieldPlan["def"], node, () => this.slots++),
-      value: this.value(def.type, nodes),
+      args,
+      value,
       nonNull: isNonNullType(def.type),
+      plainLeaf: leaf && !def.resolve && "fixed" in args,
     };
   }
 

@@ -5,6 +5,7 @@ import { ResolveInfo, type RunScope } from "./info.ts";
 import type { FieldPlan, OperationPlan, ValuePlan } from "./plan.ts";
 
 type Data = Record<string, unknown>;
+type Methods = Record<string, ((...args: unknown[]) => unknown) | undefined>;
 
 function isPromise<T = unknown>(value: unknown): value is Promise<T> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
@@ -72,8 +73,7 @@ export class Run implements RunScope {
     let accumulator: Data | Promise<Data> = {};
     for (const field of fields) {
       const step = (results: Data): Data | Promise<Data> => {
-        const path: Path = { prev: undefined, key: field.responseName, typename: field.parentType.name };
-        const result = this.field(field, source, path);
+        const result = this.field(field, source, undefined);
         if (isPromise(result)) {
           return result.then((resolved) => {
             results[field.responseName] = resolved;
@@ -90,45 +90,82 @@ export class Run implements RunScope {
 
   private fields(fields: readonly FieldPlan[], source: unknown, path: Path | undefined): Data | Promise<Data> {
     const results: Data = {};
-    let containsPromise = false;
+    // The fields still resolving, by response name: their values go into `results` in place.
+    let pending: Promise<unknown>[] | undefined;
+    let pendingNames: string[] | undefined;
     try {
       for (const field of fields) {
-        const result = this.field(field, source, { prev: path, key: field.responseName, typename: field.parentType.name });
+        const result = this.field(field, source, path);
         results[field.responseName] = result;
-        if (isPromise(result)) containsPromise = true;
+        if (isPromise(result)) {
+          (pending ??= []).push(result);
+          (pendingNames ??= []).push(field.responseName);
+        }
       }
     } catch (error) {
       // The other fields' promises may reject too: they settle before the error goes up.
-      if (containsPromise) {
+      if (pending) {
         return promiseForObject(results).finally(() => {
           throw error;
         });
       }
       throw error;
     }
-    return containsPromise ? promiseForObject(results) : results;
+    if (!pending) return results;
+    // As graphql-js's promiseForObject (settled when the last value is), without copying the object.
+    const names = pendingNames as string[];
+    return Promise.all(pending).then((values) => {
+      for (let i = 0; i < values.length; i++) results[names[i] as string] = values[i];
+      return results;
+    });
   }
 
-  private field(field: FieldPlan, source: unknown, path: Path): unknown {
+  private field(field: FieldPlan, source: unknown, parent: Path | undefined): unknown {
     if (field.constant !== undefined) return field.constant;
+    if (field.plainLeaf) return this.plainLeaf(field, source, parent);
+    const path: Path = { prev: parent, key: field.responseName, typename: field.parentType.name };
     try {
       const args = argumentsOf(field, this.slots, this.variables);
       const result = field.resolve ? field.resolve(source, args, this.context, new ResolveInfo(field, this, path)) : this.property(field, source, args, path);
-      const completed = isPromise(result) ? result.then((resolved) => this.complete(field.value, field, path, resolved)) : this.complete(field.value, field, path, result);
-      if (isPromise(completed)) return completed.then(undefined, (raw: unknown) => this.fail(raw, field, field.nonNull, path));
-      return completed;
+      return this.settle(field, path, result);
     } catch (raw) {
       return this.fail(raw, field, field.nonNull, path);
+    }
+  }
+
+  /** A resolver's result completed, an error of the completion handled as the field's. */
+  private settle(field: FieldPlan, path: Path, result: unknown): unknown {
+    const completed = isPromise(result) ? result.then((resolved) => this.complete(field.value, field, path, resolved)) : this.complete(field.value, field, path, result);
+    if (isPromise(completed)) return completed.then(undefined, (raw: unknown) => this.fail(raw, field, field.nonNull, path));
+    return completed;
+  }
+
+  /**
+   * A leaf with graphql-js's default resolver and fixed arguments, the most common field: the same
+   * steps, but its path is made only when an error or a function property needs it.
+   */
+  private plainLeaf(field: FieldPlan, source: unknown, parent: Path | undefined): unknown {
+    let path: Path | undefined;
+    try {
+      const value = (typeof source === "object" && source !== null) || typeof source === "function" ? (source as Data)[field.fieldName] : undefined;
+      if (typeof value === "function" || isPromise(value)) {
+        path = { prev: parent, key: field.responseName, typename: field.parentType.name };
+        const args = argumentsOf(field, this.slots, this.variables);
+        // Read again to call it, as graphql-js's default resolver does.
+        return this.settle(field, path, typeof value === "function" ? (source as Methods)[field.fieldName]?.(args, this.context, new ResolveInfo(field, this, path)) : value);
+      }
+      return this.complete(field.value, field, parent, value);
+    } catch (raw) {
+      return this.fail(raw, field, field.nonNull, path ?? { prev: parent, key: field.responseName, typename: field.parentType.name });
     }
   }
 
   /** graphql-js's default resolver: the source's property, called when it is a function. */
   private property(field: FieldPlan, source: unknown, args: Readonly<Record<string, unknown>>, path: Path): unknown {
     if ((typeof source !== "object" || source === null) && typeof source !== "function") return undefined;
-    const holder = source as Record<string, unknown>;
-    const value = holder[field.fieldName];
+    const value = (source as Data)[field.fieldName];
     if (typeof value !== "function") return value;
-    return (holder[field.fieldName] as (...a: unknown[]) => unknown)(args, this.context, new ResolveInfo(field, this, path));
+    return (source as Methods)[field.fieldName]?.(args, this.context, new ResolveInfo(field, this, path));
   }
 
   /** An error of a nullable position is recorded and the position nulled; a non-null one goes up. */
@@ -139,7 +176,7 @@ export class Run implements RunScope {
     return null;
   }
 
-  private complete(plan: ValuePlan, field: FieldPlan, path: Path, result: unknown): unknown {
+  private complete(plan: ValuePlan, field: FieldPlan, path: Path | undefined, result: unknown): unknown {
     if (result instanceof Error) throw result;
     if (plan.kind === "nonNull") {
       const completed = this.complete(plan.of, field, path, result);
@@ -158,7 +195,7 @@ export class Run implements RunScope {
     }
   }
 
-  private list(item: ValuePlan, field: FieldPlan, path: Path, result: unknown): unknown {
+  private list(item: ValuePlan, field: FieldPlan, path: Path | undefined, result: unknown): unknown {
     if (!isIterableObject(result)) {
       throw new GraphQLError(`Expected Iterable, but did not find one for field "${field.parentType.name}.${field.fieldName}".`);
     }
