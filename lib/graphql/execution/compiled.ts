@@ -28,6 +28,8 @@ export class CompiledOperation {
   }
 
   execute(contextValue: unknown, rawVariables: Record<string, unknown> | undefined): ExecutionResult | Promise<ExecutionResult> | undefined {
+    // Declined once and for all (no condition could change that): graphql-js coerces the variables itself.
+    if (this.conditions.length === 0 && this.variants.get("") === null) return undefined;
     // graphql-js's own coercion, with `execute`'s settings, so errors and defaults are its own.
     const coerced = getVariableValues(this.schema, this.operation.variableDefinitions ?? [], rawVariables ?? {}, { maxErrors: 50, hideSuggestions: false });
     if (coerced.errors) return { errors: coerced.errors };

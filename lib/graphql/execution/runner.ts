@@ -29,7 +29,7 @@ function promiseForObject(object: Data): Promise<Data> {
  * One execution of a plan, step for step what graphql-js's `execute` does for the same operation
  * (the same promises at the same points, so batched loads and the order of errors are the same),
  * minus the work the plan did once: collecting fields, looking definitions up, coercing literal
- * arguments, building resolve info the resolvers do not read.
+ * arguments, building a full resolve info object per call (ours gives its fields on demand).
  */
 export class Run implements RunScope {
   private readonly collected = new CollectedErrors();
