@@ -51,6 +51,16 @@ describe("what a function's bundle carries", () => {
     expect(inputs).toEqual(expect.arrayContaining(["lib/store/dynamodb-records.ts", "lib/core/listing.ts"]));
   }, 120_000);
 
+  // Idents' provider tokens are sealed with node:crypto (lib/auth/ident-tokens.ts): the session
+  // routes seal them (v3 upgrades) without jose's JWE code, which functions/auth.ts still carries
+  // for the Idp's state cookie.
+  it("functions/auth-session.ts carries none of jose's JWE code; functions/auth.ts does", async () => {
+    const jwe = async (entry: string) => (await bundle(entry, out)).inputs
+      .filter((i) => i.bytes > 0 && /node_modules\/jose\/.*\/(jwe_encrypt|jwe_decrypt|content_encryption)\.js$/.test(i.path)).map((i) => i.path);
+    expect(await jwe("functions/auth-session.ts")).toEqual([]);
+    expect(await jwe("functions/auth.ts")).toHaveLength(3);
+  }, 120_000);
+
   it("functions/rest.ts lists: its bundle carries the listing", async () => {
     expect(await projectInputs("functions/rest.ts")).toEqual(expect.arrayContaining(["lib/core/list.ts", "lib/store/dynamodb.ts", "lib/query/plan.ts", "lib/query/parser.ts"]));
   }, 120_000);
