@@ -61,8 +61,9 @@ describe("what a function's bundle carries", () => {
     expect(await jwe("functions/auth.ts")).toHaveLength(3);
   }, 120_000);
 
-  it("functions/rest.ts lists: its bundle carries the listing", async () => {
-    expect(await projectInputs("functions/rest.ts")).toEqual(expect.arrayContaining(["lib/core/list.ts", "lib/store/dynamodb.ts", "lib/query/plan.ts", "lib/query/parser.ts"]));
+  // The functions that list choose their store from lib/store/select.ts, which installs the listing.
+  it.each(["functions/rest.ts", "functions/graphql.ts", "functions/ws.ts", "functions/stream.ts"])("%s lists: its bundle carries the listing", async (entry) => {
+    expect(await projectInputs(entry)).toEqual(expect.arrayContaining(["lib/store/select.ts", "lib/core/list.ts", "lib/store/dynamodb.ts", "lib/query/plan.ts", "lib/query/parser.ts"]));
   }, 120_000);
 
   it("functions/auth.ts carries them (it serves the providers' routes)", async () => {
