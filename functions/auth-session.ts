@@ -2,7 +2,7 @@ import { buildApp, sessionRoutesServiceTypes } from "../app/definition.ts";
 import { authDispatcher } from "../lib/auth/routes/table.ts";
 import { sessionRoutes } from "../lib/auth/routes/session-routes.ts";
 import { httpHandler } from "../lib/http/handler.ts";
-import { storeFromEnv } from "../lib/store/select.ts";
+import { recordStoreFromEnv } from "../lib/store/select-records.ts";
 
 // Built from the definition only: its configuration was checked when `serverless package` ran
 // the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle. The session routes
@@ -13,7 +13,8 @@ const app = buildApp(sessionRoutesServiceTypes());
 // The authentication service's own routes (keys, providers, me, refresh, logout, idents), each its
 // own function with per-route packaging: none sends mail, checks a password, runs the Idp
 // protocol or validates model input, so SES, bcrypt, openid-client and the validators are not
-// installed here, nor bundled (functions/auth.ts serves the providers' routes).
-app.useStore(storeFromEnv());
+// installed here, nor bundled (functions/auth.ts serves the providers' routes). None lists records
+// either (a user's sessions and idents are read by key), so the store comes without the planner.
+app.useStore(recordStoreFromEnv());
 
 export const handler = httpHandler("auth", authDispatcher(app, sessionRoutes()));

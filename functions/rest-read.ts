@@ -1,6 +1,6 @@
 import { buildApp, identifyingServiceTypes } from "../app/definition.ts";
 import { readHandler } from "../lib/rest/read-handler.ts";
-import { storeFromEnv } from "../lib/store/select.ts";
+import { recordStoreFromEnv } from "../lib/store/select-records.ts";
 
 // Built from the definition only: its configuration was checked when `serverless package` ran
 // the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle. A record read runs
@@ -9,7 +9,8 @@ import { storeFromEnv } from "../lib/store/select.ts";
 const app = buildApp(identifyingServiceTypes());
 
 // The function of one record read (`GET /posts/{slug}`, per-route packaging): it validates no
-// input, so the validators `npm run build` compiled are not installed, nor bundled.
-app.useStore(storeFromEnv());
+// input, so the validators `npm run build` compiled are not installed, nor bundled; it lists
+// nothing, so its store reads by key without the query language and its planner.
+app.useStore(recordStoreFromEnv());
 
 export const handler = readHandler(app);

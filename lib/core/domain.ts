@@ -5,12 +5,12 @@ import type { ContinuationSealer } from "./continuation.ts";
 import { ConflictError, PreconditionFailedError, ValidationError } from "./errors.ts";
 import type { EventBus, LifecycleKind } from "./events.ts";
 import { invokeModelOperation, invokeServiceOperation } from "./invoke.ts";
-import { listEach, listRecords, type ListArguments, type ListResult } from "./list.ts";
+import type { ListArguments, ListResult } from "./list.ts";
+import { listing } from "./listing.ts";
 import { log, errorFields } from "./log.ts";
 import type { ServiceEntry } from "./application.ts";
 import { assertKeySizes, assertSameKey, parseKey, requireObject, toOutput, versionOf, type Item, type KeyValues } from "./records.ts";
-import { checkExpression, expressionFields, parseFilter, type Expression } from "../query/index.ts";
-import { assertFilterable } from "./fields.ts";
+import type { Expression } from "../query/ast.ts";
 import { describeModel, type ModelInfo } from "./model-info.ts";
 import { Permissions } from "./permission.ts";
 import { omit, pick, stripServerOnly } from "./sanitize.ts";
@@ -206,7 +206,7 @@ export class Domain {
   async query(ctx: Context, info: ModelInfo, args: ListArguments, readableParent?: { info: ModelInfo; key: string | number }): Promise<ListResult> {
     const permissions = this.permissions(ctx);
     if (readableParent) permissions.vouchReadable(readableParent.info, [readableParent.key]);
-    return listRecords(ctx, info, this.deps.repository(info), this.deps.sealer(), permissions, args);
+    return listing().list(ctx, info, this.deps.repository(info), this.deps.sealer(), permissions, args);
   }
 
   /**
@@ -218,7 +218,7 @@ export class Domain {
   async queryEach(ctx: Context, info: ModelInfo, field: string, scopes: Record<string, string | number>[], args: ListArguments, readableParents?: ModelInfo): Promise<PromiseSettledResult<ListResult>[]> {
     const permissions = this.permissions(ctx);
     if (readableParents?.keyFields.length === 1) permissions.vouchReadable(readableParents, scopes.flatMap((s) => Object.values(s)));
-    return listEach(ctx, info, this.deps.repository(info), this.deps.sealer(), permissions, field, scopes, args);
+    return listing().listEach(ctx, info, this.deps.repository(info), this.deps.sealer(), permissions, field, scopes, args);
   }
 
   async invoke(ctx: Context, info: ModelInfo, operation: string, rawKey: Record<string, unknown> | undefined, input: unknown): Promise<unknown> {
@@ -265,12 +265,7 @@ export class Domain {
    * against what the caller may read.
    */
   checkedFilter(ctx: Context, info: ModelInfo, text: string): Expression | undefined {
-    const expression = parseFilter(text);
-    if (expression) {
-      checkExpression(expression, info.outputSchema);
-      assertFilterable(ctx, info, expressionFields(expression));
-    }
-    return expression;
+    return listing().filter(ctx, info, text);
   }
 
   /** Loads records by key for relations, keeping only those the caller may read. */

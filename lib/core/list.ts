@@ -1,8 +1,9 @@
-import { parseQuery, planDynamoQuery, checkQuery, expressionFields, printExpression, type Expression } from "../query/index.ts";
+import { parseFilter, parseQuery, planDynamoQuery, checkExpression, checkQuery, expressionFields, printExpression, type Expression } from "../query/index.ts";
 import { listEachOf, type Cursor, type KeyValue, type ListRequest, type Repository } from "../store/repository.ts";
 import type { Context } from "./context.ts";
 import type { ContinuationSealer } from "./continuation.ts";
 import { BadQueryError } from "./errors.ts";
+import type { Listing } from "./listing.ts";
 import type { ModelInfo } from "./model-info.ts";
 import { assertFilterable } from "./fields.ts";
 import { jsonBytes } from "./json-bytes.ts";
@@ -198,3 +199,19 @@ function assertKeyValueSizes(info: ModelInfo, where: Expression): void {
   visit(where);
   if (problems.length > 0) throw new BadQueryError(problems[0] as string, problems.map((message) => ({ path: "/q", message })));
 }
+
+/**
+ * A filter (query-language expression, no ORDER BY/LIMIT) checked against the model's fields and
+ * against what the caller may read.
+ */
+export function checkedFilter(ctx: Context, info: ModelInfo, text: string): Expression | undefined {
+  const expression = parseFilter(text);
+  if (expression) {
+    checkExpression(expression, info.outputSchema);
+    assertFilterable(ctx, info, expressionFields(expression));
+  }
+  return expression;
+}
+
+/** The domain's listing, for lib/core/listing.ts's installListing. */
+export const domainListing: Listing = { list: listRecords, listEach, filter: checkedFilter };

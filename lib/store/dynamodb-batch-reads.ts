@@ -1,16 +1,14 @@
-import { ExecuteStatementCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { TableShape } from "../core/model-info.ts";
 import { evaluate, planDynamoQuery, type DynamoPlan, type Expression } from "../query/index.ts";
 import { AHEAD, MAX_PAGE, SIZE } from "./dynamodb-cursor.ts";
+import { PARTIQL_IN_MAX, readIn, type KeySource } from "./dynamodb-partiql.ts";
 import { fillPages } from "./fill-pages.ts";
 import { assertPartitionField, compareValues, cursorOf, keyFieldsOf } from "./keys.ts";
 import type { Cursor, Item, KeyValue, ListEachRequest, ListRequest, Page } from "./repository.ts";
 
-// Reads of many partitions at once (relation loads of many parents): PartiQL `IN` lists on a
+// Listings of many partitions at once (the children of many parents): PartiQL `IN` lists on a
 // partition key, split from the repository that owns the table.
 
-/** PartiQL's documented cap on partition-key values in one `IN` list. */
-const PARTIQL_IN_MAX = 50;
 /**
  * A batched read of many scopes stops once it has read this many times the records their pages
  * could show (at least MAX_PAGE): one parent with a great many children is then listed on its own,
@@ -18,57 +16,9 @@ const PARTIQL_IN_MAX = 50;
  */
 const LIST_EACH_READ_FACTOR = 2;
 
-/** What the batched reads need of the repository: its table, its error mapping, its own listing. */
-export interface BatchSource {
-  client: DynamoDBDocumentClient;
-  tableName: string;
-  table: TableShape;
-  run<T>(work: () => Promise<T>): Promise<T>;
+/** What the batched listings need of the repository besides its key reads: its own listing. */
+export interface BatchSource extends KeySource {
   list(request: ListRequest): Promise<Page>;
-}
-
-/**
- * PartiQL `SELECT ... WHERE "field" IN [...]` on the partition key of the table or an index:
- * DynamoDB serves it as key lookups (no Scan), up to 50 values per statement, paged by NextToken.
- */
-export async function findByField(source: BatchSource, field: string, values: KeyValue[]): Promise<Item[]> {
-  const { index } = assertPartitionField(source.table, field);
-  const unique = [...new Set(values)];
-  const found: Item[] = [];
-  for (let i = 0; i < unique.length; i += PARTIQL_IN_MAX) {
-    found.push(...((await readIn(source, field, index, unique.slice(i, i + PARTIQL_IN_MAX), Infinity)) as Item[]));
-  }
-  return found;
-}
-
-/**
- * Every item of the table or `index` whose `field` is one of `values` (at most PARTIQL_IN_MAX),
- * following NextToken; undefined once more than `budget` items were read.
- */
-async function readIn(source: BatchSource, field: string, index: string | undefined, values: KeyValue[], budget: number): Promise<Item[] | undefined> {
-  if (!/^[A-Za-z0-9_]+$/.test(field)) throw new Error(`cannot use the attribute name '${field}' in a PartiQL statement`);
-  const from = index ? `"${source.tableName}"."${index}"` : `"${source.tableName}"`;
-  const statement = `SELECT * FROM ${from} WHERE "${field}" IN [${values.map(() => "?").join(", ")}]`;
-  const found: Item[] = [];
-  let next: string | undefined;
-  do {
-    const token = next;
-    const result = await source.run(() =>
-      source.client.send(
-        new ExecuteStatementCommand({
-          Statement: statement,
-          Parameters: values,
-          // Reads right after a write see it on the table; an index is eventually consistent.
-          ...(index ? {} : { ConsistentRead: true }),
-          ...(token ? { NextToken: token } : {}),
-        }),
-      ),
-    );
-    found.push(...((result.Items ?? []) as Item[]));
-    if (found.length > budget) return undefined;
-    next = result.NextToken;
-  } while (next);
-  return found;
 }
 
 /**

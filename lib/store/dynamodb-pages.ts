@@ -1,5 +1,5 @@
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
-import type { BatchSource } from "./dynamodb-batch-reads.ts";
+import type { KeySource } from "./dynamodb-partiql.ts";
 import { assertPartitionField } from "./keys.ts";
 import type { Item, KeyValue, PageSizes } from "./repository.ts";
 
@@ -11,7 +11,7 @@ import type { Item, KeyValue, PageSizes } from "./repository.ts";
  * the PartiQL `IN` of `findByField`: with a Limit, DynamoDB Local answers a Query's first page
  * several times faster (it reads the whole partition for a limited PartiQL page).
  */
-export async function* findByFieldPages(source: BatchSource, field: string, values: KeyValue[], sizes: PageSizes): AsyncIterable<Item[]> {
+export async function* findByFieldPages(source: KeySource, field: string, values: KeyValue[], sizes: PageSizes): AsyncIterable<Item[]> {
   const { index } = assertPartitionField(source.table, field);
   const query = (value: KeyValue, limit: number, start?: Record<string, unknown>) =>
     source.run(() =>

@@ -1,5 +1,5 @@
 import type { TableShape } from "../core/model-info.ts";
-import { compareStrings } from "../query/index.ts";
+import { compareStrings } from "../query/order.ts";
 import type { Cursor, Item, Key, KeyValue } from "./repository.ts";
 
 export function keyFieldsOf(table: TableShape): string[] {

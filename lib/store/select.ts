@@ -1,15 +1,16 @@
+import { domainListing } from "../core/list.ts";
+import { installListing } from "../core/listing.ts";
 import { documentClient } from "./dynamodb-client.ts";
 import { tableName } from "./dynamodb-tables.ts";
 import { DynamoRepository } from "./dynamodb.ts";
-import { FileRepository } from "./file.ts";
-import { MemoryRepository } from "./memory.ts";
+import { chooseStore } from "./select-records.ts";
 import type { RepositoryFactory } from "./repository.ts";
 
-export const memoryStore: RepositoryFactory = (_model, table) => new MemoryRepository(table);
+export { fileStore, memoryStore } from "./select-records.ts";
 
-export function fileStore(root: string): RepositoryFactory {
-  return (model, table) => new FileRepository(root, model, table);
-}
+// The stores chosen here list, and so does the domain over them: every function but those that
+// read by key only (select-records.ts) lists through this module.
+installListing(domainListing);
 
 export function dynamoStore(prefix = process.env.TABLE_PREFIX ?? "blog-local-"): RepositoryFactory {
   return (model, table) => new DynamoRepository(documentClient(), tableName(prefix, model), table);
@@ -20,9 +21,5 @@ export function dynamoStore(prefix = process.env.TABLE_PREFIX ?? "blog-local-"):
  * with tables named `${TABLE_PREFIX}<Model>`.
  */
 export function storeFromEnv(env: NodeJS.ProcessEnv = process.env): RepositoryFactory {
-  const choice = env.STORE ?? "dynamodb";
-  if (choice === "memory") return memoryStore;
-  if (choice.startsWith("file:")) return fileStore(choice.slice("file:".length));
-  if (choice === "dynamodb") return dynamoStore(env.TABLE_PREFIX);
-  throw new Error(`STORE='${choice}' is not a store: use dynamodb, memory or file:<folder>`);
+  return chooseStore(env, dynamoStore);
 }

@@ -1,6 +1,18 @@
+import { createCipheriv, randomBytes } from "node:crypto";
+import { CompactEncrypt, compactDecrypt } from "jose";
 import { describe, expect, it } from "vitest";
 import { deriveKey } from "../../lib/auth/crypto.ts";
 import { IdentTokens } from "../../lib/auth/ident-tokens.ts";
+
+/** A JWE authentic under `key` (AES-256-GCM over the given header as AAD), whatever its header says. */
+function authentic(header: Record<string, unknown>, plaintext: string, key: Uint8Array, options: { encryptedKey?: string; ivBytes?: number } = {}): string {
+  const encoded = Buffer.from(JSON.stringify(header)).toString("base64url");
+  const iv = randomBytes(options.ivBytes ?? 12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv);
+  cipher.setAAD(Buffer.from(encoded, "ascii"));
+  const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+  return [encoded, options.encryptedKey ?? "", iv.toString("base64url"), ciphertext.toString("base64url"), cipher.getAuthTag().toString("base64url")].join(".");
+}
 
 describe("provider tokens sealed on an ident", () => {
   const key = deriveKey("a".repeat(48), "ident-tokens");
@@ -25,5 +37,34 @@ describe("provider tokens sealed on an ident", () => {
     await expect(new IdentTokens(parts.join("."), key).get()).rejects.toThrow();
     // The refusals leave the right key usable.
     expect(await new IdentTokens(sealed, key).get()).toEqual(tokens);
+  });
+
+  it("are a standard compact JWE: jose opens ours, and ours opens jose's", async () => {
+    const ours = await IdentTokens.seal(tokens, key);
+    const { plaintext, protectedHeader } = await compactDecrypt(ours, key, { keyManagementAlgorithms: ["dir"], contentEncryptionAlgorithms: ["A256GCM"] });
+    expect(protectedHeader).toEqual({ alg: "dir", enc: "A256GCM" });
+    expect(ours.split(".")[0]).toBe(Buffer.from(JSON.stringify({ alg: "dir", enc: "A256GCM" })).toString("base64url"));
+    expect(JSON.parse(new TextDecoder().decode(plaintext))).toEqual(tokens);
+    const theirs = await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(tokens))).setProtectedHeader({ enc: "A256GCM", alg: "dir" }).encrypt(key);
+    expect(await new IdentTokens(theirs, key).get()).toEqual(tokens);
+  });
+
+  it("refuses authentic values whose form is not the one it seals: other algorithms, zip, crit, an encrypted key, other IV sizes, stray characters", async () => {
+    const plaintext = JSON.stringify(tokens);
+    const good = authentic({ alg: "dir", enc: "A256GCM" }, plaintext, key);
+    expect(await new IdentTokens(good, key).get()).toEqual(tokens);
+    const refused = [
+      authentic({ alg: "dir", enc: "A128GCM" }, plaintext, key),
+      authentic({ alg: "A256KW", enc: "A256GCM" }, plaintext, key),
+      authentic({ alg: "dir" }, plaintext, key),
+      authentic({ alg: "dir", enc: "A256GCM", zip: "DEF" }, plaintext, key),
+      authentic({ alg: "dir", enc: "A256GCM", crit: ["exp"], exp: 1 }, plaintext, key),
+      authentic({ alg: "dir", enc: "A256GCM" }, plaintext, key, { encryptedKey: "AAAA" }),
+      authentic({ alg: "dir", enc: "A256GCM" }, plaintext, key, { ivBytes: 16 }),
+      `${good}.`,
+      good.replace(".", "!."),
+      "not a token",
+    ];
+    for (const sealed of refused) await expect(new IdentTokens(sealed, key).get()).rejects.toThrow();
   });
 });

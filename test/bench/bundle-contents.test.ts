@@ -39,6 +39,33 @@ describe("what a function's bundle carries", () => {
     expect(inputs).toEqual(expect.arrayContaining(["lib/auth/access.ts", "lib/auth/sessions.ts", "lib/auth/access-token.ts"]));
   }, 120_000);
 
+  // The record read and the session routes list nothing: their store reads by key
+  // (lib/store/select-records.ts), so the query language, its planner and the listing are not bundled.
+  it.each(["functions/rest-read.ts", "functions/auth-session.ts"])("%s carries no listing: no query parser, planner or checks", async (entry) => {
+    const inputs = await projectInputs(entry);
+    const listing = [
+      "lib/core/list.ts", "lib/core/scoped-query.ts", "lib/store/dynamodb.ts", "lib/store/dynamodb-batch-reads.ts", "lib/store/dynamodb-pages.ts",
+      "lib/query/parser.ts", "lib/query/lexer.ts", "lib/query/plan.ts", "lib/query/plan-keys.ts", "lib/query/plan-filter.ts", "lib/query/check.ts", "lib/query/print.ts",
+    ];
+    expect(inputs.filter((path) => listing.includes(path))).toEqual([]);
+    expect(inputs).toEqual(expect.arrayContaining(["lib/store/dynamodb-records.ts", "lib/core/listing.ts"]));
+  }, 120_000);
+
+  // Idents' provider tokens are sealed with node:crypto (lib/auth/ident-tokens.ts): the session
+  // routes seal them (v3 upgrades) without jose's JWE code, which functions/auth.ts still carries
+  // for the Idp's state cookie.
+  it("functions/auth-session.ts carries none of jose's JWE code; functions/auth.ts does", async () => {
+    const jwe = async (entry: string) => (await bundle(entry, out)).inputs
+      .filter((i) => i.bytes > 0 && /node_modules\/jose\/.*\/(jwe_encrypt|jwe_decrypt|content_encryption)\.js$/.test(i.path)).map((i) => i.path);
+    expect(await jwe("functions/auth-session.ts")).toEqual([]);
+    expect(await jwe("functions/auth.ts")).toHaveLength(3);
+  }, 120_000);
+
+  // The functions that list choose their store from lib/store/select.ts, which installs the listing.
+  it.each(["functions/rest.ts", "functions/graphql.ts", "functions/ws.ts", "functions/stream.ts"])("%s lists: its bundle carries the listing", async (entry) => {
+    expect(await projectInputs(entry)).toEqual(expect.arrayContaining(["lib/store/select.ts", "lib/core/list.ts", "lib/store/dynamodb.ts", "lib/query/plan.ts", "lib/query/parser.ts"]));
+  }, 120_000);
+
   it("functions/auth.ts carries them (it serves the providers' routes)", async () => {
     expect(await projectInputs("functions/auth.ts")).toEqual(expect.arrayContaining(FLOWS));
   }, 120_000);

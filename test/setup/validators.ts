@@ -1,3 +1,5 @@
+import { domainListing } from "../../lib/core/list.ts";
+import { installListing } from "../../lib/core/listing.ts";
 import { useOpenIdClient } from "../../lib/auth/idp/oidc.ts";
 import { openIdProtocol } from "../../lib/auth/idp/oidc-protocol.ts";
 import { registerV3HashVerifier } from "../../lib/auth/v3/hash-verifier.ts";
@@ -19,3 +21,7 @@ registerV3HashVerifier();
 
 // As in functions/auth.ts, which serves the Idp routes: the provider runs openid-client.
 useOpenIdClient(openIdProtocol);
+
+// As in every function but the record read's and the session routes': the domain lists (tests
+// build applications over stores of their own as well as through lib/store/select.ts).
+installListing(domainListing);

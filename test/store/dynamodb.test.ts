@@ -5,6 +5,7 @@ import { Model } from "../../lib/core/model.ts";
 import { ensureTables } from "../../lib/local/tables.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { tableDefinition } from "../../lib/store/dynamodb-tables.ts";
+import { DynamoRecords } from "../../lib/store/dynamodb-records.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { parseFilter } from "../../lib/query/index.ts";
 import { COMPOSITE, repositoryContract, SINGLE } from "./contract.ts";
@@ -49,6 +50,26 @@ repositoryContract("DynamoDB", async (table) => {
   const name = table === SINGLE ? `${prefix}Single` : `${prefix}Composite`;
   return new DynamoRepository(documents, name, table);
 }, { pages: true });
+
+// The store of the functions that read by key only (lib/store/select-records.ts): the same rows as
+// DynamoRepository's, and no listing.
+describe("DynamoRecords", () => {
+  it("reads, writes and finds by field the rows DynamoRepository does, and refuses to list", async () => {
+    ready ??= createTables();
+    await ready;
+    const records = new DynamoRecords(documents, `${prefix}Single`, SINGLE);
+    const full = new DynamoRepository(documents, `${prefix}Single`, SINGLE);
+    const id = `records-${Date.now()}`;
+    const created = await records.create({ id, group: "g-records", rank: 1 });
+    expect(await full.get({ id })).toEqual(created);
+    const patched = await records.patch({ id }, { rank: 2 }, [], { expectedVersion: 1 });
+    expect(await full.get({ id })).toEqual(patched);
+    expect(await records.findByField("group", ["g-records"])).toEqual(await full.findByField("group", ["g-records"]));
+    await expect(records.list({ limit: 1 })).rejects.toThrow(/reads by key only: listing needs DynamoRepository/);
+    expect(await records.delete({ id })).toEqual(patched);
+    expect(await full.get({ id })).toBeUndefined();
+  });
+});
 
 describe("DynamoDB listEach", () => {
   const commands: string[] = [];

@@ -1,6 +1,6 @@
 import type { Application } from "../../core/application.ts";
 import { log } from "../../core/log.ts";
-import { DynamoRepository } from "../../store/dynamodb.ts";
+import { DynamoRecords } from "../../store/dynamodb-records.ts";
 import type { Repository } from "../../store/repository.ts";
 import type { Idents, IdentRow, ProviderName } from "../idents.ts";
 import { LegacyIdents } from "./legacy.ts";
@@ -14,7 +14,7 @@ import { LegacyUserRepository } from "./user-repository.ts";
  * the DynamoDB store; on the memory and file stores only the user mapping applies.
  */
 export function installV3Compatibility(idents: Idents, identsRepository: Repository, secret: string): void {
-  if (!(identsRepository instanceof DynamoRepository)) {
+  if (!(identsRepository instanceof DynamoRecords)) {
     log.warn("auth.v3.no_lazy_upgrade", { reason: "v3 idents are upgraded lazily on DynamoDB only; run `webda auth migrate`" });
     return;
   }
