@@ -4,10 +4,11 @@ import { SIGNING_ALG, type SigningKeys } from "./keys.ts";
 
 /*
  * Our own access tokens verified on node:crypto rather than jose's jwtVerify: every function that
- * identifies callers carries this, and jose's verifying half was ~23 KB of each bundle, parsed at
- * every cold start. It verifies one token shape only (compact JWS, EdDSA, Ed25519, typ at+jwt) and
- * takes and refuses exactly what `jwtVerify` did with the options we gave it
- * (test/auth/access-token-verify.test.ts holds both to the same table). Signing stays on jose
+ * identifies callers carries this, and jose's verifying half was bytes of each of their bundles,
+ * parsed at every cold start (test/bench/bundle-contents.test.ts keeps jose out of them).
+ * It verifies one token shape only (compact JWS, EdDSA, Ed25519, typ at+jwt) and takes and
+ * refuses exactly what `jwtVerify` did with the options we gave it
+ * (test/auth/access-token-verify.test.ts holds both to one table). Signing stays on jose
  * (./access-token.ts), in the functions that issue credentials only.
  */
 
