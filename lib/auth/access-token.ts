@@ -1,20 +1,9 @@
-import { jwtVerify, SignJWT } from "jose";
+import { SignJWT } from "jose";
+import type { AccessTokenSettings } from "./access-token-verify.ts";
 import { SIGNING_ALG, type SigningKeys } from "./keys.ts";
 
-export interface AccessClaims {
-  sub: string;
-  sid: string;
-  jti: string;
-  iat: number;
-  exp: number;
-}
-
-export interface AccessTokenSettings {
-  issuer: string;
-  audience: string;
-  /** Seconds; 900 (15 minutes, spec 8). */
-  lifetime: number;
-}
+// The signing half, on jose: only the functions that issue credentials (lib/auth/service.ts)
+// import it. Verifying is ./access-token-verify.ts, which keeps jose out of every other bundle.
 
 /**
  * Signs an access JWT. Ed25519 signatures are deterministic: the same claims give the same token,
@@ -30,25 +19,4 @@ export async function signAccessToken(keys: SigningKeys, settings: AccessTokenSe
     .setIssuedAt(claims.iat)
     .setExpirationTime(claims.iat + settings.lifetime)
     .sign(keys.signer.key);
-}
-
-/**
- * The claims of an acceptable token, else undefined. Only EdDSA with one of our keys is accepted:
- * unsigned (`alg: none`), HMAC keyed with the public key, other issuers and audiences, expired or
- * incomplete tokens are all refused here without any I/O.
- */
-export async function verifyAccessToken(keys: SigningKeys, settings: AccessTokenSettings, token: string): Promise<AccessClaims | undefined> {
-  try {
-    const { payload } = await jwtVerify(token, keys.getKey, {
-      algorithms: [SIGNING_ALG],
-      issuer: settings.issuer,
-      audience: settings.audience,
-      typ: "at+jwt",
-      requiredClaims: ["sub", "sid", "jti", "iat", "exp"],
-    });
-    if (typeof payload.sub !== "string" || typeof payload.sid !== "string" || typeof payload.jti !== "string") return undefined;
-    return { sub: payload.sub, sid: payload.sid, jti: payload.jti, iat: payload.iat as number, exp: payload.exp as number };
-  } catch {
-    return undefined;
-  }
 }

@@ -3,7 +3,7 @@ import { Context } from "../core/context.ts";
 import { NotFoundError } from "../core/errors.ts";
 import type { ModelInfo } from "../core/model-info.ts";
 import { Service } from "../core/service.ts";
-import { verifyAccessToken, type AccessClaims, type AccessTokenSettings } from "./access-token.ts";
+import { verifyAccessToken, type AccessClaims, type AccessTokenSettings } from "./access-token-verify.ts";
 import { readCookie } from "./cookies.ts";
 import { loadSigningKeys, signingKeySource, type SigningKeys } from "./keys.ts";
 import { authenticationOptions, type AuthenticationOptions } from "./options.ts";

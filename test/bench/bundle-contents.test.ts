@@ -34,9 +34,21 @@ describe("what a function's bundle carries", () => {
 
   it.each(IDENTIFYING)("%s carries no code that issues credentials: it only tells who is asking", async (entry) => {
     const inputs = await projectInputs(entry);
-    const issuing = ["lib/auth/service.ts", "lib/auth/refresh.ts", "lib/auth/idents.ts", "lib/auth/ident-tokens.ts", "lib/auth/link.ts", "lib/auth/users.ts"];
+    const issuing = ["lib/auth/service.ts", "lib/auth/refresh.ts", "lib/auth/idents.ts", "lib/auth/ident-tokens.ts", "lib/auth/link.ts", "lib/auth/users.ts", "lib/auth/access-token.ts"];
     expect(inputs.filter((path) => issuing.includes(path))).toEqual([]);
-    expect(inputs).toEqual(expect.arrayContaining(["lib/auth/access.ts", "lib/auth/sessions.ts", "lib/auth/access-token.ts"]));
+    expect(inputs).toEqual(expect.arrayContaining(["lib/auth/access.ts", "lib/auth/sessions.ts", "lib/auth/access-token-verify.ts"]));
+  }, 120_000);
+
+  // Access tokens are verified on node:crypto (lib/auth/access-token-verify.ts) and the keys load
+  // without jose (lib/auth/keys.ts): jose only signs them, in the functions that issue them.
+  const joseInputs = async (entry: string) => (await bundle(entry, out)).inputs
+    .filter((i) => i.bytes > 0 && i.path.includes("node_modules/jose/")).map((i) => i.path);
+  it.each(IDENTIFYING)("%s carries no jose", async (entry) => {
+    expect(await joseInputs(entry)).toEqual([]);
+  }, 120_000);
+
+  it("functions/auth-session.ts carries jose's JWT signing (it issues access tokens on refresh)", async () => {
+    expect(await joseInputs("functions/auth-session.ts")).toEqual(expect.arrayContaining([expect.stringMatching(/node_modules\/jose\/.*\/jwt\/sign\.js$/)]));
   }, 120_000);
 
   // The record read and the session routes list nothing: their store reads by key
