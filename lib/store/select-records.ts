@@ -1,26 +1,21 @@
+import { ConfigurationError } from "../core/config.ts";
 import { documentClient } from "./dynamodb-client.ts";
 import { DynamoRecords } from "./dynamodb-records.ts";
 import { tableName } from "./dynamodb-tables.ts";
-import { FileRepository } from "./file.ts";
-import { MemoryRepository } from "./memory.ts";
 import type { RepositoryFactory } from "./repository.ts";
 
-export const memoryStore: RepositoryFactory = (_model, table) => new MemoryRepository(table);
-
-export function fileStore(root: string): RepositoryFactory {
-  return (model, table) => new FileRepository(root, model, table);
-}
-
 /**
- * `STORE=memory`, `STORE=file:<folder>`, or (the default, and the only choice in Lambda) DynamoDB
- * with tables named `${TABLE_PREFIX}<Model>`, built by `dynamo`.
+ * A function stores in DynamoDB, with tables named `${TABLE_PREFIX}<Model>`: in Lambda, and under
+ * `npm start` (DynamoDB Local). The memory and file stores are for applications run in-process
+ * (local-stores.ts), so they are not in any function's bundle; a function given another `STORE`
+ * refuses to start rather than ignore it.
  */
-export function chooseStore(env: NodeJS.ProcessEnv, dynamo: (prefix?: string) => RepositoryFactory): RepositoryFactory {
+export function functionStore(env: NodeJS.ProcessEnv, dynamo: (prefix?: string) => RepositoryFactory): RepositoryFactory {
   const choice = env.STORE ?? "dynamodb";
-  if (choice === "memory") return memoryStore;
-  if (choice.startsWith("file:")) return fileStore(choice.slice("file:".length));
-  if (choice === "dynamodb") return dynamo(env.TABLE_PREFIX);
-  throw new Error(`STORE='${choice}' is not a store: use dynamodb, memory or file:<folder>`);
+  if (choice !== "dynamodb") {
+    throw new ConfigurationError(`STORE='${choice}': a function stores in DynamoDB only (the memory and file stores run applications in-process: lib/store/local-stores.ts)`);
+  }
+  return dynamo(env.TABLE_PREFIX);
 }
 
 /**
@@ -29,7 +24,7 @@ export function chooseStore(env: NodeJS.ProcessEnv, dynamo: (prefix?: string) =>
  * not installed (lib/core/listing.ts). Every other function chooses from select.ts.
  */
 export function recordStoreFromEnv(env: NodeJS.ProcessEnv = process.env): RepositoryFactory {
-  return chooseStore(env, dynamoRecordStore);
+  return functionStore(env, dynamoRecordStore);
 }
 
 export function dynamoRecordStore(prefix = process.env.TABLE_PREFIX ?? "blog-local-"): RepositoryFactory {

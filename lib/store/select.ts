@@ -3,10 +3,8 @@ import { installListing } from "../core/listing.ts";
 import { documentClient } from "./dynamodb-client.ts";
 import { tableName } from "./dynamodb-tables.ts";
 import { DynamoRepository } from "./dynamodb.ts";
-import { chooseStore } from "./select-records.ts";
+import { functionStore } from "./select-records.ts";
 import type { RepositoryFactory } from "./repository.ts";
-
-export { fileStore, memoryStore } from "./select-records.ts";
 
 // The stores chosen here list, and so does the domain over them: every function but those that
 // read by key only (select-records.ts) lists through this module.
@@ -16,10 +14,7 @@ export function dynamoStore(prefix = process.env.TABLE_PREFIX ?? "blog-local-"):
   return (model, table) => new DynamoRepository(documentClient(), tableName(prefix, model), table);
 }
 
-/**
- * `STORE=memory`, `STORE=file:<folder>`, or (the default, and the only choice in Lambda) DynamoDB
- * with tables named `${TABLE_PREFIX}<Model>`.
- */
+/** A listing function's store: DynamoDB, tables named `${TABLE_PREFIX}<Model>` (select-records.ts). */
 export function storeFromEnv(env: NodeJS.ProcessEnv = process.env): RepositoryFactory {
-  return chooseStore(env, dynamoStore);
+  return functionStore(env, dynamoStore);
 }

@@ -6,7 +6,8 @@ import { authenticationOf } from "../../lib/auth/service.ts";
 import { Application } from "../../lib/core/application.ts";
 import type { ModelInfo } from "../../lib/core/model-info.ts";
 import { readHandler } from "../../lib/rest/read-handler.ts";
-import { dynamoStore, memoryStore } from "../../lib/store/select.ts";
+import { memoryStore } from "../../lib/store/local-stores.ts";
+import { dynamoStore } from "../../lib/store/select.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 
 // functions/rest-read.ts builds the authentication service as AccessAuthentication (app/definition.ts):

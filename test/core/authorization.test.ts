@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Repository, RepositoryFactory } from "../../lib/store/repository.ts";
-import { memoryStore } from "../../lib/store/select.ts";
+import { memoryStore } from "../../lib/store/local-stores.ts";
 import { ALICE, BOB, as, blog, failure, model, post } from "../support/blog.ts";
 
 const CAROL = "0b6d3f3e-7a51-4c1e-9a43-6f1c2f0a0003";

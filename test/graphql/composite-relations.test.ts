@@ -7,7 +7,7 @@ import { buildGraphQLSchema } from "../../lib/graphql/schema.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { tableName } from "../../lib/store/dynamodb-tables.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
-import { memoryStore } from "../../lib/store/select.ts";
+import { memoryStore } from "../../lib/store/local-stores.ts";
 import { as, model } from "../support/blog.ts";
 import { call, httpEvent } from "../support/http-events.ts";
 import { enableTestUser, graphqlBlog } from "./support.ts";

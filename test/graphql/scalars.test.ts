@@ -5,7 +5,7 @@ import { Model, type Decision } from "../../lib/core/model.ts";
 import { Operation } from "../../lib/core/operation.ts";
 import { Type } from "../../lib/core/schema.ts";
 import { Application } from "../../lib/core/application.ts";
-import { memoryStore } from "../../lib/store/select.ts";
+import { memoryStore } from "../../lib/store/local-stores.ts";
 import { GraphQLService } from "../../lib/graphql/service.ts";
 
 let restore: () => void;

@@ -6,7 +6,7 @@ import type { TableShape } from "../../lib/core/model-info.ts";
 import { Model } from "../../lib/core/model.ts";
 import { MemoryRepository } from "../../lib/store/memory.ts";
 import type { Item, RepositoryFactory } from "../../lib/store/repository.ts";
-import { fileStore } from "../../lib/store/select.ts";
+import { fileStore } from "../../lib/store/local-stores.ts";
 import { ALICE, as, blog, model } from "../support/blog.ts";
 
 /** A v3 user row as webda v3 left it: no `__version`, a `__password`, v3 bookkeeping fields. */

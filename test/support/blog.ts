@@ -3,7 +3,7 @@ import { Context } from "../../lib/core/context.ts";
 import { DomainError } from "../../lib/core/errors.ts";
 import { PasswordBehavior } from "../../lib/core/behaviors/password.ts";
 import type { RepositoryFactory } from "../../lib/store/repository.ts";
-import { memoryStore } from "../../lib/store/select.ts";
+import { memoryStore } from "../../lib/store/local-stores.ts";
 import { definition } from "../../app/index.ts";
 
 // Hashing cost is a production concern; tests keep it low so suites stay fast.
