@@ -84,9 +84,10 @@ export function signingKeySource(env: NodeJS.ProcessEnv = process.env): string {
 function importPair(jwk: PrivateJwk): { privateKey: KeyObject; publicKey: KeyObject } {
   try {
     const privateKey = createPrivateKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, d: jwk.d }, format: "jwk" });
-    const publicKey = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: "jwk" });
-    // A published x that is not d's would serve a JWKS that verifies none of our tokens.
-    if ((createPublicKey(privateKey).export({ format: "jwk" }) as { x?: string }).x !== jwk.x) throw new Error("x is not the public half of d");
+    // The verifying key is d's own public half; a published x that is not it would serve a JWKS
+    // that verifies none of our tokens.
+    const publicKey = createPublicKey(privateKey);
+    if ((publicKey.export({ format: "jwk" }) as { x?: string }).x !== jwk.x) throw new Error("x is not the public half of d");
     return { privateKey, publicKey };
   } catch (cause) {
     throw new ConfigurationError(`AUTH_SIGNING_KEY holds an unusable Ed25519 key: ${(cause as Error).message}`);
