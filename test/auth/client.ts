@@ -43,9 +43,9 @@ export function emailApp(email: Record<string, unknown> = {}, services: Applicat
   const provider = app.service("email")?.service as EmailPasswordProvider;
   const authHandler = httpHandler("auth", authDispatcher(app));
   const rest = restHandler(app);
-  const mails = (to: string): OutboxMail[] =>
-    readdirSync(outbox).sort().map((f) => JSON.parse(readFileSync(join(outbox, f), "utf8")) as OutboxMail).filter((m) => m.to === to);
-  return { app, auth, provider, authHandler, rest, outbox, mails };
+  const allMails = (): OutboxMail[] => readdirSync(outbox).sort().map((f) => JSON.parse(readFileSync(join(outbox, f), "utf8")) as OutboxMail);
+  const mails = (to: string): OutboxMail[] => allMails().filter((m) => m.to === to);
+  return { app, auth, provider, authHandler, rest, outbox, mails, allMails };
 }
 
 /** A browser-like client: a cookie jar, the API's own Origin on writes unless told otherwise. */

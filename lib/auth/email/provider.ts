@@ -13,13 +13,13 @@ import type { LoginResult } from "../types.ts";
 import { checkNewUser, createUser } from "../users.ts";
 import { EmailPasswordProviderDescription } from "./description.ts";
 import type { EmailProviderOptions } from "./options.ts";
+import { canonicalEmail } from "./address.ts";
 import { checkPassword, hashPassword, passwordOf } from "./passwords.ts";
 import { MailThrottle } from "./throttle.ts";
 import { EmailTokens, type EmailClaims } from "./tokens.ts";
 import { emailRoutes } from "./routes.ts";
 import type { AuthRoute } from "../routes/route.ts";
 
-const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const MAX_WAIT_SECONDS = 300;
 
 /**
@@ -55,11 +55,9 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     return emailRoutes(this);
   }
 
-  /** Trimmed and lowercased (spec 5.2); a 400 naming `/email` when it is not an address. */
+  /** The one spelling of the address (./address.ts); a 400 naming `/email` when it has none. */
   normalize(raw: string): string {
-    const email = raw.trim().toLowerCase();
-    if (!EMAIL.test(email) || email.length > 254) throw new ValidationError([{ path: "/email", message: "must be an email address" }]);
-    return email;
+    return canonicalEmail(raw);
   }
 
   redirect(key: keyof EmailProviderOptions["redirects"]): string {
