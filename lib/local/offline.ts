@@ -27,6 +27,8 @@ export function offlineArgs(options: Pick<OfflineOptions, "dynamodbEndpoint" | "
     // are how the endpoint and prefix reach them.
     `--param=dynamodbEndpoint=${options.dynamodbEndpoint}`,
     `--param=tablePrefix=${options.tablePrefix}`,
+    // Mailed links point at the service's own listening origin, never at a request's Host.
+    `--param=publicUrl=http://${LOCAL_HOST}:${OFFLINE_PORTS.http}`,
     ...Object.entries(options.params ?? {}).map(([name, value]) => `--param=${name}=${value}`),
     `--host=${LOCAL_HOST}`,
     `--httpPort=${OFFLINE_PORTS.http}`,

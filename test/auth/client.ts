@@ -35,7 +35,8 @@ export function emailApp(email: Record<string, unknown> = {}, services: Applicat
     services: {
       ...definition.services,
       mailer: { type: "Framework/Mailer", transport: "outbox", outbox },
-      email: { ...base, password: { cost: { ln: 10 } }, ...email },
+      // Links in mails come from configuration only: the API's public URL, as a deployed stage sets it.
+      email: { ...base, password: { cost: { ln: 10 } }, publicUrl: "https://api.example.com", ...email },
       ...services,
     },
   }).useStore(dynamoStore());

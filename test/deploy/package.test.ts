@@ -37,6 +37,8 @@ describe("serverless package", () => {
       // A deployed stage needs its own signing key and a real Idp client (both refused when missing).
       "--param", `authSigningKey=${JSON.stringify(generateSigningJwk())}`,
       "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client", "--param", `idpClientSecret=${"c".repeat(32)}`,
+      // The base of mailed links, never a request's Host (refused when missing).
+      "--param", "publicUrl=https://api.example.com",
     ], {
       cwd: root,
       env: { ...process.env, ALLOW_TEST_USER: "false" },
@@ -105,5 +107,16 @@ describe("serverless package", () => {
       maxBuffer: 16 * 1024 * 1024,
     });
     await expect(attempt).rejects.toMatchObject({ stdout: expect.stringMatching(/authSigningKey/) });
+  }, 120_000);
+
+  it("refuses a deployed stage whose email provider has no publicUrl for its links, naming the option", async () => {
+    const attempt = run(join(root, "node_modules/.bin/serverless"), [
+      "package", "--stage", "prod", "--package", join(scratch, "nopublicurl"), "--param", `appSecret=${"s".repeat(48)}`,
+      "--param", `authSigningKey=${JSON.stringify(generateSigningJwk())}`,
+      "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client", "--param", `idpClientSecret=${"c".repeat(32)}`,
+    ], { cwd: root, env: { ...process.env, PUBLIC_URL: "https://from-the-shell.example.com" }, maxBuffer: 16 * 1024 * 1024 });
+    // A shell variable is no substitute: only `--param publicUrl` reaches the functions.
+    await expect(attempt).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining("Stage 'prod' mails links (email provider) but its publicUrl is missing") });
+    await expect(access(join(scratch, "nopublicurl"))).rejects.toMatchObject({ code: "ENOENT" });
   }, 120_000);
 });

@@ -1,5 +1,6 @@
 import { Service } from "../../core/service.ts";
 import type { AuthProvider } from "../types.ts";
+import { linkBase } from "./links.ts";
 import { checkCost, checkRedirects, emailProviderOptions, type EmailProviderOptions } from "./options.ts";
 
 /**
@@ -17,6 +18,7 @@ export class EmailPasswordProviderDescription extends Service<EmailProviderOptio
     super(name, options);
     checkRedirects(name, EmailPasswordProviderDescription.type, options);
     checkCost(name, EmailPasswordProviderDescription.type, options.password.cost);
+    linkBase(name, EmailPasswordProviderDescription.type, options);
   }
 
   describe(): Record<string, unknown> {

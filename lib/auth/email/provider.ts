@@ -14,6 +14,7 @@ import { checkNewUser, createUser } from "../users.ts";
 import { EmailPasswordProviderDescription } from "./description.ts";
 import type { EmailProviderOptions } from "./options.ts";
 import { canonicalEmail } from "./address.ts";
+import { linkBase, mailLink } from "./links.ts";
 import { checkPassword, hashPassword, passwordOf } from "./passwords.ts";
 import { MailThrottle } from "./throttle.ts";
 import { EmailTokens, type EmailClaims } from "./tokens.ts";
@@ -68,10 +69,9 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     return this.app.services().find((e) => e.service instanceof MailerService)?.service as MailerService | undefined;
   }
 
-  /** The link base: the configured public URL, else the request's own origin (API Gateway routes by Host). */
-  link(origin: string, path: string, token: string): string {
-    const base = (this.options.publicUrl ?? origin).replace(/\/+$/, "");
-    return `${base}${path}?token=${encodeURIComponent(token)}`;
+  /** A mailed link: its base from configuration only (./links.ts), never from the request. */
+  link(path: string, token: string): string {
+    return mailLink(linkBase(this.name, EmailPasswordProvider.type, this.options), this.name, path, token);
   }
 
   private async send(email: string, build: () => Promise<{ to: string; subject: string; text: string; html: string }>, claimed?: boolean): Promise<void> {
@@ -191,7 +191,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
    * is known or not. With the mailed token (or in `after`/`none` mode): creates the account and
    * logs in.
    */
-  async register(origin: string, body: { email: string; password?: string; user?: Record<string, unknown>; token?: string }): Promise<LoginResult | "MAIL_SENT"> {
+  async register(body: { email: string; password?: string; user?: Record<string, unknown>; token?: string }): Promise<LoginResult | "MAIL_SENT"> {
     this.checkOpen();
     const email = this.normalize(body.email);
     this.checkDomain(email);
@@ -206,7 +206,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
       const token = await this.tokens.sign({ purpose: "register", email }, this.options.tokens.verification);
       await this.send(
         email,
-        async () => (known ? accountExistsMail(this.app.name, email) : registrationMail(this.app.name, email, this.link(origin, `${this.options.url}/verify`, token))),
+        async () => (known ? accountExistsMail(this.app.name, email) : registrationMail(this.app.name, email, this.link(`${this.options.url}/verify`, token))),
         claimed,
       );
       return "MAIL_SENT";
@@ -219,12 +219,12 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     }
     if (typeof body.password !== "string") throw new ValidationError([{ path: "/password", message: "is required" }]);
     const user = await this.createAccount(email, body.password, body.user ?? {}, verified);
-    if (mode === "after") await this.sendVerification(origin, email, user);
+    if (mode === "after") await this.sendVerification(email, user);
     return this.auth.login(user, "email");
   }
 
-  private async sendVerification(origin: string, email: string, user: string): Promise<void> {
-    await this.send(email, async () => verificationMail(this.app.name, email, this.link(origin, `${this.options.url}/verify`, await this.tokens.sign({ purpose: "verify", email, sub: user }, this.options.tokens.verification))));
+  private async sendVerification(email: string, user: string): Promise<void> {
+    await this.send(email, async () => verificationMail(this.app.name, email, this.link(`${this.options.url}/verify`, await this.tokens.sign({ purpose: "verify", email, sub: user }, this.options.tokens.verification))));
   }
 
   /**
@@ -232,13 +232,13 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
    * ident (of the caller, when logged in), otherwise a mail saying there is nothing to confirm,
    * under the same throttle. Only the address's owner learns which.
    */
-  async startVerification(origin: string, rawEmail: string, userId: string | undefined): Promise<void> {
+  async startVerification(rawEmail: string, userId: string | undefined): Promise<void> {
     const email = this.normalize(rawEmail);
     const ident = await this.auth.idents.find("email", email);
     const eligible = ident !== undefined && !ident.verifiedAt && (userId === undefined || ident.user === userId);
     const token = await this.tokens.sign({ purpose: "verify", email, sub: ident?.user ?? randomUUID() }, this.options.tokens.verification);
     await this.send(email, async () =>
-      eligible ? verificationMail(this.app.name, email, this.link(origin, `${this.options.url}/verify`, token)) : nothingToDoMail(this.app.name, email, "verification"),
+      eligible ? verificationMail(this.app.name, email, this.link(`${this.options.url}/verify`, token)) : nothingToDoMail(this.app.name, email, "verification"),
     );
   }
 
@@ -262,7 +262,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     return sha256Hex(`recover:${typeof state?.__hash === "string" ? state.__hash : "none"}`).slice(0, 32);
   }
 
-  async startRecovery(origin: string, rawEmail: string): Promise<void> {
+  async startRecovery(rawEmail: string): Promise<void> {
     const email = this.normalize(rawEmail);
     const ident = await this.auth.idents.find("email", email);
     // An unknown address reads a user and signs a token too, and gets a mail saying it has no
@@ -271,7 +271,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     const user = await this.app.repository(this.auth.identityModel()).get({ uuid: sub });
     const token = await this.tokens.sign({ purpose: "recover", email, sub, pwd: this.fingerprint(user) }, this.options.tokens.recovery);
     await this.send(email, async () =>
-      ident ? recoveryMail(this.app.name, email, this.link(origin, `${this.options.url}/recover`, token)) : nothingToDoMail(this.app.name, email, "recovery"),
+      ident ? recoveryMail(this.app.name, email, this.link(`${this.options.url}/recover`, token)) : nothingToDoMail(this.app.name, email, "recovery"),
     );
   }
 

@@ -1,6 +1,5 @@
 import { ValidationError } from "../../core/errors.ts";
 import { isPlainObject } from "../../core/sanitize.ts";
-import type { HttpRequest } from "../../http/request.ts";
 import { json } from "../../http/response.ts";
 import { loginRequired } from "../errors.ts";
 import { schemaRef, stringBody, type AuthAnswer } from "../routes/contract.ts";
@@ -25,12 +24,6 @@ const REDIRECT = (description: string): AuthAnswer => ({ description, redirect: 
 function loggedIn(result: LoginResult) {
   const { setCookie, ...body } = result;
   return { ...json(200, body, noStore), cookies: [setCookie] };
-}
-
-/** The API's own origin, for links in mails when no `publicUrl` is configured. */
-function originOf(request: HttpRequest): string {
-  const scheme = request.headers["x-forwarded-proto"] ?? (process.env.IS_OFFLINE === "true" ? "http" : "https");
-  return `${scheme}://${request.headers.host ?? "localhost"}`;
 }
 
 /** The email provider's routes (spec 4.4), under its `url` and /auth/password. */
@@ -65,7 +58,7 @@ export function emailRoutes(provider: EmailPasswordProvider): AuthRoute[] {
           ...(body.user !== undefined && !isPlainObject(body.user) ? [{ path: "/user", message: "must be an object" }] : []),
         ];
         if (errors.length > 0) throw new ValidationError(errors);
-        const result = await provider.register(originOf(http), body as Parameters<EmailPasswordProvider["register"]>[1]);
+        const result = await provider.register(body as Parameters<EmailPasswordProvider["register"]>[0]);
         return result === "MAIL_SENT" ? json(202, ACCEPTED, noStore) : loggedIn(result);
       },
     },
@@ -79,7 +72,7 @@ export function emailRoutes(provider: EmailPasswordProvider): AuthRoute[] {
       contract: { caller: "optional", store: true, body: stringBody(EMAIL), errors: [403], answers: { 202: ACCEPTED_ANSWER } },
       handle: async ({ http, identity }) => {
         const { email } = stringFields(http, EMAIL);
-        await provider.startVerification(originOf(http), email, (await identity()).userId);
+        await provider.startVerification(email, (await identity()).userId);
         return json(202, ACCEPTED, noStore);
       },
     },
@@ -93,7 +86,7 @@ export function emailRoutes(provider: EmailPasswordProvider): AuthRoute[] {
       contract: { caller: "none", store: true, body: stringBody(EMAIL), errors: [], answers: { 202: ACCEPTED_ANSWER } },
       handle: async ({ http }) => {
         const { email } = stringFields(http, EMAIL);
-        await provider.startRecovery(originOf(http), email);
+        await provider.startRecovery(email);
         return json(202, ACCEPTED, noStore);
       },
     },

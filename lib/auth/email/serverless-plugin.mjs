@@ -1,0 +1,46 @@
+// A local serverless plugin: a deployed stage whose email provider mails links must say where they
+// point (`--param publicUrl=https://...`). Without it the links would have no base, and a base taken
+// from the request's Host or X-Forwarded-* headers is the attacker's to choose (issue 25).
+// Plain JS because the Serverless CLI loads plugins itself.
+
+const UNSET = new Set(["", "null", "unset", "undefined"]);
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/;
+
+export default class EmailPublicUrlPlugin {
+  constructor(serverless) {
+    this.serverless = serverless;
+    this.hooks = { "before:package:initialize": () => this.check() };
+  }
+
+  /** The recovery route is among the auth functions' events when an email provider is configured. */
+  mailsLinks() {
+    const functions = Object.values(this.serverless.service.functions ?? {});
+    return functions.some((fn) => (fn.events ?? []).some((e) => e?.httpApi?.path === "/auth/password/recovery"));
+  }
+
+  /** Why the value cannot be a deployed stage's link base, or undefined when it can. */
+  problem(value) {
+    if (value === undefined || value === null || UNSET.has(String(value))) return "is missing";
+    let url;
+    try {
+      url = new URL(String(value));
+    } catch {
+      return `is not an absolute URL (${JSON.stringify(value)})`;
+    }
+    if (url.protocol !== "https:") return "must be https: every link carries a token";
+    if (LOOPBACK.test(url.hostname)) return "points at loopback, the local service's origin";
+    if (url.username !== "" || url.password !== "" || /[?#]/.test(String(value))) return "must have no credentials, query or fragment";
+    return undefined;
+  }
+
+  check() {
+    const stage = this.serverless.service.provider.stage;
+    if (stage === "local" || process.env.IS_OFFLINE === "true") return;
+    if (!this.mailsLinks()) return;
+    const problem = this.problem(this.serverless.service.provider.environment?.PUBLIC_URL);
+    if (problem === undefined) return;
+    throw new this.serverless.classes.Error(
+      `Stage '${stage}' mails links (email provider) but its publicUrl ${problem}:\n  --param publicUrl=https://api.example.com   the API's public URL, the base of recovery and verification links`,
+    );
+  }
+}
