@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { PreconditionFailedError, ValidationError } from "../../core/errors.ts";
 import { log } from "../../core/log.ts";
+import { versionOf } from "../../core/records.ts";
 import { VERSION_FIELD } from "../../core/schema.ts";
 import { deriveKey, sha256Hex } from "../crypto.ts";
 import { AuthError, invalidCredentials } from "../errors.ts";
@@ -293,11 +294,33 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     const ident = await this.auth.idents.find("email", claims.email);
     if (!ident || ident.user !== claims.sub) throw invalid();
     await checkPassword(this.app, this.options.password, password, claims.email);
-    await users.patch({ uuid: claims.sub }, { password: await hashPassword(password, this.options.password.cost) }, []);
+    await this.writeOverFingerprint(claims as EmailClaims & { sub: string }, user, { password: await hashPassword(password, this.options.password.cost) }, invalid);
     await this.auth.idents.patch(ident, { _loginAttempts: 0, ...(ident.verifiedAt ? {} : { verifiedAt: new Date(this.now()).toISOString() }) }, ["_lastLoginAttemptAt"]);
     await this.auth.sessions.revokeAll(claims.sub, this.auth.options.session.lifetime);
     await this.auth.publish("Authentication.PasswordChanged", { user: claims.sub, by: "recovery" });
     return this.auth.login(claims.sub, "email");
+  }
+
+  /**
+   * The recovery write holds only over the password the token was issued against (issue 25,
+   * attack 5): conditional on the user row's version, re-read and retried when another field
+   * changed meanwhile, refused once the password itself did. Of two uses of one link at once,
+   * one sets the password and the other answers INVALID_TOKEN.
+   */
+  private async writeOverFingerprint(claims: EmailClaims & { sub: string }, read: Record<string, unknown>, set: Record<string, unknown>, invalid: () => Error): Promise<void> {
+    const users = this.app.repository(this.auth.identityModel());
+    let user: Record<string, unknown> | undefined = read;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (!user || claims.pwd !== this.fingerprint(user)) throw invalid();
+      try {
+        await users.patch({ uuid: claims.sub }, set, [], { expectedVersion: versionOf(user) });
+        return;
+      } catch (error) {
+        if (!(error instanceof PreconditionFailedError)) throw error;
+      }
+      user = await users.get({ uuid: claims.sub });
+    }
+    throw new AuthError(429, "TOO_MANY_ATTEMPTS", "The account changed while the password was being set: try again", 1);
   }
 
   /** Spec 5.4.3: the other sessions end, and so do earlier access tokens: the caller gets a new session. */
