@@ -36,7 +36,9 @@ export function emailApp(email: Record<string, unknown> = {}, services: Applicat
       ...definition.services,
       mailer: { type: "Framework/Mailer", transport: "outbox", outbox },
       // Links in mails come from configuration only: the API's public URL, as a deployed stage sets it.
-      email: { ...base, password: { cost: { ln: 10 } }, publicUrl: "https://api.example.com", ...email },
+      // Every in-process app counts on one service-wide mail budget row per minute: tests leave it
+      // out of reach unless they set `throttle.mailsPerMinute` themselves (test/auth/mail-budget.test.ts).
+      email: { ...base, password: { cost: { ln: 10 } }, publicUrl: "https://api.example.com", ...email, throttle: { mailsPerMinute: 1_000_000, ...((email.throttle ?? base.throttle) as object) } },
       ...services,
     },
   }).useStore(dynamoStore());

@@ -38,6 +38,11 @@ export const emailProviderOptions = Type.Object({
     {
       /** At most one mail per address per this many seconds. */
       resendDelay: Type.Integer({ minimum: 0, default: 60 }),
+      /**
+       * At most this many mails per minute for the whole service, across every instance; beyond
+       * it the mail routes answer as always and send nothing (docs/authentication.md).
+       */
+      mailsPerMinute: Type.Integer({ minimum: 1, default: 100 }),
       /** Failed logins allowed before each further attempt must wait. */
       failedBeforeDelay: Type.Integer({ minimum: 1, default: 3 }),
       /** The first wait; it doubles with each further failure (at most 5 minutes). */

@@ -17,6 +17,7 @@ import type { EmailProviderOptions } from "./options.ts";
 import { canonicalEmail } from "./address.ts";
 import { linkBase, mailLink } from "./links.ts";
 import { checkPassword, hashPassword, passwordOf } from "./passwords.ts";
+import { MailBudget } from "./budget.ts";
 import { MailThrottle } from "./throttle.ts";
 import { EmailTokens, type EmailClaims } from "./tokens.ts";
 import { emailRoutes } from "./routes.ts";
@@ -32,6 +33,7 @@ const MAX_WAIT_SECONDS = 300;
 export class EmailPasswordProvider extends EmailPasswordProviderDescription {
   private emailTokens: EmailTokens | undefined;
   private throttleRows: MailThrottle | undefined;
+  private budgetRows: MailBudget | undefined;
 
   get auth(): AuthenticationService {
     const auth = authenticationOf(this.app);
@@ -51,6 +53,11 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
   private get throttle(): MailThrottle {
     this.throttleRows ??= new MailThrottle(this.app.tableRepository(SESSIONS, sessionShape), () => this.now());
     return this.throttleRows;
+  }
+
+  private get budget(): MailBudget {
+    this.budgetRows ??= new MailBudget(this.app.tableRepository(SESSIONS, sessionShape), () => this.now());
+    return this.budgetRows;
   }
 
   authRoutes(): AuthRoute[] {
@@ -78,6 +85,11 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
   private async send(email: string, build: () => Promise<{ to: string; subject: string; text: string; html: string }>, claimed?: boolean): Promise<void> {
     if (!(claimed ?? (await this.throttle.claim(email, this.options.throttle.resendDelay)))) {
       log.info("mail throttled", { provider: this.name });
+      return;
+    }
+    // After the per-address throttle, so one address asked again and again spends none of it.
+    if (!(await this.budget.claim(this.options.throttle.mailsPerMinute))) {
+      log.warn("mail budget spent: mail not sent", { provider: this.name, mailsPerMinute: this.options.throttle.mailsPerMinute });
       return;
     }
     const mailer = this.mailer();

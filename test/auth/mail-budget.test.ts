@@ -1,0 +1,67 @@
+import { randomInt } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
+
+/**
+ * Issue 25, attack 6: nothing bounded the mails the whole service sends; each address (or each
+ * spelling, or each sub-address) had its own per-address allowance. The service-wide budget holds
+ * across instances (two applications on one DynamoDB Local, as two Lambda instances) and answers a
+ * known and an unknown address alike once spent.
+ */
+const REDIRECTS = { failure: "https://x.test/f", recover: "https://x.test/r" };
+const BUDGET = 3;
+
+/** A minute of its own, far from the real clock, so the budget row is this test's alone. */
+function privateMinute(): (() => number) & { advance: (ms: number) => void } {
+  const start = Date.UTC(2100, 0, 1) + randomInt(0, 10_000_000) * 60_000;
+  let now = start;
+  return Object.assign(() => now, { advance: (ms: number) => void (now += ms) });
+}
+
+function budgetApp(clock: () => number) {
+  const t = emailApp({ verification: "none", redirects: REDIRECTS, throttle: { mailsPerMinute: BUDGET } });
+  t.auth.now = clock;
+  return t;
+}
+
+describe("the service-wide mail budget (attack 6)", () => {
+  it("sends at most mailsPerMinute mails a minute across instances, answering every address alike", async () => {
+    const clock = privateMinute();
+    const one = budgetApp(clock);
+    const two = budgetApp(clock);
+    const known = Array.from({ length: 5 }, () => newEmail());
+    for (const email of known) {
+      expect((await client(one).request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile() } })).status).toBe(200);
+    }
+    const unknown = Array.from({ length: 6 }, () => newEmail());
+    const asks = [...known.slice(0, 4), ...unknown].map((email, i) => client(i % 2 === 0 ? one : two).request("POST", "/auth/password/recovery", { body: { email } }));
+    const replies = await Promise.all(asks);
+    expect(new Set(replies.map((r) => JSON.stringify([r.status, r.body])))).toEqual(new Set([JSON.stringify([202, replies[0]?.body])]));
+    expect(one.allMails().length + two.allMails().length).toBe(BUDGET);
+
+    // Spent: a known address not asked yet and an unknown one answer the same, and nothing is mailed.
+    const lateKnown = await client(one).request("POST", "/auth/password/recovery", { body: { email: known[4] } });
+    const lateUnknown = await client(two).request("POST", "/auth/password/recovery", { body: { email: newEmail() } });
+    expect(lateKnown).toEqual(replies[0]);
+    expect(lateUnknown).toEqual(replies[0]);
+    expect(one.allMails().length + two.allMails().length).toBe(BUDGET);
+
+    // The next minute has a budget of its own.
+    clock.advance(60_000);
+    const fresh = known.slice(0, 4).find((email) => one.mails(email).length + two.mails(email).length === 0) as string;
+    expect((await client(two).request("POST", "/auth/password/recovery", { body: { email: fresh } })).status).toBe(202);
+    expect(two.mails(fresh)).toHaveLength(1);
+  });
+
+  it("does not spend the budget on an address asked again within resendDelay", async () => {
+    const clock = privateMinute();
+    const t = budgetApp(clock);
+    const email = newEmail();
+    await client(t).request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile() } });
+    for (let i = 0; i < 5; i++) await client(t).request("POST", "/auth/password/recovery", { body: { email } });
+    const others = Array.from({ length: BUDGET - 1 }, () => newEmail());
+    for (const other of others) await client(t).request("POST", "/auth/password/recovery", { body: { email: other } });
+    expect(t.mails(email)).toHaveLength(1);
+    expect(others.map((o) => t.mails(o).length)).toEqual(others.map(() => 1));
+  });
+});
