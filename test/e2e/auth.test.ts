@@ -157,13 +157,16 @@ describe("authentication against npm start", { timeout: 120_000 }, () => {
     let resets: { text: string }[] = [];
     for (let i = 0; i < 60 && resets.length === 0; i++) {
       await sleep(500);
-      expect((await new Browser().fetch("POST", "/auth/password/recovery", { body: { email: address } })).status).toBe(202);
+      // Forged Host and X-Forwarded-Proto (issue 25, attack 1): the link still points at npm start.
+      const forged = { host: "evil.example:8080", "x-forwarded-proto": "https://evil.example/#", "x-forwarded-host": "evil.example" };
+      expect((await new Browser().fetch("POST", "/auth/password/recovery", { body: { email: address }, headers: forged })).status).toBe(202);
       resets = mails(address).filter((m) => m.text.includes("/recover?token="));
     }
     // However often asked, one mail; its link redirects to the recover page with the same token.
     await new Browser().fetch("POST", "/auth/password/recovery", { body: { email: address } });
     expect(mails(address).filter((m) => m.text.includes("/recover?token="))).toHaveLength(1);
     const link = linkOf(resets[0]);
+    expect(link.origin).toBe(offline?.url);
     expect(link.pathname).toBe("/auth/email/recover");
     const hop = await new Browser().fetch("GET", `${link.pathname}${link.search}`);
     expect(hop.status).toBe(302);
