@@ -1,5 +1,7 @@
 import { randomInt } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { MailBudget } from "../../lib/auth/email/budget.ts";
+import { SESSIONS, sessionShape } from "../../lib/auth/tables.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 
 /**
@@ -63,5 +65,14 @@ describe("the service-wide mail budget (attack 6)", () => {
     for (const other of others) await client(t).request("POST", "/auth/password/recovery", { body: { email: other } });
     expect(t.mails(email)).toHaveLength(1);
     expect(others.map((o) => t.mails(o).length)).toEqual(others.map(() => 1));
+  });
+
+  it("gives exactly mailsPerMinute of many simultaneous claims (each lost race is another claim's win)", async () => {
+    const clock = privateMinute();
+    const t = budgetApp(clock);
+    const budget = new MailBudget(t.app.tableRepository(SESSIONS, sessionShape), clock);
+    const granted = await Promise.all(Array.from({ length: 30 }, () => budget.claim(10)));
+    expect(granted.filter(Boolean)).toHaveLength(10);
+    expect(await budget.claim(10)).toBe(false);
   });
 });
