@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Context } from "../core/context.ts";
 import { AuthError } from "./errors.ts";
 import type { Ident } from "./idents.ts";
+import { decideLink, linkingOptions } from "./link-policy.ts";
 import type { AuthenticationService } from "./service.ts";
 import type { LoginOptions, LoginResult, ProviderIdentity } from "./types.ts";
 import { createUser, profileFields } from "./users.ts";
@@ -10,9 +11,9 @@ const accountExists = (): AuthError => new AuthError(409, "ACCOUNT_EXISTS", "An 
 
 /**
  * Finds or creates the ident of a proven identity and logs its user in (the seam of CONTRACT.md).
- * Linking (spec 5.4.4): a logged-in caller links to itself; a logged-out one never takes over an
- * account whose verified email matches unless the provider asserts that email verified, we trust
- * that assertion, and the policy is `verified`; otherwise ACCOUNT_EXISTS.
+ * Linking (spec 5.4.4): a logged-in caller links to itself; a logged-out one goes through
+ * decideLink (link-policy.ts), which reads the email provider's `linking` and
+ * `trustEmailVerification` as well as the calling provider's trust in its own claims.
  */
 export async function loginWithProvider(auth: AuthenticationService, _ctx: Context, identity: ProviderIdentity, options: LoginOptions): Promise<LoginResult> {
   const idents = auth.idents;
@@ -29,11 +30,9 @@ export async function loginWithProvider(auth: AuthenticationService, _ctx: Conte
   }
   let user = options.linkTo;
   if (user === undefined && email && identity.provider !== "email") {
-    const owner = await idents.find("email", email);
-    if (owner?.verifiedAt) {
-      if (!emailVerified || (options.linking ?? "verified") !== "verified") throw accountExists();
-      user = owner.user;
-    }
+    const decision = decideLink(await idents.find("email", email), identity.emailVerified, linkingOptions(auth.providers(), options.trustEmailVerification));
+    if (decision.kind === "refuse") throw accountExists();
+    if (decision.kind === "link") user = decision.user;
   }
   const info = auth.identityModel();
   const created = user === undefined;

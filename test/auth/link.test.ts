@@ -22,7 +22,6 @@ describe("loginWithProvider (the seam of the Idp provider)", () => {
     const { email, user } = await verifiedAccount(t);
     await expect(t.auth.loginWithProvider(Context.anonymous(), idp(email, false), { trustEmailVerification: true })).rejects.toMatchObject({ status: 409, reason: "ACCOUNT_EXISTS" });
     await expect(t.auth.loginWithProvider(Context.anonymous(), idp(email, true), { trustEmailVerification: false })).rejects.toMatchObject({ reason: "ACCOUNT_EXISTS" });
-    await expect(t.auth.loginWithProvider(Context.anonymous(), idp(email, true), { trustEmailVerification: true, linking: "never" })).rejects.toMatchObject({ reason: "ACCOUNT_EXISTS" });
     const linked = await t.auth.loginWithProvider(Context.anonymous(), idp(email, true), { trustEmailVerification: true });
     expect(linked.user.uuid).toBe(user);
     expect((await t.auth.idents.listByUser(user)).map((i) => i.provider).sort()).toEqual(["email", "idp"]);
