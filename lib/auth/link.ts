@@ -19,7 +19,7 @@ export async function loginWithProvider(auth: AuthenticationService, _ctx: Conte
   const idents = auth.idents;
   const emailVerified = identity.emailVerified && options.trustEmailVerification;
   const email = identity.email?.trim().toLowerCase();
-  let ident: Ident | undefined = await idents.find(identity.provider, identity.providerUid);
+  let ident: Ident | undefined = await idents.find(identity.provider, identity.providerUid, identity.issuer);
   if (ident) {
     if (options.linkTo !== undefined && ident.user !== options.linkTo) throw accountExists();
     const set: Parameters<typeof idents.patch>[1] = {};
@@ -38,10 +38,10 @@ export async function loginWithProvider(auth: AuthenticationService, _ctx: Conte
   const created = user === undefined;
   user ??= randomUUID();
   try {
-    ident = await idents.create({ provider: identity.provider, providerUid: identity.providerUid, user, ...(email ? { email } : {}), verified: emailVerified, ...(identity.tokens ? { tokens: identity.tokens } : {}) });
+    ident = await idents.create({ provider: identity.provider, providerUid: identity.providerUid, ...(identity.issuer ? { issuer: identity.issuer } : {}), user, ...(email ? { email } : {}), verified: emailVerified, ...(identity.tokens ? { tokens: identity.tokens } : {}) });
   } catch (error) {
     // The same identity logging in twice at once: the other call created it; log in as its user.
-    const raced = await idents.find(identity.provider, identity.providerUid);
+    const raced = await idents.find(identity.provider, identity.providerUid, identity.issuer);
     if (!raced) throw error;
     return auth.login(raced.user, identity.provider);
   }

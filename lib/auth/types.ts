@@ -4,6 +4,8 @@ import type { ProviderName } from "./idents.ts";
 export interface ProviderIdentity {
   provider: ProviderName;
   providerUid: string;
+  /** Idp identities: the issuer that vouches for `providerUid` (its `sub`); part of the ident's key. */
+  issuer?: string;
   email?: string;
   emailVerified: boolean;
   /** name, username hints for a new user */
