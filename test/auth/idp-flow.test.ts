@@ -163,6 +163,15 @@ describe("GET /auth/idp/callback", () => {
     expect(new URL(noHd.authorization).searchParams.get("hd")).toBe("example.com");
   });
 
+  it("allowedEmailDomains needs an address the provider marks verified (issue 25, attack 10)", async () => {
+    // bob@example.com is in the allowed domain, but the provider does not vouch for it.
+    const s = setup({ allowedEmailDomains: ["example.com"] });
+    const { done } = await browserFlow(s, "bob");
+    expect(reason(done.location)).toBe("EMAIL_NOT_VERIFIED");
+    expect(done.cookies.some((c) => c.startsWith("session="))).toBe(false);
+    expect(s.logins()).toHaveLength(0);
+  });
+
   it("refuses an unverified provider email that a verified account owns: ACCOUNT_EXISTS", async () => {
     const s = setup();
     await s.auth.idents.create({ provider: "email", providerUid: "bob@example.com", user: randomUUID(), email: "bob@example.com", verified: true }).catch(() => undefined);
@@ -350,5 +359,16 @@ describe("POST /auth/idp/token", () => {
     expect(await post(s, { token: await forgeIdToken(claims(), { keyFile }) })).toMatchObject({ status: 403, body: { reason: "HOSTED_DOMAIN_REFUSED" } });
     expect(await post(s, { token: await forgeIdToken(claims({ hd: "example.com", email: "x@evil.example" }), { keyFile }) })).toMatchObject({ status: 403, body: { reason: "EMAIL_DOMAIN_NOT_ALLOWED" } });
     expect((await post(s, { token: await forgeIdToken(claims({ hd: "example.com" }), { keyFile }) })).status).toBe(200);
+  });
+
+  it("allowedEmailDomains refuses an address the provider does not mark verified, unless allowUnverifiedEmailDomains", async () => {
+    const strict = setup({ allowedEmailDomains: ["example.com"] });
+    for (const unverified of [{ email_verified: false }, { email_verified: "false" }, { email_verified: undefined }]) {
+      expect(await post(strict, { token: await forgeIdToken(claims(unverified), { keyFile }) })).toMatchObject({ status: 403, body: { reason: "EMAIL_NOT_VERIFIED" } });
+    }
+    expect(strict.logins()).toHaveLength(0);
+    const relaxed = setup({ allowedEmailDomains: ["example.com"], allowUnverifiedEmailDomains: true });
+    expect((await post(relaxed, { token: await forgeIdToken(claims({ email_verified: false }), { keyFile }) })).status).toBe(200);
+    expect(await post(relaxed, { token: await forgeIdToken(claims({ email: "x@evil.example", email_verified: false }), { keyFile }) })).toMatchObject({ status: 403, body: { reason: "EMAIL_DOMAIN_NOT_ALLOWED" } });
   });
 });
