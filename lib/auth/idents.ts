@@ -132,9 +132,14 @@ export class Idents {
     return all.sort((a, b) => a.uuid.localeCompare(b.uuid)).map((r) => this.view(r));
   }
 
-  /** ConflictError when the key exists: two registrations of one email never both succeed. */
+  /**
+   * ConflictError when the key exists: two registrations of one email never both succeed. An
+   * address a not-yet-migrated v3 account holds counts as taken too (the legacy reader upgrades
+   * it here, so the conditional create below meets it), whatever path creates the ident.
+   */
   async create(init: { provider: ProviderName; providerUid: string; issuer?: string; user: string; email?: string; verified?: boolean; tokens?: Record<string, unknown> }): Promise<Ident> {
     const uid = normalizeUid(init.provider, init.providerUid);
+    if (init.provider === "email" && this.legacy && (await this.legacy.find("email", uid))) throw new ConflictError("An account already uses this email");
     const now = this.now().toISOString();
     const row: Omit<IdentRow, typeof VERSION_FIELD> = {
       uuid: identKey(init.provider, uid, init.issuer),
