@@ -72,9 +72,9 @@ export class AuthenticationService extends AccessAuthentication {
     };
   }
 
-  /** A new session (cookie), refresh-token family and access token for a proven user. */
-  async login(userId: string, provider: string): Promise<LoginResult> {
-    const { token, row } = await this.sessions.create(userId, this.options.session.lifetime);
+  /** A new session (cookie), refresh-token family and access token for a proven user; `ident` (its key) is the ident that proved it. */
+  async login(userId: string, provider: string, ident?: string): Promise<LoginResult> {
+    const { token, row } = await this.sessions.create(userId, this.options.session.lifetime, ident ? { ident } : {});
     const refresh = await this.refreshTokens.issue(userId, row.id, row.expiresAt);
     const result = await this.tokens(userId, row.id, refresh, Math.floor(this.now() / 1000), randomUUID());
     await this.publish("Authentication.Login", { user: userId, provider, session: row.id });
