@@ -87,7 +87,11 @@ export class Idents {
   /** The one lookup every login and flow goes through; an Idp identity is named by issuer and sub. */
   async find(provider: ProviderName, providerUid: string, issuer?: string): Promise<Ident | undefined> {
     if (provider === "idp") {
-      const row = asRow(await this.repository.get({ uuid: identKey(provider, providerUid, issuer) })) ?? (await this.issuerless(providerUid, issuer as string));
+      const keyed = asRow(await this.repository.get({ uuid: identKey(provider, providerUid, issuer) }));
+      // An issuerless row whose `sub` was chosen to read like "<sub>@<tag>" sits on this key
+      // without being this issuer's: it is refused, never taken for the issuer's own.
+      if (keyed && keyed.issuer !== normalizeIssuer(issuer as string)) throw migrationRequired();
+      const row = keyed ?? (await this.issuerless(providerUid, issuer as string));
       return row ? this.view(row) : undefined;
     }
     const uid = normalizeUid(provider, providerUid);

@@ -162,3 +162,15 @@ describe("Idp idents are keyed by issuer and subject", () => {
     expect((await migrate({ client: documentClient(), tables, seal, idpIssuers: [first.idp.issuer] })).idents).toMatchObject({ migrated: 0, failed: [] });
   });
 });
+
+describe("an issuerless row cannot pose as an issuer-keyed one", () => {
+  it("a sub chosen as '<victim sub>@<tag>' at another issuer (stored before issuers were keyed) is refused, not taken for the victim's", async () => {
+    const s = await setup([first]);
+    const victimSub = `victim-${randomUUID()}`;
+    // What the old code wrote for a second issuer's sub "<victim sub>@<first issuer's tag>".
+    await issuerlessRow(s, idpIdentKey(first.idp.issuer, victimSub).slice(0, -":idp".length), "v4");
+    const answer = await login(s, first, victimSub);
+    expect(answer).toMatchObject({ status: 409, body: { reason: "IDENT_MIGRATION_REQUIRED" } });
+    expect(answer.cookies).toEqual([]);
+  });
+});
