@@ -14,7 +14,7 @@ const ERRORS: Record<number, string> = {
   401: "Not signed in, or refused credentials: `reason` says which",
   403: "Refused: `reason` says why (ORIGIN_REFUSED for a cookie-authenticated write from a foreign Origin)",
   404: "No such identity of the caller's",
-  409: "`reason`: ACCOUNT_EXISTS, LAST_IDENT or IDENT_MIGRATION_REQUIRED",
+  409: "`reason`: ACCOUNT_EXISTS or LAST_IDENT",
   413: "The body exceeds 1 MiB",
   415: "The body is not `application/json`",
   429: "Too many attempts (`reason`), or DynamoDB stayed throttled: retry after `Retry-After` seconds",
