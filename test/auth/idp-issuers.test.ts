@@ -1,9 +1,6 @@
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { randomUUID } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { definition } from "../../app/index.ts";
 import { AuthenticationService } from "../../lib/auth/index.ts";
 import { idpIdentKey, issuerlessIdpKey } from "../../lib/auth/idp-keys.ts";
@@ -14,9 +11,9 @@ import { migrate } from "../../lib/auth/v3/migrate.ts";
 import { migrationTables } from "../../lib/auth/v3/setup.ts";
 import { Application } from "../../lib/core/application.ts";
 import { httpHandler } from "../../lib/http/handler.ts";
-import { startDevIdp, type DevIdp } from "../../lib/local/dev-idp/server.ts";
 import { documentClient } from "../../lib/store/dynamodb-client.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
+import { devIdpFixture, TEST_CLIENT_SECRET, type DevIdpFixture } from "./dev-idp-fixture.ts";
 import { freshAuthPrefix } from "./fresh-auth-tables.ts";
 import { callIdp, forgeIdToken } from "./idp-support.ts";
 import { seal } from "./v3/support.ts";
@@ -28,33 +25,11 @@ import { seal } from "./v3/support.ts";
  * token login through the real route, on tables of its own per test.
  */
 const APP = "https://app.test";
-const SECRET = "test-client-secret";
+const SECRET = TEST_CLIENT_SECRET;
 
-interface Issuer {
-  idp: DevIdp;
-  keyFile: string;
-}
-let dir: string;
-let first: Issuer;
-let second: Issuer;
-
-async function startIssuer(name: string): Promise<Issuer> {
-  const keyFile = join(dir, `${name}.json`);
-  const idp = await startDevIdp({ port: 0, client: { id: "test-client", secret: SECRET, redirectUris: [`${APP}/auth/idp/callback`] }, keyFile });
-  return { idp, keyFile };
-}
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "idp-issuers-"));
-  first = await startIssuer("first");
-  second = await startIssuer("second");
-});
-
-afterAll(async () => {
-  await first?.idp.close();
-  await second?.idp.close();
-  await rm(dir, { recursive: true, force: true });
-});
+type Issuer = DevIdpFixture;
+const first = devIdpFixture(APP);
+const second = devIdpFixture(APP);
 
 const idpService = (issuer: Issuer, url: string) => ({ type: "Framework/IdpProvider", url, issuer: issuer.idp.issuer, clientId: "test-client", redirects: { success: `${APP}/welcome`, failure: `${APP}/failed` } });
 

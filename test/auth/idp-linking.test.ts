@@ -1,8 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { definition } from "../../app/index.ts";
 import { AuthenticationService } from "../../lib/auth/index.ts";
 import { IdpProvider } from "../../lib/auth/idp/provider.ts";
@@ -10,9 +7,9 @@ import { createUser, profileFields } from "../../lib/auth/users.ts";
 import { authDispatcher } from "../../lib/auth/routes/table.ts";
 import { Application } from "../../lib/core/application.ts";
 import { httpHandler } from "../../lib/http/handler.ts";
-import { startDevIdp, type DevIdp } from "../../lib/local/dev-idp/server.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
 import { CookieJar } from "../support/cookie-jar.ts";
+import { devIdpFixture, TEST_CLIENT_SECRET } from "./dev-idp-fixture.ts";
 import { freshAuthPrefix } from "./fresh-auth-tables.ts";
 import { callIdp, forgeIdToken, signInAtProvider } from "./idp-support.ts";
 
@@ -24,22 +21,8 @@ import { callIdp, forgeIdToken, signInAtProvider } from "./idp-support.ts";
  * and POST auth/idp/token), with each value of each option.
  */
 const APP = "https://app.test";
-const SECRET = "test-client-secret";
-
-let idp: DevIdp;
-let dir: string;
-let keyFile: string;
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "idp-linking-"));
-  keyFile = join(dir, "key.json");
-  idp = await startDevIdp({ port: 0, client: { id: "test-client", secret: SECRET, redirectUris: [`${APP}/auth/idp/callback`] }, keyFile });
-});
-
-afterAll(async () => {
-  await idp?.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const SECRET = TEST_CLIENT_SECRET;
+const provider = devIdpFixture(APP);
 
 interface Options {
   email?: Record<string, unknown>;
@@ -53,7 +36,7 @@ async function setup(options: Options = {}) {
     services: {
       ...definition.services,
       email: { ...base, password: { cost: { ln: 10 } }, ...options.email },
-      idp: { type: "Framework/IdpProvider", issuer: idp.issuer, clientId: "test-client", redirects: { success: `${APP}/welcome`, failure: `${APP}/failed` }, ...options.idp },
+      idp: { type: "Framework/IdpProvider", issuer: provider.idp.issuer, clientId: "test-client", redirects: { success: `${APP}/welcome`, failure: `${APP}/failed` }, ...options.idp },
     },
   }).useStore(dynamoStore(await freshAuthPrefix()));
   (app.service("idp")?.service as IdpProvider).useRuntime({ env: { ...process.env, IDP_CLIENT_SECRET: SECRET } });
@@ -84,7 +67,7 @@ async function browserLogin(s: Setup, username: string): Promise<{ user?: string
 }
 
 async function tokenLogin(s: Setup, email: string, emailVerified: boolean): Promise<{ user?: string; reason?: string }> {
-  const token = await forgeIdToken({ iss: idp.issuer, aud: "test-client", sub: `sub-${randomUUID()}`, email, email_verified: emailVerified }, { keyFile });
+  const token = await forgeIdToken({ iss: provider.idp.issuer, aud: "test-client", sub: `sub-${randomUUID()}`, email, email_verified: emailVerified }, { keyFile: provider.keyFile });
   const answer = await callIdp(s.handler, "POST", `${APP}/auth/idp/token`, { rawBody: JSON.stringify({ token }), headers: { "content-type": "application/json" } });
   if (answer.status === 200) return { user: (answer.body as { user: { uuid: string } }).user.uuid };
   expect(answer.cookies).toEqual([]);
