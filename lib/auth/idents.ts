@@ -2,6 +2,7 @@ import { ConflictError } from "../core/errors.ts";
 import { VERSION_FIELD } from "../core/schema.ts";
 import type { Item, Repository } from "../store/repository.ts";
 import { IdentTokens } from "./ident-tokens.ts";
+import { idpIdentKey, issuerlessIdpKey, migrationRequired, normalizeIssuer } from "./idp-keys.ts";
 
 export type ProviderName = "email" | "idp";
 
@@ -11,6 +12,8 @@ export interface IdentRow {
   provider: ProviderName;
   providerUid: string;
   user: string;
+  /** Idp idents: the issuer that vouches for `providerUid` (its `sub`); part of the key (idp-keys.ts). */
+  issuer?: string;
   email?: string;
   verifiedAt?: string;
   _loginAttempts?: number;
@@ -30,8 +33,11 @@ export type Ident = Omit<IdentRow, "tokens"> & { tokens: IdentTokens };
  * a user's v4 rows to complete a listing. It may upgrade rows as it reads them.
  */
 export interface LegacyIdentReader {
+  /** For "idp", asked only while exactly one Idp is configured: the row is upgraded to that issuer's key. */
   find(provider: ProviderName, providerUid: string): Promise<IdentRow | undefined>;
   listByUser?(user: string, found: IdentRow[]): Promise<IdentRow[]>;
+  /** Whether a v3 row exists for this identity, read without upgrading it. */
+  exists?(provider: ProviderName, providerUid: string): Promise<boolean>;
 }
 
 /** Emails are trimmed and lowercased before any lookup; other providers' ids are taken as given. */
@@ -39,8 +45,11 @@ export function normalizeUid(provider: ProviderName, providerUid: string): strin
   return provider === "email" ? providerUid.trim().toLowerCase() : providerUid;
 }
 
-export function identKey(provider: ProviderName, providerUid: string): string {
-  return `${normalizeUid(provider, providerUid)}:${provider}`;
+/** An ident's key; an Idp ident's carries its issuer (idp-keys.ts), which is then required. */
+export function identKey(provider: ProviderName, providerUid: string, issuer?: string): string {
+  if (provider !== "idp") return `${normalizeUid(provider, providerUid)}:${provider}`;
+  if (issuer === undefined) throw new Error("an Idp ident is keyed by its issuer: none was given");
+  return idpIdentKey(issuer, providerUid);
 }
 
 function asRow(item: Item | undefined): IdentRow | undefined {
@@ -50,6 +59,7 @@ function asRow(item: Item | undefined): IdentRow | undefined {
 
 export class Idents {
   private legacy: LegacyIdentReader | undefined;
+  private idpIssuers: readonly string[] = [];
 
   constructor(
     private readonly repository: Repository,
@@ -62,12 +72,28 @@ export class Idents {
     this.legacy = reader;
   }
 
+  /**
+   * The configured Idp issuers. With exactly one, an issuerless Idp ident (`<sub>:idp`, v3
+   * `<sub>_idp`) is taken to be its and moved to its key at login; with several, it is refused.
+   */
+  useIdpIssuers(issuers: readonly string[]): void {
+    this.idpIssuers = issuers.map(normalizeIssuer);
+  }
+
   view(row: IdentRow): Ident {
     return { ...row, tokens: new IdentTokens(row.tokens, this.tokenKey) };
   }
 
-  /** The one lookup every login and flow goes through. */
-  async find(provider: ProviderName, providerUid: string): Promise<Ident | undefined> {
+  /** The one lookup every login and flow goes through; an Idp identity is named by issuer and sub. */
+  async find(provider: ProviderName, providerUid: string, issuer?: string): Promise<Ident | undefined> {
+    if (provider === "idp") {
+      const keyed = asRow(await this.repository.get({ uuid: identKey(provider, providerUid, issuer) }));
+      // An issuerless row whose `sub` was chosen to read like "<sub>@<tag>" sits on this key
+      // without being this issuer's: it is refused, never taken for the issuer's own.
+      if (keyed && keyed.issuer !== normalizeIssuer(issuer as string)) throw migrationRequired();
+      const row = keyed ?? (await this.issuerless(providerUid, issuer as string));
+      return row ? this.view(row) : undefined;
+    }
     const uid = normalizeUid(provider, providerUid);
     // With a legacy reader, both lookups run side by side, found or not: asking the legacy keys
     // only on a miss made an unknown address one DynamoDB round trip slower than a known one,
@@ -77,20 +103,53 @@ export class Idents {
     return row ? this.view(row) : undefined;
   }
 
+  /**
+   * An Idp identity found under no issuer-keyed row: an issuerless row of the same `sub` is its,
+   * moved to the issuer's key, when this is the only Idp configured; with several, nothing says
+   * whose it is, and it is refused (`IDENT_MIGRATION_REQUIRED`) rather than handed to whichever
+   * issuer asks first.
+   */
+  private async issuerless(sub: string, issuer: string): Promise<IdentRow | undefined> {
+    const [old, v3] = await Promise.all([this.repository.get({ uuid: issuerlessIdpKey(sub) }), this.legacy?.exists?.("idp", sub)]);
+    const row = asRow(old);
+    if (!row && !v3) return undefined;
+    if (this.idpIssuers.length !== 1 || this.idpIssuers[0] !== normalizeIssuer(issuer)) throw migrationRequired();
+    if (!row) return this.legacy?.find("idp", sub);
+    const { [VERSION_FIELD]: version, ...fields } = row;
+    const moved = { ...fields, uuid: identKey("idp", sub, issuer), issuer: normalizeIssuer(issuer), updatedAt: this.now().toISOString() };
+    try {
+      await this.repository.create(moved);
+    } catch (error) {
+      // Moved by a concurrent login: the issuer-keyed row is the truth.
+      if (!(error instanceof ConflictError)) throw error;
+      return asRow(await this.repository.get({ uuid: moved.uuid }));
+    }
+    // A crash here leaves the old row behind the new one, which every lookup finds first; the
+    // migration removes such leftovers.
+    await this.repository.delete({ uuid: row.uuid }, { expectedVersion: version }).catch(() => undefined);
+    return asRow(await this.repository.get({ uuid: moved.uuid }));
+  }
+
   async listByUser(user: string): Promise<Ident[]> {
     const rows = (await this.repository.findByField("user", [user])).map(asRow).filter((r): r is IdentRow => r !== undefined);
     const all = this.legacy?.listByUser ? await this.legacy.listByUser(user, rows) : rows;
     return all.sort((a, b) => a.uuid.localeCompare(b.uuid)).map((r) => this.view(r));
   }
 
-  /** ConflictError when the key exists: two registrations of one email never both succeed. */
-  async create(init: { provider: ProviderName; providerUid: string; user: string; email?: string; verified?: boolean; tokens?: Record<string, unknown> }): Promise<Ident> {
+  /**
+   * ConflictError when the key exists: two registrations of one email never both succeed. An
+   * address a not-yet-migrated v3 account holds counts as taken too (the legacy reader upgrades
+   * it here, so the conditional create below meets it), whatever path creates the ident.
+   */
+  async create(init: { provider: ProviderName; providerUid: string; issuer?: string; user: string; email?: string; verified?: boolean; tokens?: Record<string, unknown> }): Promise<Ident> {
     const uid = normalizeUid(init.provider, init.providerUid);
+    if (init.provider === "email" && this.legacy && (await this.legacy.find("email", uid))) throw new ConflictError("An account already uses this email");
     const now = this.now().toISOString();
     const row: Omit<IdentRow, typeof VERSION_FIELD> = {
-      uuid: identKey(init.provider, uid),
+      uuid: identKey(init.provider, uid, init.issuer),
       provider: init.provider,
       providerUid: uid,
+      ...(init.provider === "idp" && init.issuer !== undefined ? { issuer: normalizeIssuer(init.issuer) } : {}),
       user: init.user,
       ...(init.email ? { email: init.email.trim().toLowerCase() } : {}),
       ...(init.verified ? { verifiedAt: now } : {}),

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Context } from "../core/context.ts";
 import { AuthError } from "./errors.ts";
 import type { Ident } from "./idents.ts";
+import { decideLink, linkingOptions } from "./link-policy.ts";
 import type { AuthenticationService } from "./service.ts";
 import type { LoginOptions, LoginResult, ProviderIdentity } from "./types.ts";
 import { createUser, profileFields } from "./users.ts";
@@ -10,41 +11,39 @@ const accountExists = (): AuthError => new AuthError(409, "ACCOUNT_EXISTS", "An 
 
 /**
  * Finds or creates the ident of a proven identity and logs its user in (the seam of CONTRACT.md).
- * Linking (spec 5.4.4): a logged-in caller links to itself; a logged-out one never takes over an
- * account whose verified email matches unless the provider asserts that email verified, we trust
- * that assertion, and the policy is `verified`; otherwise ACCOUNT_EXISTS.
+ * Linking (spec 5.4.4): a logged-in caller links to itself; a logged-out one goes through
+ * decideLink (link-policy.ts), which reads the email provider's `linking` and
+ * `trustEmailVerification` as well as the calling provider's trust in its own claims.
  */
 export async function loginWithProvider(auth: AuthenticationService, _ctx: Context, identity: ProviderIdentity, options: LoginOptions): Promise<LoginResult> {
   const idents = auth.idents;
   const emailVerified = identity.emailVerified && options.trustEmailVerification;
   const email = identity.email?.trim().toLowerCase();
-  let ident: Ident | undefined = await idents.find(identity.provider, identity.providerUid);
+  let ident: Ident | undefined = await idents.find(identity.provider, identity.providerUid, identity.issuer);
   if (ident) {
     if (options.linkTo !== undefined && ident.user !== options.linkTo) throw accountExists();
     const set: Parameters<typeof idents.patch>[1] = {};
     if (identity.tokens) set.tokens = identity.tokens;
     if (emailVerified && !ident.verifiedAt) set.verifiedAt = new Date(auth.now()).toISOString();
     if (Object.keys(set).length > 0) ident = await idents.patch(ident, set);
-    return auth.login(ident.user, identity.provider);
+    return auth.login(ident.user, identity.provider, ident.uuid);
   }
   let user = options.linkTo;
   if (user === undefined && email && identity.provider !== "email") {
-    const owner = await idents.find("email", email);
-    if (owner?.verifiedAt) {
-      if (!emailVerified || (options.linking ?? "verified") !== "verified") throw accountExists();
-      user = owner.user;
-    }
+    const decision = decideLink(await idents.find("email", email), identity.emailVerified, linkingOptions(auth.providers(), options.trustEmailVerification));
+    if (decision.kind === "refuse") throw accountExists();
+    if (decision.kind === "link") user = decision.user;
   }
   const info = auth.identityModel();
   const created = user === undefined;
   user ??= randomUUID();
   try {
-    ident = await idents.create({ provider: identity.provider, providerUid: identity.providerUid, user, ...(email ? { email } : {}), verified: emailVerified, ...(identity.tokens ? { tokens: identity.tokens } : {}) });
+    ident = await idents.create({ provider: identity.provider, providerUid: identity.providerUid, ...(identity.issuer ? { issuer: identity.issuer } : {}), user, ...(email ? { email } : {}), verified: emailVerified, ...(identity.tokens ? { tokens: identity.tokens } : {}) });
   } catch (error) {
     // The same identity logging in twice at once: the other call created it; log in as its user.
-    const raced = await idents.find(identity.provider, identity.providerUid);
+    const raced = await idents.find(identity.provider, identity.providerUid, identity.issuer);
     if (!raced) throw error;
-    return auth.login(raced.user, identity.provider);
+    return auth.login(raced.user, identity.provider, raced.uuid);
   }
   if (created) {
     try {
@@ -55,5 +54,5 @@ export async function loginWithProvider(auth: AuthenticationService, _ctx: Conte
     }
     await auth.publish("Authentication.Register", { user, provider: identity.provider });
   }
-  return auth.login(user, identity.provider);
+  return auth.login(user, identity.provider, ident.uuid);
 }

@@ -9,6 +9,7 @@ import { deriveKey, sha256Hex } from "./crypto.ts";
 import { AuthError } from "./errors.ts";
 import { loginWithProvider } from "./link.ts";
 import { Idents } from "./idents.ts";
+import { configuredIssuers } from "./idp-keys.ts";
 import { RefreshTokens } from "./refresh.ts";
 import { Sessions } from "./sessions.ts";
 import { installV3Compatibility } from "./v3/install.ts";
@@ -39,7 +40,9 @@ export class AuthenticationService extends AccessAuthentication {
       };
       // lib/auth/v3 plugs into the two hooks (CONTRACT.md); with compatibility off, v3 rows are ignored.
       // v3 password hashes are verified whatever it says (lib/auth/v3/hash-verifier.ts).
-      if (this.options.compatibility.v3) installV3Compatibility(this.parts.idents, this.app.tableRepository(IDENTS, identShape), secret);
+      const issuers = configuredIssuers(this.app.services());
+      this.parts.idents.useIdpIssuers(issuers);
+      if (this.options.compatibility.v3) installV3Compatibility(this.parts.idents, this.app.tableRepository(IDENTS, identShape), secret, issuers);
     }
     return this.parts;
   }
@@ -69,9 +72,9 @@ export class AuthenticationService extends AccessAuthentication {
     };
   }
 
-  /** A new session (cookie), refresh-token family and access token for a proven user. */
-  async login(userId: string, provider: string): Promise<LoginResult> {
-    const { token, row } = await this.sessions.create(userId, this.options.session.lifetime);
+  /** A new session (cookie), refresh-token family and access token for a proven user; `ident` (its key) is the ident that proved it. */
+  async login(userId: string, provider: string, ident?: string): Promise<LoginResult> {
+    const { token, row } = await this.sessions.create(userId, this.options.session.lifetime, ident ? { ident } : {});
     const refresh = await this.refreshTokens.issue(userId, row.id, row.expiresAt);
     const result = await this.tokens(userId, row.id, refresh, Math.floor(this.now() / 1000), randomUUID());
     await this.publish("Authentication.Login", { user: userId, provider, session: row.id });

@@ -15,6 +15,8 @@ export interface SessionRow {
   endedAt?: string;
   /** Ended by recovery, a password change or a refresh-token reuse: its access tokens are dead too. */
   revokedAt?: string;
+  /** The ident (its key) whose login opened the session: unlinking that ident ends it. */
+  ident?: string;
 }
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
@@ -53,7 +55,7 @@ export class Sessions {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(user: string, lifetimeSeconds: number, options: { secondFactor?: boolean } = {}): Promise<{ token: string; row: SessionRow }> {
+  async create(user: string, lifetimeSeconds: number, options: { secondFactor?: boolean; ident?: string } = {}): Promise<{ token: string; row: SessionRow }> {
     const token = randomToken();
     const now = this.now();
     const row: SessionRow = {
@@ -62,6 +64,7 @@ export class Sessions {
       createdAt: new Date(now).toISOString(),
       expiresAt: seconds(now) + lifetimeSeconds,
       ...(options.secondFactor ? { secondFactor: "pending" as const } : {}),
+      ...(options.ident ? { ident: options.ident } : {}),
     };
     await this.repository.create({ ...row });
     return { token, row };
@@ -144,6 +147,14 @@ export class Sessions {
     }
     const rows = (await this.repository.findByField("user", [user])).map(asSession).filter((r): r is SessionRow => r !== undefined);
     const targets = rows.filter((r) => r.id !== except && !r.revokedAt);
+    await Promise.all(targets.map((r) => this.revoke(r.id)));
+    return targets.length;
+  }
+
+  /** Unlinking an ident: the user's live sessions that ident's login opened end (cookie, refresh and access tokens). */
+  async revokeOpenedBy(user: string, ident: string): Promise<number> {
+    const rows = (await this.repository.findByField("user", [user])).map(asSession).filter((r): r is SessionRow => r !== undefined);
+    const targets = rows.filter((r) => r.ident === ident && !r.revokedAt);
     await Promise.all(targets.map((r) => this.revoke(r.id)));
     return targets.length;
   }

@@ -4,6 +4,8 @@ import type { ProviderName } from "./idents.ts";
 export interface ProviderIdentity {
   provider: ProviderName;
   providerUid: string;
+  /** Idp identities: the issuer that vouches for `providerUid` (its `sub`); part of the ident's key. */
+  issuer?: string;
   email?: string;
   emailVerified: boolean;
   /** name, username hints for a new user */
@@ -27,11 +29,10 @@ export interface LoginResult extends TokenResponse {
 }
 
 export interface LoginOptions {
+  /** The calling provider's own trust in its `email_verified`; the email provider's options are read by the linking decision itself (link-policy.ts). */
   trustEmailVerification: boolean;
   /** Logged-in linking: attach the identity to this user. Never set by Auth.Idp.Token (spec 5.3). */
   linkTo?: string;
-  /** Account-linking policy of the calling provider (spec 5.4.4); `verified` unless given. */
-  linking?: "verified" | "never";
 }
 
 /** Who a request acts for, and how it proved it. */
@@ -48,4 +49,6 @@ export interface Identity {
 export interface AuthProvider {
   readonly providerName: ProviderName;
   describe(): Record<string, unknown>;
+  /** The email provider's account-linking options (spec 5.4.4), read by every linking decision. */
+  linkingPolicy?(): { linking: "verified" | "never"; trustEmailVerification: boolean };
 }

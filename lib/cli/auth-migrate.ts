@@ -7,6 +7,7 @@ import { CONFIRMING_SCAN_LIMIT, DEFAULT_BATCH, migrate, type Progress } from "..
 import { EXIT, exitCode, type MigrationReport } from "../auth/v3/report.ts";
 import { migrationTables } from "../auth/v3/setup.ts";
 import { TokenSealer } from "../auth/v3/tokens.ts";
+import { configuredIssuers } from "../auth/idp-keys.ts";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../local/local-aws.ts";
 import { renderReport } from "./migrate-report.ts";
 
@@ -22,8 +23,10 @@ Upgrades v3 authentication data (idents under <uid>_<provider>, users' __passwor
   --stage NAME    the tables of a deployed stage (<service>-<stage>-*), with your AWS credentials
   --endpoint URL  a DynamoDB endpoint (default: DYNAMODB_ENDPOINT, else AWS's)
 Tables: TABLE_PREFIX when set, else from --local/--stage. Tokens are sealed with APP_SECRET.
+Idp idents stored without their issuer (<sub>_idp, <sub>:idp) are given the issuer of the one
+Idp service configured; with several configured they fail with IDP_ISSUER_UNKNOWN.
 
-Exit codes: 0 clean; 3 done with failures (IDENT_CONFLICT); 4 incomplete, run again;
+Exit codes: 0 clean; 3 done with failures (IDENT_CONFLICT, IDP_ISSUER_UNKNOWN); 4 incomplete, run again;
 5 a malformed ident key stopped the scan; 2 bad arguments; 1 database error.`;
 
 interface Arguments {
@@ -127,6 +130,7 @@ export async function authMigrate(app: Application, argv: string[], env: NodeJS.
         batch: args.batch,
         dryRun: args.dryRun,
         seal: (tokens) => sealer.seal(tokens),
+        idpIssuers: configuredIssuers(app.services()),
         shouldStop: () => interrupted.value,
         onProgress: progress.update,
       });

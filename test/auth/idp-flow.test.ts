@@ -11,6 +11,7 @@ import { authDispatcher } from "../../lib/auth/routes/table.ts";
 import { httpHandler } from "../../lib/http/handler.ts";
 import { IdpProvider, type IdpFetch } from "../../lib/auth/idp/provider.ts";
 import { startDevIdp, type DevIdp } from "../../lib/local/dev-idp/server.ts";
+import { idpIdentKey } from "../../lib/auth/idp-keys.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
 import { CookieJar } from "../support/cookie-jar.ts";
 import { callIdp, forgeIdToken, signInAtProvider, unsignedIdToken } from "./idp-support.ts";
@@ -130,15 +131,15 @@ describe("GET /auth/idp (start)", () => {
 });
 
 describe("GET /auth/idp/callback", () => {
-  it("logs in: ident <sub>:idp with the tokens encrypted, a session, both events, then the target", async () => {
+  it("logs in: ident keyed by issuer and sub with the tokens encrypted, a session, both events, then the target", async () => {
     const s = setup();
     const { done } = await browserFlow(s, "alice", `${APP}/allowed/page?x=1`);
     expect(done.status).toBe(302);
     expect(done.location).toBe(`${APP}/allowed/page?x=1`);
     expect(done.cookies.find((c) => c.startsWith("session="))).toMatch(SESSION_COOKIE);
     expect(done.cookies.find((c) => c.startsWith("sessionIdp="))).toMatch(/^sessionIdp=; Path=\/auth\/idp; Max-Age=0/);
-    const ident = await s.auth.idents.find("idp", "demo-alice");
-    expect(ident).toMatchObject({ uuid: "demo-alice:idp", provider: "idp", email: "alice@example.com" });
+    const ident = await s.auth.idents.find("idp", "demo-alice", idp.issuer);
+    expect(ident).toMatchObject({ uuid: idpIdentKey(idp.issuer, "demo-alice"), provider: "idp", issuer: idp.issuer, email: "alice@example.com" });
     const stored = await ident?.tokens.get();
     expect(typeof stored?.id_token).toBe("string");
     expect(typeof stored?.access_token).toBe("string");
@@ -162,12 +163,21 @@ describe("GET /auth/idp/callback", () => {
     expect(new URL(noHd.authorization).searchParams.get("hd")).toBe("example.com");
   });
 
+  it("allowedEmailDomains needs an address the provider marks verified (issue 25, attack 10)", async () => {
+    // bob@example.com is in the allowed domain, but the provider does not vouch for it.
+    const s = setup({ allowedEmailDomains: ["example.com"] });
+    const { done } = await browserFlow(s, "bob");
+    expect(reason(done.location)).toBe("EMAIL_NOT_VERIFIED");
+    expect(done.cookies.some((c) => c.startsWith("session="))).toBe(false);
+    expect(s.logins()).toHaveLength(0);
+  });
+
   it("refuses an unverified provider email that a verified account owns: ACCOUNT_EXISTS", async () => {
     const s = setup();
     await s.auth.idents.create({ provider: "email", providerUid: "bob@example.com", user: randomUUID(), email: "bob@example.com", verified: true }).catch(() => undefined);
     const { done } = await browserFlow(s, "bob");
     expect(reason(done.location)).toBe("ACCOUNT_EXISTS");
-    expect(await s.auth.idents.find("idp", "demo-bob")).toBeUndefined();
+    expect(await s.auth.idents.find("idp", "demo-bob", idp.issuer)).toBeUndefined();
   });
 
   it("refuses a tampered state, a missing or tampered cookie, and a replayed state cookie", async () => {
@@ -268,7 +278,7 @@ describe("POST /auth/idp/token", () => {
     const two = await post(s, { tokens: { id_token: token, access_token: "provider-at", refresh_token: "provider-rt" } });
     expect(two.status).toBe(200);
     expect((two.body as { user: { uuid: string } }).user.uuid).toBe(body.user.uuid);
-    const ident = await s.auth.idents.find("idp", String(c.sub));
+    const ident = await s.auth.idents.find("idp", String(c.sub), idp.issuer);
     expect(ident?.user).toBe(body.user.uuid);
     expect(await ident?.tokens.get()).toEqual({ id_token: token, access_token: "provider-at", refresh_token: "provider-rt" });
     expect(s.events.filter((e) => e.name === "IdpAuth.Tokens").map((e) => e.payload.tokens)).toEqual([{ id_token: token }, { id_token: token, access_token: "provider-at", refresh_token: "provider-rt" }]);
@@ -294,7 +304,7 @@ describe("POST /auth/idp/token", () => {
     const linked = await post(s, { token: await forgeIdToken(c, { keyFile }) });
     expect(linked.status).toBe(200);
     expect((linked.body as { user: { uuid: string } }).user.uuid).toBe(owner);
-    expect((await s.auth.idents.find("idp", String(c.sub)))?.user).toBe(owner);
+    expect((await s.auth.idents.find("idp", String(c.sub), idp.issuer))?.user).toBe(owner);
   });
 
   it("never links the identity to the logged-in caller", async () => {
@@ -306,7 +316,7 @@ describe("POST /auth/idp/token", () => {
     const other = await post(s, { token: await forgeIdToken(c, { keyFile }) }, { "content-type": "application/json", authorization: `Bearer ${callerToken}`, cookie: caller.cookies[0]?.split(";")[0] ?? "" });
     expect(other.status).toBe(200);
     expect((other.body as { user: { uuid: string } }).user.uuid).not.toBe(callerUser);
-    expect((await s.auth.idents.find("idp", String(c.sub)))?.user).not.toBe(callerUser);
+    expect((await s.auth.idents.find("idp", String(c.sub), idp.issuer))?.user).not.toBe(callerUser);
   });
 
   it("requires a JSON body with exactly one of tokens or token", async () => {
@@ -349,5 +359,16 @@ describe("POST /auth/idp/token", () => {
     expect(await post(s, { token: await forgeIdToken(claims(), { keyFile }) })).toMatchObject({ status: 403, body: { reason: "HOSTED_DOMAIN_REFUSED" } });
     expect(await post(s, { token: await forgeIdToken(claims({ hd: "example.com", email: "x@evil.example" }), { keyFile }) })).toMatchObject({ status: 403, body: { reason: "EMAIL_DOMAIN_NOT_ALLOWED" } });
     expect((await post(s, { token: await forgeIdToken(claims({ hd: "example.com" }), { keyFile }) })).status).toBe(200);
+  });
+
+  it("allowedEmailDomains refuses an address the provider does not mark verified, unless allowUnverifiedEmailDomains", async () => {
+    const strict = setup({ allowedEmailDomains: ["example.com"] });
+    for (const unverified of [{ email_verified: false }, { email_verified: "false" }, { email_verified: undefined }]) {
+      expect(await post(strict, { token: await forgeIdToken(claims(unverified), { keyFile }) })).toMatchObject({ status: 403, body: { reason: "EMAIL_NOT_VERIFIED" } });
+    }
+    expect(strict.logins()).toHaveLength(0);
+    const relaxed = setup({ allowedEmailDomains: ["example.com"], allowUnverifiedEmailDomains: true });
+    expect((await post(relaxed, { token: await forgeIdToken(claims({ email_verified: false }), { keyFile }) })).status).toBe(200);
+    expect(await post(relaxed, { token: await forgeIdToken(claims({ email: "x@evil.example", email_verified: false }), { keyFile }) })).toMatchObject({ status: 403, body: { reason: "EMAIL_DOMAIN_NOT_ALLOWED" } });
   });
 });

@@ -14,7 +14,7 @@ async function verifiedAccount(t: ReturnType<typeof emailApp>) {
   return { email, user: registered.user.uuid };
 }
 
-const idp = (email: string, emailVerified: boolean, tokens?: Record<string, unknown>) => ({ provider: "idp" as const, providerUid: randomUUID(), email, emailVerified, profile: { name: "Ida" }, ...(tokens ? { tokens } : {}) });
+const idp = (email: string, emailVerified: boolean, tokens?: Record<string, unknown>) => ({ provider: "idp" as const, providerUid: randomUUID(), issuer: "https://idp.test.example", email, emailVerified, profile: { name: "Ida" }, ...(tokens ? { tokens } : {}) });
 
 describe("loginWithProvider (the seam of the Idp provider)", () => {
   it("refuses a logged-out login on a verified email it does not assert verified (ACCOUNT_EXISTS), links when it does", async () => {
@@ -22,7 +22,6 @@ describe("loginWithProvider (the seam of the Idp provider)", () => {
     const { email, user } = await verifiedAccount(t);
     await expect(t.auth.loginWithProvider(Context.anonymous(), idp(email, false), { trustEmailVerification: true })).rejects.toMatchObject({ status: 409, reason: "ACCOUNT_EXISTS" });
     await expect(t.auth.loginWithProvider(Context.anonymous(), idp(email, true), { trustEmailVerification: false })).rejects.toMatchObject({ reason: "ACCOUNT_EXISTS" });
-    await expect(t.auth.loginWithProvider(Context.anonymous(), idp(email, true), { trustEmailVerification: true, linking: "never" })).rejects.toMatchObject({ reason: "ACCOUNT_EXISTS" });
     const linked = await t.auth.loginWithProvider(Context.anonymous(), idp(email, true), { trustEmailVerification: true });
     expect(linked.user.uuid).toBe(user);
     expect((await t.auth.idents.listByUser(user)).map((i) => i.provider).sort()).toEqual(["email", "idp"]);
@@ -36,7 +35,7 @@ describe("loginWithProvider (the seam of the Idp provider)", () => {
     });
     const identity = idp(newEmail(), true, { access_token: "idp-secret-token", id_token: "x.y.z" });
     const login = await t.auth.loginWithProvider(Context.anonymous(), identity, { trustEmailVerification: true });
-    const ident = await t.auth.idents.find("idp", identity.providerUid);
+    const ident = await t.auth.idents.find("idp", identity.providerUid, identity.issuer);
     expect(await ident?.tokens.get()).toEqual({ access_token: "idp-secret-token", id_token: "x.y.z" });
     const raw = await t.app.tableRepository("auth-idents", (await import("../../lib/auth/tables.ts")).identShape).get({ uuid: ident?.uuid as string });
     expect(JSON.stringify(raw)).not.toContain("idp-secret-token");

@@ -24,4 +24,8 @@ export class EmailPasswordProviderDescription extends Service<EmailProviderOptio
   describe(): Record<string, unknown> {
     return { name: this.name, provider: "email", url: this.options.url, verification: this.options.verification, registration: this.options.registration };
   }
+
+  linkingPolicy(): { linking: "verified" | "never"; trustEmailVerification: boolean } {
+    return { linking: this.options.linking, trustEmailVerification: this.options.trustEmailVerification };
+  }
 }

@@ -5,7 +5,7 @@ import { versionOf } from "../../core/records.ts";
 import { VERSION_FIELD } from "../../core/schema.ts";
 import { deriveKey, sha256Hex } from "../crypto.ts";
 import { AuthError, invalidCredentials } from "../errors.ts";
-import type { Ident } from "../idents.ts";
+import { identKey, type Ident } from "../idents.ts";
 import { MailerService } from "../mail/mailer.ts";
 import { accountExistsMail, nothingToDoMail, recoveryMail, registrationMail, verificationMail } from "../mail/templates.ts";
 import { authenticationOf, type AuthenticationService } from "../service.ts";
@@ -169,7 +169,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     if (behavior.needsRehash(this.options.password.cost)) {
       await users.patch({ uuid: ident.user }, { password: await hashPassword(password, this.options.password.cost) }, []);
     }
-    return this.auth.login(ident.user, "email");
+    return this.auth.login(ident.user, "email", ident.uuid);
   }
 
   // ---------------------------------------------------------------- registration
@@ -233,7 +233,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     if (typeof body.password !== "string") throw new ValidationError([{ path: "/password", message: "is required" }]);
     const user = await this.createAccount(email, body.password, body.user ?? {}, verified);
     if (mode === "after") await this.sendVerification(email, user);
-    return this.auth.login(user, "email");
+    return this.auth.login(user, "email", identKey("email", email));
   }
 
   private async sendVerification(email: string, user: string): Promise<void> {
@@ -310,7 +310,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     await this.auth.idents.patch(ident, { _loginAttempts: 0, ...(ident.verifiedAt ? {} : { verifiedAt: new Date(this.now()).toISOString() }) }, ["_lastLoginAttemptAt"]);
     await this.auth.sessions.revokeAll(claims.sub, this.auth.options.session.lifetime);
     await this.auth.publish("Authentication.PasswordChanged", { user: claims.sub, by: "recovery" });
-    return this.auth.login(claims.sub, "email");
+    return this.auth.login(claims.sub, "email", ident.uuid);
   }
 
   /**
@@ -350,7 +350,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     await users.patch({ uuid: userId }, { password: await hashPassword(next, this.options.password.cost) }, []);
     await this.auth.sessions.revokeAll(userId, this.auth.options.session.lifetime);
     await this.auth.publish("Authentication.PasswordChanged", { user: userId, by: "change" });
-    return this.auth.login(userId, "email");
+    return this.auth.login(userId, "email", ident.uuid);
   }
 }
 

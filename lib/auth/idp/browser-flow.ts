@@ -88,6 +88,7 @@ export async function completeFlow(app: Application, provider: IdpProvider, requ
       nonce: flow.nonce,
       hostedDomain: provider.options.hostedDomain,
       allowedEmailDomains: provider.options.allowedEmailDomains,
+      allowUnverifiedEmailDomains: provider.options.allowUnverifiedEmailDomains,
     });
     const ctx = new Context({ requestId: request.requestId });
     const result = await loginAs(app, provider, ctx, claims, { ...tokens }, emailVerified(claims));

@@ -13,6 +13,8 @@ export interface IdTokenExpectations {
   nonce?: string;
   hostedDomain?: string;
   allowedEmailDomains?: string[];
+  /** `allowUnverifiedEmailDomains`: an unverified address may pass `allowedEmailDomains`. */
+  allowUnverifiedEmailDomains?: boolean;
 }
 
 export interface VerifiedClaims extends JWTPayload {
@@ -65,6 +67,8 @@ export async function verifyIdToken(token: string, keys: JWTVerifyGetKey, expect
     if (!domain || !expect.allowedEmailDomains.some((d) => d.toLowerCase() === domain)) {
       throw new IdpRefusal("EMAIL_DOMAIN_NOT_ALLOWED", "email domain not in allowedEmailDomains");
     }
+    // The domain of an address nobody checked proves nothing about who holds the account.
+    if (!expect.allowUnverifiedEmailDomains && !emailVerified(claims)) throw new IdpRefusal("EMAIL_NOT_VERIFIED", "allowedEmailDomains needs an email the provider marks verified");
   }
   return claims;
 }

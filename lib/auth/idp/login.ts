@@ -16,7 +16,7 @@ function profileOf(claims: VerifiedClaims): Record<string, unknown> {
 
 /**
  * Hands a verified identity to the authentication service (which finds or creates the ident
- * `<sub>:idp`, applies the linking policy, stores the tokens encrypted, emits Authentication.Login
+ * keyed by this provider's issuer and the `sub`, lib/auth/idp-keys.ts, applies the linking policy, stores the tokens encrypted, emits Authentication.Login
  * and starts the session), then emits IdpAuth.Tokens. Never links to a logged-in user: neither
  * route of this provider passes `linkTo`.
  */
@@ -33,7 +33,7 @@ export async function loginAs(
   const email = typeof claims.email === "string" ? claims.email.trim().toLowerCase() : undefined;
   const result = await auth.loginWithProvider(
     ctx,
-    { provider: "idp", providerUid: claims.sub, ...(email ? { email } : {}), emailVerified: verified, profile: profileOf(claims), tokens },
+    { provider: "idp", providerUid: claims.sub, issuer: provider.options.issuer, ...(email ? { email } : {}), emailVerified: verified, profile: profileOf(claims), tokens },
     { trustEmailVerification: provider.options.trustEmailVerification },
   );
   await publish(app, "IdpAuth.Tokens", { tokens, context: ctx, user: result.user, provider: provider.name });

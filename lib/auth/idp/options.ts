@@ -26,8 +26,14 @@ export const IdpOptionsSchema = Type.Object({
   audiences: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
   /** The `hd` claim an ID token must carry (Google Workspace domain); asked of the provider too. */
   hostedDomain: Type.Optional(Type.String({ minLength: 1 })),
-  /** When set, only emails in these domains may log in. */
+  /** When set, only emails in these domains, marked `email_verified` by the provider, may log in. */
   allowedEmailDomains: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })),
+  /**
+   * Lets an address the provider does not mark verified pass `allowedEmailDomains`. Off by default:
+   * anyone can type an address in your domain at many providers, and only `email_verified` says
+   * the provider checked that it is theirs.
+   */
+  allowUnverifiedEmailDomains: Type.Boolean({ default: false }),
   /** Whether the provider's `email_verified` counts as a verified email for linking (spec 5.4.4). */
   trustEmailVerification: Type.Boolean({ default: true }),
   /** The redirect URI registered at the provider, when not `<origin><url>/callback` (a proxy, a custom domain). */

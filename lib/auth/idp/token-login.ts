@@ -33,6 +33,7 @@ export class IdpTokenError extends DomainError {
 const MESSAGES: Partial<Record<IdpReason, string>> = {
   HOSTED_DOMAIN_REFUSED: "This account is not in the allowed hosted domain",
   EMAIL_DOMAIN_NOT_ALLOWED: "This email domain may not log in",
+  EMAIL_NOT_VERIFIED: "This provider has not verified the email address, which this domain rule needs",
   PROVIDER_UNAVAILABLE: "The identity provider could not be reached: try again later",
 };
 
@@ -88,6 +89,7 @@ export async function tokenLogin(app: Application, providers: readonly IdpProvid
       audiences: provider.audiences,
       hostedDomain: provider.options.hostedDomain,
       allowedEmailDomains: provider.options.allowedEmailDomains,
+      allowUnverifiedEmailDomains: provider.options.allowUnverifiedEmailDomains,
     });
     const ctx = new Context({ requestId: request.requestId });
     const result = await loginAs(app, provider, ctx, claims, tokens, emailVerified(claims));

@@ -65,6 +65,9 @@ export function sessionRoutes(): AuthRoute[] {
         if (!target) throw new NotFoundError("No such identity");
         if (idents.length <= 1) throw new AuthError(409, "LAST_IDENT", "This is the only way to log in to the account: link another first");
         await auth.idents.delete(target);
+        // Whoever holds a session that ident opened (its provider account taken over, a device
+        // signed in with it) is out with the ident, not 30 days later.
+        await auth.sessions.revokeOpenedBy(userId, target.uuid);
         return empty(204);
       },
     },

@@ -1,3 +1,4 @@
+import { normalizeIssuer } from "../idp-keys.ts";
 import { isoDate, normalizeEmail, v4Key, type Provider, type V3IdentRow } from "./format.ts";
 
 export type Row = Record<string, unknown>;
@@ -12,6 +13,8 @@ export interface IdentMapOptions {
   /** Seals provider tokens (TokenSealer.seal): v3 kept them in plaintext. */
   seal: (tokens: Record<string, unknown>) => Promise<string>;
   now: string;
+  /** An Idp ident's issuer (the only Idp configured): the row is keyed and marked with it. */
+  issuer?: string;
 }
 
 /**
@@ -26,10 +29,11 @@ export async function upgradeIdent(source: Row, provider: Provider, providerUid:
   const email = provider === "email" ? normalizeEmail(providerUid) : typeof row.email === "string" ? normalizeEmail(row.email) : undefined;
   const upgraded: Row = {
     ...carried,
-    uuid: v4Key(provider, providerUid),
+    uuid: v4Key(provider, providerUid, provider === "idp" ? options.issuer : undefined),
     provider,
     providerUid: provider === "email" ? normalizeEmail(providerUid) : providerUid,
   };
+  if (provider === "idp" && options.issuer !== undefined) upgraded.issuer = normalizeIssuer(options.issuer);
   if (typeof row._user === "string" && row._user !== "") upgraded.user = row._user;
   if (email !== undefined) upgraded.email = email;
   if (row._validation !== undefined && row._validation !== null && row._validation !== false) {

@@ -1,3 +1,5 @@
+import { idpIdentKey } from "../idp-keys.ts";
+
 /**
  * What webda v3 stored, in one place. Established from webda v3's Authentication service: idents
  * are keyed `<providerUid>_<provider>` (`onIdentLogin` appends `_${provider}`; the email flow
@@ -62,8 +64,12 @@ export function isV4Provider(provider: string): provider is Provider {
   return (V4_PROVIDERS as readonly string[]).includes(provider);
 }
 
-/** The v4 key of an identity: emails compare without case, an Idp `sub` is taken as given. */
-export function v4Key(provider: Provider, providerUid: string): string {
+/**
+ * The v4 key of an identity: emails compare without case; an Idp `sub` is taken as given and
+ * keyed with its issuer (lib/auth/idp-keys.ts), issuerless only when no issuer is known.
+ */
+export function v4Key(provider: Provider, providerUid: string, issuer?: string): string {
+  if (provider === "idp" && issuer !== undefined) return idpIdentKey(issuer, providerUid);
   return `${provider === "email" ? normalizeEmail(providerUid) : providerUid}:${provider}`;
 }
 

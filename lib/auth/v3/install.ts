@@ -13,13 +13,13 @@ import { LegacyUserRepository } from "./user-repository.ts";
  * installs when it is attached). Lazy upgrades move keys in one DynamoDB transaction, so they need
  * the DynamoDB store; on the memory and file stores only the user mapping applies.
  */
-export function installV3Compatibility(idents: Idents, identsRepository: Repository, secret: string): void {
+export function installV3Compatibility(idents: Idents, identsRepository: Repository, secret: string, idpIssuers: readonly string[] = []): void {
   if (!(identsRepository instanceof DynamoRecords)) {
     log.warn("auth.v3.no_lazy_upgrade", { reason: "v3 idents are upgraded lazily on DynamoDB only; run `webda auth migrate`" });
     return;
   }
   const sealer = new TokenSealer(secret);
-  const legacy = new LegacyIdents({ client: identsRepository.client, table: identsRepository.tableName, seal: (tokens) => sealer.seal(tokens) });
+  const legacy = new LegacyIdents({ client: identsRepository.client, table: identsRepository.tableName, seal: (tokens) => sealer.seal(tokens), idpIssuers });
   idents.useLegacyReader({
     find: async (provider: ProviderName, providerUid: string) => (await legacy.upgradeForLogin(provider, providerUid)) as IdentRow | undefined,
     listByUser: async (user: string, found: IdentRow[]) => {
@@ -27,6 +27,7 @@ export function installV3Compatibility(idents: Idents, identsRepository: Reposit
       const seen = new Set(found.map((row) => row.uuid));
       return [...found, ...upgraded.filter((row) => !seen.has(row.uuid))];
     },
+    exists: (provider: ProviderName, providerUid: string) => legacy.exists(provider, providerUid),
   });
 }
 

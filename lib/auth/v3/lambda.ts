@@ -5,6 +5,7 @@ import { DEFAULT_BATCH, migrate } from "./migrate.ts";
 import { exitCode, type MigrationReport } from "./report.ts";
 import { migrationTables } from "./setup.ts";
 import { TokenSealer } from "./tokens.ts";
+import { configuredIssuers } from "../idp-keys.ts";
 
 /** What the `authMigrate` function accepts: `--data '{"dryRun": true}'`, or the schedule's input. */
 export interface MigrateEvent {
@@ -67,6 +68,7 @@ export async function runMigrationInvocation(event: unknown, run: LambdaRun): Pr
     batch: parsed.batch ?? DEFAULT_BATCH,
     dryRun: parsed.dryRun ?? false,
     seal: (tokens) => sealer.seal(tokens),
+    idpIssuers: configuredIssuers(run.app.services()),
     shouldStop: () => run.remainingMs() < reserve,
     onProgress: (p) => log.debug("auth.migrate.progress", { ...p }),
   });

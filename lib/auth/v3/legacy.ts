@@ -17,6 +17,11 @@ export interface LegacyIdentsOptions {
   table: string;
   seal: (tokens: Record<string, unknown>) => Promise<string>;
   now?: () => Date;
+  /**
+   * The configured Idp issuers. A v3 Idp ident (`<sub>_idp`) names no issuer: it is upgraded to
+   * the issuer-keyed form only while exactly one Idp is configured, and left alone otherwise.
+   */
+  idpIssuers?: readonly string[];
 }
 
 /**
@@ -74,6 +79,11 @@ export class LegacyIdents {
     return upgraded;
   }
 
+  /** Whether a v3 row exists for this identity (read, never upgraded). */
+  async exists(provider: Provider, providerUid: string): Promise<boolean> {
+    return (await readIdent(this.options.client, this.options.table, `${providerUid}_${provider}`)) !== undefined;
+  }
+
   /** Upgrades one v3 row; undefined when it is not an upgradable v3 row or its key is taken. */
   private async upgrade(row: Row): Promise<Row | undefined> {
     const shape = keyShape(row);
@@ -82,15 +92,21 @@ export class LegacyIdents {
       if (shape.kind === "malformed") log.warn("auth.v3.malformed_ident", { key, reason: shape.reason });
       return undefined;
     }
+    const issuers = this.options.idpIssuers ?? [];
+    if (shape.provider === "idp" && issuers.length !== 1) {
+      log.warn("auth.v3.idp_issuer_unknown", { key, reason: "several Idp services are configured (or none): run `webda auth migrate` with only the one that issued it" });
+      return undefined;
+    }
+    const issuer = shape.provider === "idp" ? issuers[0] : undefined;
     const now = (this.options.now?.() ?? new Date()).toISOString();
-    const upgraded = await upgradeIdent(row, shape.provider, shape.providerUid, { seal: this.options.seal, now });
+    const upgraded = await upgradeIdent(row, shape.provider, shape.providerUid, { seal: this.options.seal, now, ...(issuer ? { issuer } : {}) });
     const outcome = await moveIdent(this.options.client, this.options.table, key, upgraded);
     if (outcome === "moved") {
       log.info("auth.v3.ident_upgraded", { from: key, to: upgraded.uuid });
       return upgraded;
     }
     if (outcome === "conflict") {
-      log.warn("auth.v3.ident_conflict", { code: "IDENT_CONFLICT", key, target: v4Key(shape.provider, shape.providerUid) });
+      log.warn("auth.v3.ident_conflict", { code: "IDENT_CONFLICT", key, target: v4Key(shape.provider, shape.providerUid, issuer) });
       return undefined;
     }
     // Moved by someone else in the meantime: the v4 row is the truth.

@@ -1,5 +1,6 @@
 import { BatchGetCommand, ScanCommand, type BatchGetCommandOutput, type ScanCommandOutput, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { upgradeIdent, type Row } from "./field-map.ts";
+import { normalizeIssuer } from "../idp-keys.ts";
 import { isV4Provider, keyShape, v4Key } from "./format.ts";
 import { moveIdents, MOVES_PER_TRANSACTION } from "./move.ts";
 import { KindTally, type MigrationReport } from "./report.ts";
@@ -39,6 +40,12 @@ export interface MigrateOptions {
   /** A safety net: a run stops (incomplete) after this many passes that still upgraded rows. */
   maxPasses?: number;
   now?: () => Date;
+  /**
+   * The configured Idp issuers (configuredIssuers). Idp idents without an issuer (v3 `<sub>_idp`,
+   * early v4 `<sub>:idp`) move to the issuer-keyed form only when there is exactly one; otherwise
+   * each is reported failed (IDP_ISSUER_UNKNOWN) and left as it is.
+   */
+  idpIssuers?: readonly string[];
 }
 
 export const DEFAULT_BATCH = 100;
@@ -138,12 +145,24 @@ export async function migrate(options: MigrateOptions): Promise<MigrationReport>
   return report;
 }
 
-/** A v3 ident on its way to its v4 key. */
+/** A v3 ident (or an issuerless v4 Idp ident) on its way to its v4 key. */
 interface Move {
   row: Row;
   provider: "email" | "idp";
   providerUid: string;
   target: string;
+  /** The Idp issuer the row is assigned to. */
+  issuer?: string;
+  /** Already a v4 row: only its key and issuer change. */
+  issuerless?: boolean;
+}
+
+function issuerUnknown(key: string): { key: string; code: "IDP_ISSUER_UNKNOWN"; message: string } {
+  return {
+    key,
+    code: "IDP_ISSUER_UNKNOWN",
+    message: "an Idp ident stored without its issuer, while not exactly one Idp service is configured: run the migration again with only the Idp service that issued it configured",
+  };
 }
 
 interface PassContext {
@@ -173,7 +192,7 @@ function evaluatedPerCall(context: PassContext, pass: number): number {
  * the current page (the scan and the writes overlap). `shouldStop` is asked before each page is
  * handed out. `evaluate` is the Scan's `Limit` (items evaluated per call, filtered out or not).
  */
-async function* pages(context: PassContext, table: string, filter?: { expression: string; names: Record<string, string> }, evaluate = context.batch): AsyncGenerator<Row[]> {
+async function* pages(context: PassContext, table: string, filter?: { expression: string; names: Record<string, string>; values?: Record<string, unknown> }, evaluate = context.batch): AsyncGenerator<Row[]> {
   const read = (start: Record<string, unknown> | undefined): Promise<ScanCommandOutput> => {
     // Marked handled at once: if the caller stops (an error, the deadline) before awaiting this
     // read-ahead, its failure must not surface as an unhandled rejection.
@@ -187,7 +206,7 @@ async function* pages(context: PassContext, table: string, filter?: { expression
         TableName: table,
         Limit: evaluate,
         ConsistentRead: true,
-        ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names } : {}),
+        ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names, ...(filter.values ? { ExpressionAttributeValues: filter.values } : {}) } : {}),
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );
@@ -214,12 +233,17 @@ async function* pages(context: PassContext, table: string, filter?: { expression
  * v4 row lacks, so a malformed key is still found). v4 rows are filtered out by DynamoDB, so the
  * confirming pass transfers almost nothing.
  */
-const LEGACY_ROWS = { expression: "attribute_exists(#type) OR attribute_not_exists(#provider)", names: { "#type": "_type", "#provider": "provider" } };
+const LEGACY_ROWS = {
+  expression: "attribute_exists(#type) OR attribute_not_exists(#provider) OR (#provider = :idp AND attribute_not_exists(#issuer))",
+  names: { "#type": "_type", "#provider": "provider", "#issuer": "issuer" },
+  values: { ":idp": "idp" },
+};
 
 /** One full scan of the idents table; returns the number of rows upgraded. */
 async function identPass(context: PassContext, pass: number): Promise<number> {
   const { options, idents } = context;
   const table = options.tables.idents;
+  const issuers = (options.idpIssuers ?? []).map(normalizeIssuer);
   const before = idents.report.migrated;
   // A dry run writes nothing, so it tracks the v4 keys its own upgrades would have taken.
   const claimed = new Set<string>();
@@ -239,13 +263,21 @@ async function identPass(context: PassContext, pass: number): Promise<number> {
       for (const row of rows) {
         const shape = keyShape(row);
         if (shape.kind === "malformed") throw new MalformedKeyFound(String(row.uuid), shape.reason);
-        if (shape.kind === "v4") continue;
         const key = row.uuid as string;
+        const issuerless = shape.kind === "v4" && shape.provider === "idp" && row.issuer === undefined;
+        if (shape.kind === "v4" && !issuerless) continue;
         if (!isV4Provider(shape.provider)) {
           idents.skip({ key, code: "UNSUPPORTED_PROVIDER", message: `v4 has no '${shape.provider}' provider: the row is left as it is` });
           continue;
         }
-        moves.push({ row, provider: shape.provider, providerUid: shape.providerUid, target: v4Key(shape.provider, shape.providerUid) });
+        if (shape.provider === "idp" && issuers.length !== 1) {
+          idents.fail(issuerUnknown(key));
+          continue;
+        }
+        const issuer = shape.provider === "idp" ? issuers[0] : undefined;
+        // An issuerless v4 row's uid is its `providerUid` (its key may have been built from it).
+        const providerUid = issuerless && typeof row.providerUid === "string" ? row.providerUid : shape.providerUid;
+        moves.push({ row, provider: shape.provider, providerUid, target: v4Key(shape.provider, providerUid, issuer), ...(issuer ? { issuer } : {}), ...(issuerless ? { issuerless } : {}) });
       }
       const seen = scanned;
       const reportProgress = () => options.onProgress?.({ pass, kind: "idents", scanned: seen, migrated: idents.report.migrated, failed: idents.report.failed.length });
@@ -311,7 +343,7 @@ async function movePage(context: PassContext, moves: Move[], transactions: Limit
     for (const move of known) idents.fail(identConflict(move.row.uuid as string, move.target));
     const open = round.filter((m) => !taken.has(m.target));
     const mapped = await Promise.all(
-      open.map(async (move) => ({ oldKey: move.row.uuid as string, target: move.target, upgraded: await upgradeIdent(move.row, move.provider, move.providerUid, { seal: options.seal, now }) })),
+      open.map(async (move) => ({ oldKey: move.row.uuid as string, target: move.target, upgraded: await upgraded(move, options, now) })),
     );
     const chunks: (typeof mapped)[] = [];
     for (let i = 0; i < mapped.length; i += MOVES_PER_TRANSACTION) chunks.push(mapped.slice(i, i + MOVES_PER_TRANSACTION));
@@ -328,6 +360,12 @@ async function movePage(context: PassContext, moves: Move[], transactions: Limit
       });
     }));
   }
+}
+
+/** The row a move writes: v3's field map, or an issuerless v4 Idp row given its issuer and key. */
+async function upgraded(move: Move, options: MigrateOptions, now: string): Promise<Row> {
+  if (move.issuerless) return { ...move.row, uuid: move.target, issuer: move.issuer, updatedAt: now };
+  return upgradeIdent(move.row, move.provider, move.providerUid, { seal: options.seal, now, ...(move.issuer ? { issuer: move.issuer } : {}) });
 }
 
 function identConflict(key: string, target: string): { key: string; code: "IDENT_CONFLICT"; message: string } {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Row } from "../../../lib/auth/v3/field-map.ts";
 import { migrate, type MigrationTables } from "../../../lib/auth/v3/migrate.ts";
 import { v3Dataset, writeRows } from "../../../lib/auth/v3/seed-data.ts";
-import { clients, freshTables, scanAll, seal, sealer } from "./support.ts";
+import { clients, freshTables, scanAll, seal, sealer, V3_IDP_ISSUER } from "./support.ts";
 
 const NOW = new Date("2026-01-02T03:04:05.000Z");
 const { raw, client } = clients();
@@ -83,7 +83,7 @@ describe("a migration killed at a random point, then run again", () => {
     );
     // One transaction at a time: the fewest a run can make (overlapping pages may split a page
     // whose case variant an earlier page still holds), so every crash point drawn is reached.
-    await migrate({ client: counting, tables, batch: 50, seal, now: () => NOW, concurrency: 1 });
+    await migrate({ client: counting, tables, idpIssuers: [V3_IDP_ISSUER], batch: 50, seal, now: () => NOW, concurrency: 1 });
     reference = await state(tables);
   }, 120_000);
 
@@ -98,8 +98,8 @@ describe("a migration killed at a random point, then run again", () => {
       const at = 1 + Math.floor(next() * transactions);
       const afterCommit = next() < 0.5;
       const tables = await seeded();
-      await expect(migrate({ client: crashingClient(at, afterCommit), tables, batch: 50, seal, now: () => NOW })).rejects.toThrow(InjectedCrash);
-      const rerun = await migrate({ client, tables, batch: 50, seal, now: () => NOW });
+      await expect(migrate({ client: crashingClient(at, afterCommit), tables, idpIssuers: [V3_IDP_ISSUER], batch: 50, seal, now: () => NOW })).rejects.toThrow(InjectedCrash);
+      const rerun = await migrate({ client, tables, idpIssuers: [V3_IDP_ISSUER], batch: 50, seal, now: () => NOW });
       expect(rerun.incomplete).toBe(false);
       const final = await state(tables);
       expect(final.idents.length).toBe(reference.idents.length);

@@ -9,6 +9,7 @@ import { TokenSealer } from "../../../lib/auth/v3/tokens.ts";
 import { app as blog } from "../../../app/index.ts";
 import { documentClient } from "../../../lib/store/dynamodb-client.ts";
 import { emailApp } from "../client.ts";
+import { configuredIssuers, idpIdentKey } from "../../../lib/auth/idp-keys.ts";
 
 // The global setup's tables (the same ones the auth service uses), one fresh user per test.
 const prefix = process.env.TABLE_PREFIX ?? "blog-test-";
@@ -85,7 +86,7 @@ describe("v3 compatibility (compatibility.v3: true, the default)", () => {
     const { user } = await v3User({ email: `lister-${tag}@example.com`, keyCase: `Lister-${tag}@Example.com`, idp: true });
     const variantKey = `LISTER-${tag.toUpperCase()}@EXAMPLE.COM_email`;
     await client.send(new PutCommand({ TableName: tables.idents, Item: { uuid: variantKey, _type: "email", _user: user, email: `LISTER-${tag}@EXAMPLE.COM` } }));
-    const expected = [`lister-${tag}@example.com:email`, `sub-${user}:idp`];
+    const expected = [`lister-${tag}@example.com:email`, idpIdentKey(configuredIssuers(app.services())[0] as string, `sub-${user}`)].sort();
     const listed = await auth.idents.listByUser(user);
     expect(listed.map((i) => i.uuid).sort()).toEqual(expected);
     expect(await listed.find((i) => i.provider === "idp")?.tokens.get()).toEqual({ access_token: "at" });

@@ -6,7 +6,8 @@ import { isV4Provider, keyShape, v4Key } from "../../../lib/auth/v3/format.ts";
 import { migrate, type MigrationTables } from "../../../lib/auth/v3/migrate.ts";
 import { exitCode } from "../../../lib/auth/v3/report.ts";
 import { v3Dataset, writeRows, type V3Dataset } from "../../../lib/auth/v3/seed-data.ts";
-import { clients, freshTables, scanAll, seal, sealer } from "./support.ts";
+import { idpIdentKey } from "../../../lib/auth/idp-keys.ts";
+import { clients, freshTables, scanAll, seal, sealer, V3_IDP_ISSUER } from "./support.ts";
 
 const NOW = new Date("2026-01-02T03:04:05.000Z");
 const { raw, client } = clients();
@@ -41,7 +42,7 @@ describe("webda auth migrate over 10,000 v3 idents on DynamoDB Local", () => {
   });
 
   it("a dry run counts what would migrate and conflict, and writes nothing", async () => {
-    const report = await migrate({ client, tables, dryRun: true, seal });
+    const report = await migrate({ client, tables, idpIssuers: [V3_IDP_ISSUER], dryRun: true, seal });
     expect(report.idents.migrated).toBe(data.expected.identsMigrated);
     expect(report.idents.failed).toHaveLength(data.expected.identConflicts);
     expect(report.idents.failed.every((f) => f.code === "IDENT_CONFLICT")).toBe(true);
@@ -56,7 +57,7 @@ describe("webda auth migrate over 10,000 v3 idents on DynamoDB Local", () => {
   });
 
   it("a full run maps every field, moves every key once and reports exact counts", async () => {
-    const report = await migrate({ client, tables, batch: 100, seal, now: () => NOW });
+    const report = await migrate({ client, tables, idpIssuers: [V3_IDP_ISSUER], batch: 100, seal, now: () => NOW });
     expect(report.idents.migrated).toBe(data.expected.identsMigrated);
     expect(report.idents.failed).toHaveLength(data.expected.identConflicts);
     expect(report.idents.skipped).toBe(data.expected.identsUnsupported);
@@ -75,7 +76,7 @@ describe("webda auth migrate over 10,000 v3 idents on DynamoDB Local", () => {
         expect(after.get(row.uuid as string)).toEqual(row);
         continue;
       }
-      const target = v4Key(shape.provider, shape.providerUid);
+      const target = v4Key(shape.provider, shape.providerUid, V3_IDP_ISSUER);
       byTarget.set(target, [...(byTarget.get(target) ?? []), row]);
     }
     const conflicts = new Set(report.idents.failed.map((f) => f.key));
@@ -84,7 +85,7 @@ describe("webda auth migrate over 10,000 v3 idents on DynamoDB Local", () => {
       expect(moved).toHaveLength(1);
       const source = moved[0] as Row;
       const shape = keyShape(source) as { provider: "email" | "idp"; providerUid: string };
-      const expected = await upgradeIdent(source, shape.provider, shape.providerUid, { seal, now: NOW.toISOString() });
+      const expected = await upgradeIdent(source, shape.provider, shape.providerUid, { seal, now: NOW.toISOString(), issuer: V3_IDP_ISSUER });
       expect(await opened(after.get(target) as Row)).toEqual(await opened(expected));
       for (const left of rows.filter((row) => row !== source)) {
         expect(after.get(left.uuid as string)).toEqual(left);
@@ -117,7 +118,7 @@ describe("webda auth migrate over 10,000 v3 idents on DynamoDB Local", () => {
     expect(after.has("User13@Example.com_email")).toBe(false);
     const throttled = after.get("user5@example.com:email") as Row;
     expect(throttled._throttle).toEqual({ lastSentAt: new Date(Date.UTC(2023, 0, 1) + 5 * 60_000 + 500).toISOString() });
-    const idp = after.get("idp-sub-4:idp") as Row;
+    const idp = after.get(idpIdentKey(V3_IDP_ISSUER, "idp-sub-4")) as Row;
     expect(idp.__tokens).toBeUndefined();
     expect(typeof idp.tokens).toBe("string");
     expect(String(idp.tokens)).not.toContain("at-4");
@@ -131,7 +132,7 @@ describe("webda auth migrate over 10,000 v3 idents on DynamoDB Local", () => {
   });
 
   it("a second run migrates nothing and reports the same conflicts", async () => {
-    const report = await migrate({ client, tables, seal });
+    const report = await migrate({ client, tables, idpIssuers: [V3_IDP_ISSUER], seal });
     expect(report.idents.migrated).toBe(0);
     expect(report.users.migrated).toBe(0);
     expect(report.idents.failed).toHaveLength(data.expected.identConflicts);
@@ -163,7 +164,7 @@ describe("webda auth migrate's DynamoDB calls", () => {
     try {
       const small = v3Dataset({ idents: 1_000, cost: 4 });
       await writeRows(client, tables.idents, small.idents);
-      const report = await migrate({ client: counted, tables, batch: 100, seal, concurrency: 4 });
+      const report = await migrate({ client: counted, tables, idpIssuers: [V3_IDP_ISSUER], batch: 100, seal, concurrency: 4 });
       expect(report.idents.migrated).toBe(small.expected.identsMigrated);
       expect(report.idents.failed).toHaveLength(small.expected.identConflicts);
       expect(small.expected.identConflicts).toBeGreaterThan(20);
@@ -199,6 +200,7 @@ describe("webda auth migrate's DynamoDB calls", () => {
         client: watched,
         tables,
         batch: 5,
+        idpIssuers: [V3_IDP_ISSUER],
         seal,
         onProgress: (p) => {
           if (p.pass === 2 && p.kind === "idents") secondPass.push(p.scanned);

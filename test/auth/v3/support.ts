@@ -10,6 +10,9 @@ import { authTables } from "../../../lib/auth/tables.ts";
 import { TokenSealer } from "../../../lib/auth/v3/tokens.ts";
 import { tableDefinition } from "../../../lib/store/dynamodb-tables.ts";
 
+/** The issuer the migration tests configure: their v3 Idp idents are that provider's. */
+export const V3_IDP_ISSUER = "https://idp.v3.example";
+
 export const sealer = new TokenSealer("test-secret-for-the-v3-migration");
 export const seal = (tokens: Record<string, unknown>): Promise<string> => sealer.seal(tokens);
 
