@@ -69,9 +69,14 @@ export class AuthenticationService extends AccessAuthentication {
     };
   }
 
-  /** A new session (cookie), refresh-token family and access token for a proven user. */
-  async login(userId: string, provider: string): Promise<LoginResult> {
-    const { token, row } = await this.sessions.create(userId, this.options.session.lifetime);
+  /**
+   * A new session (cookie), refresh-token family and access token for a proven user. A password
+   * login passes the credential generation it read before reading the hash it verified, so a
+   * change or recovery that lands in between ends the session (sessions.ts); without one, the
+   * current generation.
+   */
+  async login(userId: string, provider: string, generation?: number): Promise<LoginResult> {
+    const { token, row } = await this.sessions.create(userId, this.options.session.lifetime, { generation: generation ?? (await this.sessions.generation(userId)) });
     const refresh = await this.refreshTokens.issue(userId, row.id, row.expiresAt);
     const result = await this.tokens(userId, row.id, refresh, Math.floor(this.now() / 1000), randomUUID());
     await this.publish("Authentication.Login", { user: userId, provider, session: row.id });
