@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { hashPassword } from "../../lib/auth/email/passwords.ts";
 import { IDENTS } from "../../lib/auth/tables.ts";
 import type { Application } from "../../lib/core/application.ts";
 import type { Repository } from "../../lib/store/repository.ts";
@@ -95,6 +96,28 @@ describe("a session opened with the old password", () => {
 
     await expectDead(t, attacker, login);
     expect((await owner.request("GET", "/auth/me")).body).toMatchObject({ email });
+  });
+
+  it("cannot put the old password back by the rehash of a login that verified it before the change", async () => {
+    const t = emailApp({ ...options, password: { cost: { ln: 11 } } });
+    const hold = holdAfterNextVerifiedLogin(t.app);
+    const email = newEmail();
+    const owner = client(t);
+    const registered = await owner.request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile() } });
+    const uuid = (registered.body as { user: { uuid: string } }).user.uuid;
+    // A hash weaker than the configured cost: the next login with it rehashes.
+    await t.app.repository(t.auth.identityModel()).patch({ uuid }, { password: await hashPassword(PASSWORD, { ln: 10, r: 8, p: 1 }) }, []);
+
+    const attacker = client(t);
+    hold.arm();
+    const racing = attacker.request("POST", "/auth/email/login", { body: { email, password: PASSWORD } });
+    await hold.reached;
+    expect((await owner.request("POST", "/auth/password/change", { body: { password: PASSWORD, new_password: "a new passphrase" } })).status).toBe(200);
+    hold.release();
+    await expectDead(t, attacker, await racing);
+
+    expect((await client(t).request("POST", "/auth/email/login", { body: { email, password: PASSWORD } })).status).toBe(401);
+    expect((await client(t).request("POST", "/auth/email/login", { body: { email, password: "a new passphrase" } })).status).toBe(200);
   });
 
   it("never survives a change made while logins with the old password run without pause, and the change is never refused", async () => {

@@ -161,7 +161,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     await this.auth.idents.patch(ident, { _loginAttempts: 0 }, ["_lastLoginAttemptAt"]);
     if (behavior.needsRehash(this.options.password.cost)) {
       // Only over the version verified: a rehash must never put back a password changed meanwhile.
-      await users.patch({ uuid: ident.user }, { password: await hashPassword(password, this.options.password.cost) }, [], { expectedVersion: user[VERSION_FIELD] as number }).catch((error: unknown) => {
+      await users.patch({ uuid: ident.user }, { password: await hashPassword(password, this.options.password.cost) }, [], { expectedVersion: (user[VERSION_FIELD] as number | undefined) ?? 0 }).catch((error: unknown) => {
         if (!(error instanceof PreconditionFailedError)) throw error;
       });
     }
