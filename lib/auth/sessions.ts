@@ -136,7 +136,7 @@ export class Sessions {
 
   /** A password change's attempt through this session, only over the version read (PreconditionFailedError otherwise). */
   async countChangeAttempt(row: SessionRow, attempts: number): Promise<void> {
-    await this.repository.patch({ id: row.id }, { _changeAttempts: attempts, _lastChangeAttemptAt: new Date(this.now()).toISOString() }, [], { expectedVersion: row[VERSION_FIELD] as number });
+    await this.repository.patch({ id: row.id }, { _changeAttempts: attempts, _lastChangeAttemptAt: new Date(this.now()).toISOString() }, [], { expectedVersion: row[VERSION_FIELD] ?? 0 });
   }
 
   async revoke(id: string): Promise<void> {

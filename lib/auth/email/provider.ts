@@ -8,6 +8,7 @@ import type { Ident } from "../idents.ts";
 import { MailerService } from "../mail/mailer.ts";
 import { accountExistsMail, nothingToDoMail, recoveryMail, registrationMail, verificationMail } from "../mail/templates.ts";
 import { authenticationOf, type AuthenticationService } from "../service.ts";
+import { Sessions } from "../sessions.ts";
 import { SESSIONS, sessionShape } from "../tables.ts";
 import type { LoginResult } from "../types.ts";
 import { checkNewUser, createUser } from "../users.ts";
@@ -334,7 +335,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
   private async countChangeAttempt(caller: { userId: string; sessionId: string }): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const session = await this.auth.sessions.get(caller.sessionId, caller.userId);
-      if (!session) throw loginRequired();
+      if (!Sessions.acceptsAccessTokens(session)) throw loginRequired();
       const { attempts } = this.gate(session._changeAttempts, session._lastChangeAttemptAt);
       try {
         await this.auth.sessions.countChangeAttempt(session, attempts + 1);
