@@ -29,6 +29,16 @@ export class AccessAuthentication extends Service<AuthenticationOptions> {
   static override readonly type = "Framework/Authentication";
   static override readonly options = authenticationOptions;
 
+  /**
+   * A Lambda runtime (AWS sets AWS_EXECUTION_ENV; serverless offline does not) refuses to start
+   * without its signing key, rather than start and fail its callers. Reading the variable is all
+   * the start pays; the key is parsed at its first use.
+   */
+  constructor(name: string, options: AuthenticationOptions) {
+    super(name, options);
+    if (process.env.AWS_EXECUTION_ENV !== undefined) signingKeySource();
+  }
+
   private keysPromise: Promise<SigningKeys> | undefined;
   private sessionRows: Sessions | undefined;
   /** Tests move time; everything here reads this clock. */

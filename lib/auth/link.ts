@@ -26,7 +26,7 @@ export async function loginWithProvider(auth: AuthenticationService, _ctx: Conte
     if (identity.tokens) set.tokens = identity.tokens;
     if (emailVerified && !ident.verifiedAt) set.verifiedAt = new Date(auth.now()).toISOString();
     if (Object.keys(set).length > 0) ident = await idents.patch(ident, set);
-    return auth.login(ident.user, identity.provider, ident.uuid);
+    return auth.login(ident.user, identity.provider, { ident: ident.uuid });
   }
   let user = options.linkTo;
   if (user === undefined && email && identity.provider !== "email") {
@@ -43,7 +43,7 @@ export async function loginWithProvider(auth: AuthenticationService, _ctx: Conte
     // The same identity logging in twice at once: the other call created it; log in as its user.
     const raced = await idents.find(identity.provider, identity.providerUid, identity.issuer);
     if (!raced) throw error;
-    return auth.login(raced.user, identity.provider, raced.uuid);
+    return auth.login(raced.user, identity.provider, { ident: raced.uuid });
   }
   if (created) {
     try {
@@ -54,5 +54,5 @@ export async function loginWithProvider(auth: AuthenticationService, _ctx: Conte
     }
     await auth.publish("Authentication.Register", { user, provider: identity.provider });
   }
-  return auth.login(user, identity.provider, ident.uuid);
+  return auth.login(user, identity.provider, { ident: ident.uuid });
 }

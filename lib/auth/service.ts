@@ -72,9 +72,17 @@ export class AuthenticationService extends AccessAuthentication {
     };
   }
 
-  /** A new session (cookie), refresh-token family and access token for a proven user; `ident` (its key) is the ident that proved it. */
-  async login(userId: string, provider: string, ident?: string): Promise<LoginResult> {
-    const { token, row } = await this.sessions.create(userId, this.options.session.lifetime, ident ? { ident } : {});
+  /**
+   * A new session (cookie), refresh-token family and access token for a proven user. `ident`: the
+   * key of the ident that proved it. A password login passes the credential `generation` it read
+   * before reading the hash it verified, so a change or recovery that lands in between ends the
+   * session (sessions.ts); without one, the current generation.
+   */
+  async login(userId: string, provider: string, opened: { ident?: string; generation?: number } = {}): Promise<LoginResult> {
+    const { token, row } = await this.sessions.create(userId, this.options.session.lifetime, {
+      generation: opened.generation ?? (await this.sessions.generation(userId)),
+      ...(opened.ident ? { ident: opened.ident } : {}),
+    });
     const refresh = await this.refreshTokens.issue(userId, row.id, row.expiresAt);
     const result = await this.tokens(userId, row.id, refresh, Math.floor(this.now() / 1000), randomUUID());
     await this.publish("Authentication.Login", { user: userId, provider, session: row.id });

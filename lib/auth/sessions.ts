@@ -1,4 +1,5 @@
 import { ConflictError, NotFoundError, PreconditionFailedError } from "../core/errors.ts";
+import { VERSION_FIELD } from "../core/schema.ts";
 import type { Item, Repository } from "../store/repository.ts";
 import { randomToken, sha256Hex } from "./crypto.ts";
 
@@ -9,6 +10,12 @@ export interface SessionRow {
   createdAt: string;
   /** Epoch seconds; DynamoDB's TTL removes the row some time after. */
   expiresAt: number;
+  /** The user's credential generation it was opened under (absent: 0); a later one ends it. */
+  generation?: number;
+  /** Wrong current passwords given to a password change through this session (counted here, not on the login). */
+  _changeAttempts?: number;
+  _lastChangeAttemptAt?: string;
+  [VERSION_FIELD]?: number;
   /** Waiting for a second factor: no current user until it is cleared. */
   secondFactor?: "pending";
   /** Logged out: the cookie and the refresh tokens are dead; access tokens live until they expire. */
@@ -22,25 +29,34 @@ export interface SessionRow {
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /**
- * "Every session of this user created before `at` is revoked" (except `keep`): a row of the
- * sessions table (no `user` attribute, so outside the `by_user` index; TTL removes it once every
- * session it could end has expired). Ending all sessions reads that index, which DynamoDB updates
- * asynchronously; this row ends the sessions the index had not caught up with when they are read.
+ * The user's credential row (`cutoff:<user>` in the sessions table; no `user` attribute, so outside
+ * the `by_user` index): "every session of this user created before `at`, or opened under another
+ * `generation`, is revoked" (except `keep`). A password change or recovery writes the new hash,
+ * then increments `generation`; a login reads the generation before it reads the hash it verifies.
+ * So a login that verified the old password also read the old generation, however the requests
+ * interleave, and its session is dead from the increment on. The row carries no TTL: it must
+ * outlive every session opened under it. `at` also ends the sessions the asynchronously updated
+ * `by_user` index had not listed when they were revoked.
  */
 interface Cutoff {
   at: string;
   keep?: string;
+  generation: number;
 }
 
 const cutoffKey = (user: string): { id: string } => ({ id: `cutoff:${user}` });
 
 function asCutoff(item: Item | undefined): Cutoff | undefined {
-  return item && typeof item.at === "string" ? { at: item.at, ...(typeof item.keep === "string" ? { keep: item.keep } : {}) } : undefined;
+  if (!item || typeof item.at !== "string") return undefined;
+  return { at: item.at, generation: typeof item.generation === "number" ? item.generation : 0, ...(typeof item.keep === "string" ? { keep: item.keep } : {}) };
 }
 
-/** The row as a reader must see it: revoked as well when a later cutoff of its user covers it. */
+/** The row as a reader must see it: revoked as well when its user's credential row covers it. */
 function withCutoff(row: SessionRow, cutoff: Cutoff | undefined): SessionRow {
-  if (!cutoff || row.revokedAt || row.id === cutoff.keep || row.createdAt >= cutoff.at) return row;
+  if (row.revokedAt || (cutoff && row.id === cutoff.keep)) return row;
+  // No row means generation 0: a session of a later one whose row is gone is not trusted either.
+  if ((row.generation ?? 0) !== (cutoff?.generation ?? 0)) return { ...row, revokedAt: cutoff?.at ?? row.createdAt };
+  if (!cutoff || row.createdAt >= cutoff.at) return row;
   return { ...row, revokedAt: cutoff.at };
 }
 
@@ -55,7 +71,11 @@ export class Sessions {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(user: string, lifetimeSeconds: number, options: { secondFactor?: boolean; ident?: string } = {}): Promise<{ token: string; row: SessionRow }> {
+  /**
+   * `generation`: what `generation(user)` answered before the credential that opens it was
+   * checked; `ident`: the key of the ident whose login opens it (unlinking that ident revokes it).
+   */
+  async create(user: string, lifetimeSeconds: number, options: { secondFactor?: boolean; generation?: number; ident?: string } = {}): Promise<{ token: string; row: SessionRow }> {
     const token = randomToken();
     const now = this.now();
     const row: SessionRow = {
@@ -63,6 +83,7 @@ export class Sessions {
       user,
       createdAt: new Date(now).toISOString(),
       expiresAt: seconds(now) + lifetimeSeconds,
+      generation: options.generation ?? 0,
       ...(options.secondFactor ? { secondFactor: "pending" as const } : {}),
       ...(options.ident ? { ident: options.ident } : {}),
     };
@@ -87,6 +108,11 @@ export class Sessions {
       cutoff = asCutoff(items.find((i) => i.id === cutoffKey(user).id));
     }
     return row && row.expiresAt > seconds(this.now()) ? withCutoff(row, cutoff) : undefined;
+  }
+
+  /** The user's current credential generation; read it before the credential a login checks. */
+  async generation(user: string): Promise<number> {
+    return asCutoff(await this.repository.get(cutoffKey(user)))?.generation ?? 0;
   }
 
   /** The session a cookie names, when it still logs its user in. */
@@ -114,6 +140,11 @@ export class Sessions {
     await this.patch(id, { endedAt: new Date(now).toISOString(), expiresAt: seconds(now) + accessLifetimeSeconds + 60 });
   }
 
+  /** A password change's attempt through this session, only over the version read (PreconditionFailedError otherwise). */
+  async countChangeAttempt(row: SessionRow, attempts: number): Promise<void> {
+    await this.repository.patch({ id: row.id }, { _changeAttempts: attempts, _lastChangeAttemptAt: new Date(this.now()).toISOString() }, [], { expectedVersion: row[VERSION_FIELD] ?? 0 });
+  }
+
   async revoke(id: string): Promise<void> {
     await this.patch(id, { revokedAt: new Date(this.now()).toISOString() });
   }
@@ -132,23 +163,34 @@ export class Sessions {
   }
 
   /**
-   * Every session of a user (recovery; a password change keeps `except`). The cutoff is written
-   * first, so a session the `by_user` index does not list yet is ended all the same when read;
-   * `lifetimeSeconds` (the longest a session lives) is how long the cutoff must be kept.
+   * Every session of a user (recovery; a password change keeps `except`): a new credential
+   * generation (returned: the session opened next is opened under it), written first, so a session
+   * the `by_user` index does not list yet, or one a racing login opens after this, is ended all the
+   * same when read; then the listed sessions are marked revoked.
    */
-  async revokeAll(user: string, lifetimeSeconds: number, except?: string): Promise<number> {
-    const now = this.now();
-    const cutoff: Item = { at: new Date(now).toISOString(), expiresAt: seconds(now) + lifetimeSeconds + 60, ...(except ? { keep: except } : {}) };
-    try {
-      await this.repository.create({ ...cutoffKey(user), ...cutoff });
-    } catch (error) {
-      if (!(error instanceof ConflictError)) throw error;
-      await this.repository.patch(cutoffKey(user), cutoff, except ? [] : ["keep"]);
-    }
+  async revokeAll(user: string, except?: string): Promise<{ revoked: number; generation: number }> {
+    const generation = await this.nextGeneration(user, except);
     const rows = (await this.repository.findByField("user", [user])).map(asSession).filter((r): r is SessionRow => r !== undefined);
     const targets = rows.filter((r) => r.id !== except && !r.revokedAt);
     await Promise.all(targets.map((r) => this.revoke(r.id)));
-    return targets.length;
+    return { revoked: targets.length, generation };
+  }
+
+  /** Increments the generation by a conditional write, so two changes at once make two generations. */
+  private async nextGeneration(user: string, keep: string | undefined): Promise<number> {
+    for (let attempt = 0; ; attempt++) {
+      const stored = await this.repository.get(cutoffKey(user));
+      const generation = (asCutoff(stored)?.generation ?? 0) + 1;
+      const set: Item = { at: new Date(this.now()).toISOString(), generation, ...(keep ? { keep } : {}) };
+      try {
+        if (stored) await this.repository.patch(cutoffKey(user), set, keep ? ["expiresAt"] : ["keep", "expiresAt"], { expectedVersion: stored[VERSION_FIELD] as number });
+        else await this.repository.create({ ...cutoffKey(user), ...set });
+        return generation;
+      } catch (error) {
+        const raced = error instanceof ConflictError || error instanceof PreconditionFailedError || error instanceof NotFoundError;
+        if (!raced || attempt >= 20) throw error;
+      }
+    }
   }
 
   /** Unlinking an ident: the user's live sessions that ident's login opened end (cookie, refresh and access tokens). */

@@ -27,7 +27,7 @@ export interface OutboxMail {
 }
 
 /** The blog with an email provider configured for the test, its auth routes and REST handlers in process. */
-export function emailApp(email: Record<string, unknown> = {}, services: ApplicationDefinition["services"] = {}) {
+export function emailApp(email: Record<string, unknown> = {}, services: ApplicationDefinition["services"] = {}, overrides: Partial<ApplicationDefinition> = {}) {
   const outbox = mkdtempSync(join(tmpdir(), "outbox-"));
   const base = definition.services.email as { type: string } & Record<string, unknown>;
   const app = new Application({
@@ -41,6 +41,7 @@ export function emailApp(email: Record<string, unknown> = {}, services: Applicat
       email: { ...base, password: { cost: { ln: 10 } }, publicUrl: "https://api.example.com", ...email, throttle: { mailsPerMinute: 1_000_000, ...((email.throttle ?? base.throttle) as object) } },
       ...services,
     },
+    ...overrides,
   }).useStore(dynamoStore());
   const auth = app.services().find((e) => e.service instanceof AuthenticationService)?.service as AuthenticationService;
   const provider = app.service("email")?.service as EmailPasswordProvider;

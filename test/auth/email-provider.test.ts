@@ -236,7 +236,7 @@ describe("password change", () => {
     expect((await client(t).request("POST", "/auth/password/change", { body: { password: PASSWORD, new_password: "x" } })).body).toMatchObject({ reason: "LOGIN_REQUIRED" });
   });
 
-  it("counts wrong current passwords like failed logins: a stolen session cannot guess without limit", async () => {
+  it("counts wrong current passwords on the caller's session: a stolen session cannot guess without limit", async () => {
     const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" }, throttle: { failedBeforeDelay: 2, delay: 10, lockout: { after: 3, duration: 600 } } });
     let now = Date.now();
     t.auth.now = () => now;
@@ -246,18 +246,32 @@ describe("password change", () => {
     const change = (password: string) => thief.request("POST", "/auth/password/change", { body: { password, new_password: "the thief's password" } });
     expect((await change("guess one")).status).toBe(401);
     expect((await change("guess two")).status).toBe(401);
-    expect((await t.auth.idents.find("email", email))?._loginAttempts).toBe(2);
-    // Even the right password waits; and the owner's login shares the same count.
+    // Even the right password waits on that session; the owner's login does not share its count.
     expect(await change(PASSWORD)).toMatchObject({ status: 429, body: { reason: "TOO_MANY_ATTEMPTS" } });
-    expect((await client(t).request("POST", "/auth/email/login", { body: { email, password: PASSWORD } })).status).toBe(429);
+    expect((await client(t).request("POST", "/auth/email/login", { body: { email, password: PASSWORD } })).status).toBe(200);
     now += 10_000;
     expect((await change("guess three")).status).toBe(401);
     now += 20_000;
     expect(await change(PASSWORD)).toMatchObject({ status: 429, body: { reason: "LOCKED_OUT" } });
     now += 600_000;
-    // Once the lock has passed, the right password changes it and the count starts over.
+    // Once the lock has passed, the right password changes it.
     expect((await change(PASSWORD)).status).toBe(200);
-    expect((await t.auth.idents.find("email", email))?._loginAttempts).toBe(0);
+    expect((await client(t).request("POST", "/auth/email/login", { body: { email, password: "the thief's password" } })).status).toBe(200);
+  });
+
+  it("never makes the owner's change wait because someone else guesses the password at the login", async () => {
+    const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" }, throttle: { failedBeforeDelay: 1, delay: 10, lockout: { after: 2, duration: 600 } } });
+    const email = newEmail();
+    const owner = client(t);
+    await owner.request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile() } });
+    const guess = () => client(t).request("POST", "/auth/email/login", { body: { email, password: "a wrong guess" } });
+    expect((await guess()).status).toBe(401);
+    expect((await guess()).status).toBe(429);
+    // The login waits now (for the owner too): the signed-in owner's change does not.
+    expect((await client(t).request("POST", "/auth/email/login", { body: { email, password: PASSWORD } })).status).toBe(429);
+    const changed = await owner.request("POST", "/auth/password/change", { body: { password: PASSWORD, new_password: "a new password" } });
+    expect(changed.status).toBe(200);
+    expect((await owner.request("GET", "/auth/me")).body).toMatchObject({ email });
   });
 });
 

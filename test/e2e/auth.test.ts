@@ -279,3 +279,47 @@ describe("authentication against npm start", { timeout: 120_000 }, () => {
     expect(seen[0]).toMatchObject({ Post: { slug, author: { uuid: login.user.uuid } } });
   });
 });
+
+// Issue 25, attack 4: an attacker who knows the old password logs in back to back while the owner
+// changes it (or recovers the account). Every session those logins opened must be dead afterwards.
+describe("sessions of an old password against npm start", { timeout: 240_000 }, () => {
+  async function raceLogins(address: string, password: string, act: () => Promise<Reply>): Promise<void> {
+    let done = false;
+    const opened: { browser: Browser; tokens: { access_token: string; refresh_token: string } }[] = [];
+    const loop = async () => {
+      while (!done) {
+        const browser = new Browser();
+        const login = await browser.fetch("POST", "/auth/email/login", { body: { email: address, password } });
+        if (login.status === 200) opened.push({ browser, tokens: login.body as { access_token: string; refresh_token: string } });
+        else expect([401, 429]).toContain(login.status);
+      }
+    };
+    const loops = [loop(), loop(), loop()];
+    for (let i = 0; i < 600 && opened.length < 3; i++) await sleep(50);
+    const answer = await act();
+    done = true;
+    await Promise.all(loops);
+    expect(answer.status).toBe(200);
+    expect(opened.length).toBeGreaterThanOrEqual(3);
+    for (const { browser, tokens } of opened) {
+      expect(await me(browser)).toBeNull();
+      expect(await me(new Browser(), bearer(tokens.access_token))).toBeNull();
+      expect((await new Browser().fetch("POST", "/auth/refresh", { body: { refresh_token: tokens.refresh_token } })).status).toBe(401);
+    }
+  }
+
+  it("ends every one of them at a password change, which answers 200, and at a recovery", async () => {
+    const owner = new Browser();
+    const address = email();
+    await register(owner, address);
+    const registeredAt = Date.now();
+    await raceLogins(address, PASSWORD, () => owner.fetch("POST", "/auth/password/change", { body: { password: PASSWORD, new_password: "a changed passphrase" } }));
+    expect((await me(owner))?.uuid).toEqual(expect.any(String));
+
+    // One mail per address per resendDelay (10 s in the sample): the registration mail went first.
+    await sleep(Math.max(0, 11_000 - (Date.now() - registeredAt)));
+    expect((await new Browser().fetch("POST", "/auth/password/recovery", { body: { email: address } })).status).toBe(202);
+    const token = linkOf((await waitForMail(address, 2))[1]).searchParams.get("token") as string;
+    await raceLogins(address, "a changed passphrase", () => new Browser().fetch("POST", "/auth/password/recover", { body: { token, password: "a recovered passphrase" } }));
+  });
+});

@@ -4,11 +4,12 @@ import { log } from "../../core/log.ts";
 import { versionOf } from "../../core/records.ts";
 import { VERSION_FIELD } from "../../core/schema.ts";
 import { deriveKey, sha256Hex } from "../crypto.ts";
-import { AuthError, invalidCredentials } from "../errors.ts";
+import { AuthError, invalidCredentials, loginRequired } from "../errors.ts";
 import { identKey, type Ident } from "../idents.ts";
 import { MailerService } from "../mail/mailer.ts";
 import { accountExistsMail, nothingToDoMail, recoveryMail, registrationMail, verificationMail } from "../mail/templates.ts";
 import { authenticationOf, type AuthenticationService } from "../service.ts";
+import { Sessions } from "../sessions.ts";
 import { SESSIONS, sessionShape } from "../tables.ts";
 import type { LoginResult } from "../types.ts";
 import { checkNewUser, createUser } from "../users.ts";
@@ -115,10 +116,11 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
 
   // ---------------------------------------------------------------- login
 
-  private gate(ident: Ident): { attempts: number } {
+  /** The delay and lockout over a count of failures (a login's on the ident, a password change's on the session). */
+  private gate(counted: number | undefined, lastAt: string | undefined): { attempts: number } {
     const { failedBeforeDelay, delay, lockout } = this.options.throttle;
-    const attempts = ident._loginAttempts ?? 0;
-    const last = ident._lastLoginAttemptAt ? Date.parse(ident._lastLoginAttemptAt) : Number.NaN;
+    const attempts = counted ?? 0;
+    const last = lastAt ? Date.parse(lastAt) : Number.NaN;
     // Spec 5.4.6: a count without a timestamp (v3) is an expired lock: verify normally, count anew.
     if (Number.isNaN(last)) return { attempts: 0 };
     const elapsed = (this.now() - last) / 1000;
@@ -138,7 +140,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     for (let attempt = 0; attempt < 5; attempt++) {
       const ident = await this.auth.idents.find("email", email);
       if (!ident) return undefined;
-      const { attempts } = this.gate(ident);
+      const { attempts } = this.gate(ident._loginAttempts, ident._lastLoginAttemptAt);
       try {
         return await this.auth.idents.patch(ident, { _loginAttempts: attempts + 1, _lastLoginAttemptAt: new Date(this.now()).toISOString() }, [], ident[VERSION_FIELD]);
       } catch (error) {
@@ -161,15 +163,21 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
       return this.failed(email, "unknown");
     }
     const users = this.app.repository(this.auth.identityModel());
+    // Read before the hash (lib/auth/sessions.ts): a change or recovery writes the hash first, so
+    // if this login verifies the old password, the session it opens dies with the old generation.
+    const generation = await this.auth.sessions.generation(ident.user);
     const user = await users.get({ uuid: ident.user });
     const behavior = passwordOf(user);
     if (!user || !(await behavior.verify(password, this.options.password.cost))) return this.failed(email, "password");
     if (this.options.verification === "before" && !ident.verifiedAt) throw new AuthError(403, "EMAIL_NOT_VERIFIED", "Confirm your email first: see the link we sent");
     await this.auth.idents.patch(ident, { _loginAttempts: 0 }, ["_lastLoginAttemptAt"]);
     if (behavior.needsRehash(this.options.password.cost)) {
-      await users.patch({ uuid: ident.user }, { password: await hashPassword(password, this.options.password.cost) }, []);
+      // Only over the version verified: a rehash must never put back a password changed meanwhile.
+      await users.patch({ uuid: ident.user }, { password: await hashPassword(password, this.options.password.cost) }, [], { expectedVersion: (user[VERSION_FIELD] as number | undefined) ?? 0 }).catch((error: unknown) => {
+        if (!(error instanceof PreconditionFailedError)) throw error;
+      });
     }
-    return this.auth.login(ident.user, "email", ident.uuid);
+    return this.auth.login(ident.user, "email", { ident: ident.uuid, generation });
   }
 
   // ---------------------------------------------------------------- registration
@@ -233,7 +241,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     if (typeof body.password !== "string") throw new ValidationError([{ path: "/password", message: "is required" }]);
     const user = await this.createAccount(email, body.password, body.user ?? {}, verified);
     if (mode === "after") await this.sendVerification(email, user);
-    return this.auth.login(user, "email", identKey("email", email));
+    return this.auth.login(user, "email", { ident: identKey("email", email) });
   }
 
   private async sendVerification(email: string, user: string): Promise<void> {
@@ -308,9 +316,9 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     await checkPassword(this.app, this.options.password, password, claims.email);
     await this.writeOverFingerprint(claims as EmailClaims & { sub: string }, user, { password: await hashPassword(password, this.options.password.cost) }, invalid);
     await this.auth.idents.patch(ident, { _loginAttempts: 0, ...(ident.verifiedAt ? {} : { verifiedAt: new Date(this.now()).toISOString() }) }, ["_lastLoginAttemptAt"]);
-    await this.auth.sessions.revokeAll(claims.sub, this.auth.options.session.lifetime);
+    const { generation } = await this.auth.sessions.revokeAll(claims.sub);
     await this.auth.publish("Authentication.PasswordChanged", { user: claims.sub, by: "recovery" });
-    return this.auth.login(claims.sub, "email", ident.uuid);
+    return this.auth.login(claims.sub, "email", { ident: ident.uuid, generation });
   }
 
   /**
@@ -335,22 +343,41 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     throw new AuthError(429, "TOO_MANY_ATTEMPTS", "The account changed while the password was being set: try again", 1);
   }
 
-  /** Spec 5.4.3: the other sessions end, and so do earlier access tokens: the caller gets a new session. */
-  async changePassword(userId: string, current: string, next: string): Promise<LoginResult> {
-    const idents = await this.auth.idents.listByUser(userId);
-    const email = idents.find((i) => i.provider === "email")?.email;
-    // Counted, delayed and locked out like a login: a stolen session must not become a way to
-    // guess the current password without limit.
-    const ident = email === undefined ? undefined : await this.countAttempt(email);
+  /**
+   * Spec 5.4.3: the other sessions end, and so do earlier access tokens: the caller gets a new
+   * session. Wrong current passwords are counted on the caller's session, not on the login's
+   * count: a stolen session cannot guess without limit, and someone guessing at the login (or
+   * logging in) cannot make the owner's change wait.
+   */
+  async changePassword(caller: { userId: string; sessionId: string }, current: string, next: string): Promise<LoginResult> {
+    const { userId } = caller;
+    await this.countChangeAttempt(caller);
+    const ident = (await this.auth.idents.listByUser(userId)).find((i) => i.provider === "email");
     const users = this.app.repository(this.auth.identityModel());
     const user = ident ? await users.get({ uuid: userId }) : undefined;
     if (!ident || !user || !(await passwordOf(user).verify(current, this.options.password.cost))) throw new AuthError(401, "INVALID_CREDENTIALS", "The current password is wrong");
-    await checkPassword(this.app, this.options.password, next, email ?? "");
-    await this.auth.idents.patch(ident, { _loginAttempts: 0 }, ["_lastLoginAttemptAt"]);
+    await checkPassword(this.app, this.options.password, next, ident.email ?? "");
     await users.patch({ uuid: userId }, { password: await hashPassword(next, this.options.password.cost) }, []);
-    await this.auth.sessions.revokeAll(userId, this.auth.options.session.lifetime);
+    // Every session ends, the caller's (and its count) included; the new one is opened under the new generation.
+    const { generation } = await this.auth.sessions.revokeAll(userId);
     await this.auth.publish("Authentication.PasswordChanged", { user: userId, by: "change" });
-    return this.auth.login(userId, "email", ident.uuid);
+    return this.auth.login(userId, "email", { ident: ident.uuid, generation });
+  }
+
+  /** Counts the attempt on the caller's session before the password is checked, by a conditional write. */
+  private async countChangeAttempt(caller: { userId: string; sessionId: string }): Promise<void> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const session = await this.auth.sessions.get(caller.sessionId, caller.userId);
+      if (!Sessions.acceptsAccessTokens(session)) throw loginRequired();
+      const { attempts } = this.gate(session._changeAttempts, session._lastChangeAttemptAt);
+      try {
+        await this.auth.sessions.countChangeAttempt(session, attempts + 1);
+        return;
+      } catch (error) {
+        if (!(error instanceof PreconditionFailedError)) throw error;
+      }
+    }
+    throw new AuthError(429, "TOO_MANY_ATTEMPTS", "Too many concurrent attempts: try again", 1);
   }
 }
 

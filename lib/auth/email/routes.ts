@@ -102,10 +102,11 @@ export function emailRoutes(provider: EmailPasswordProvider): AuthRoute[] {
       method: "POST", path: "/auth/password/change", id: "auth-password-change", operation: "Auth.Password.Change", summary: "Changes the password; ends the other sessions and earlier access tokens",
       contract: { caller: "user", store: true, body: stringBody(CHANGE), errors: [403], answers: { 200: TOKENS } },
       handle: async ({ http, identity }) => {
-        const { userId } = await identity();
-        if (userId === undefined) throw loginRequired();
+        const { userId, sessionId } = await identity();
+        // A session is where wrong current passwords are counted: a caller without one cannot change it.
+        if (userId === undefined || sessionId === undefined) throw loginRequired();
         const { password, new_password } = stringFields(http, CHANGE);
-        return loggedIn(await provider.changePassword(userId, password, new_password));
+        return loggedIn(await provider.changePassword({ userId, sessionId }, password, new_password));
       },
     },
   ];
