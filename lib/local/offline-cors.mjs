@@ -84,7 +84,7 @@ export default class OfflineCorsPlugin {
     if (proto[PATCHED]) return;
     proto[PATCHED] = true;
     const { ext, route } = proto;
-    const isHttp = (server) => active !== undefined && server.settings?.port === active.port;
+    const isHttp = (server) => active !== undefined && Number(server.settings?.port) === active.port;
     proto.ext = function (event, method, extOptions) {
       if (isHttp(this) && event === "onPreResponse" && typeof method === "function") {
         active.plugin.installed = true;
