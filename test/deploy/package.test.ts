@@ -78,6 +78,7 @@ describe("serverless package", () => {
     // rest.corsOrigins), the file offline's CORS plugin answers from (test/e2e/cross-origin.test.ts).
     const httpApi = JSON.parse(await readFile(join(root, "schema-cache/http-api.json"), "utf8")) as { cors?: Record<string, unknown> };
     const api = resources.find((r) => r.Type === "AWS::ApiGatewayV2::Api" && r.Properties.ProtocolType === "HTTP");
+    expect(api).toBeDefined();
     expect(api?.Properties.CorsConfiguration).toEqual(httpApi.cors === undefined ? undefined : {
       AllowOrigins: httpApi.cors.allowedOrigins,
       AllowHeaders: httpApi.cors.allowedHeaders,
