@@ -41,14 +41,23 @@ export function gatewayCors(cors, { method, origin, requestMethod }) {
   return { preflight, headers };
 }
 
+function corsOf(cors, request) {
+  return gatewayCors(cors, {
+    method: request.method,
+    origin: request.headers.origin,
+    requestMethod: request.headers["access-control-request-method"],
+  });
+}
+
+/** Hapi's `onRequest` step: a preflight the gateway answers itself never reaches a function. */
+function gatewayPreflightStep(cors) {
+  return (request, h) => (corsOf(cors, request).preflight ? h.response().code(204).takeover() : h.continue);
+}
+
 /** Hapi's `onPreResponse` step: whatever CORS headers a route or offline set, API Gateway's instead. */
 function gatewayCorsStep(cors) {
   return (request, h) => {
-    const { preflight, headers } = gatewayCors(cors, {
-      method: request.method,
-      origin: request.headers.origin,
-      requestMethod: request.headers["access-control-request-method"],
-    });
+    const { preflight, headers } = corsOf(cors, request);
     if (preflight) {
       const answer = h.response().code(204);
       for (const [name, value] of Object.entries(headers)) answer.header(name, value);
@@ -76,7 +85,8 @@ export default class OfflineCorsPlugin {
 
   install() {
     const port = Number(this.options.httpPort ?? this.serverless.service.custom?.["serverless-offline"]?.httpPort ?? DEFAULT_HTTP_PORT);
-    active = { port, step: gatewayCorsStep(this.serverless.service.provider.httpApi?.cors), plugin: this };
+    const cors = this.serverless.service.provider.httpApi?.cors;
+    active = { port, step: gatewayCorsStep(cors), preflight: gatewayPreflightStep(cors), plugin: this };
     // Hapi as serverless-offline resolves it, so the patch reaches its servers.
     const require = createRequire(createRequire(import.meta.url).resolve("serverless-offline"));
     const Hapi = require("@hapi/hapi");
@@ -88,6 +98,7 @@ export default class OfflineCorsPlugin {
     proto.ext = function (event, method, extOptions) {
       if (isHttp(this) && event === "onPreResponse" && typeof method === "function") {
         active.plugin.installed = true;
+        ext.call(this, "onRequest", active.preflight);
         return ext.call(this, event, active.step, extOptions);
       }
       return ext.call(this, event, method, extOptions);

@@ -56,6 +56,8 @@ describe("API Gateway's CORS answer, from the packaged configuration", () => {
 });
 
 /** A Hapi server set up as serverless-offline 14.8.2 sets up its HTTP server, with the plugin installed. */
+const calls = { count: 0 };
+
 async function offlineLikeServer(cors: HttpApiCors | undefined, port: number) {
   const plugin = new OfflineCorsPlugin({ service: { provider: { httpApi: cors ? { payload: "2.0", cors } : { payload: "2.0" } }, custom: {} }, classes: { Error } }, { httpPort: port }) as unknown as {
     hooks: Record<string, () => void>;
@@ -73,7 +75,10 @@ async function offlineLikeServer(cors: HttpApiCors | undefined, port: number) {
     return h.continue;
   });
   // offline's routes carry Hapi CORS too (`origin: *` on its 404 route).
-  server.route({ method: "*", path: "/{p*}", handler: () => ({ me: "alice" }), options: { cors: { origin: ["*"], credentials: true } } });
+  server.route({ method: "*", path: "/{p*}", handler: () => {
+    calls.count++;
+    return { me: "alice" };
+  }, options: { cors: { origin: ["*"], credentials: true } } });
   plugin.hooks["offline:start:ready"]?.();
   return server;
 }
@@ -100,10 +105,13 @@ describe("serverless offline's HTTP server with the plugin", () => {
     const { cors } = await httpApiOf([ALLOWED]);
     const server = await offlineLikeServer(cors, 3000);
     for (const origin of [ALLOWED, FOREIGN]) {
+      const before = calls.count;
       const actual = await server.inject({ method: "GET", url: "/auth/me", headers: { origin } });
       expect(corsHeaders(actual.headers)).toEqual(gatewayCors(cors, { method: "GET", origin, requestMethod: undefined }).headers);
       const preflight = await server.inject({ method: "OPTIONS", url: "/auth/me", headers: { origin, "access-control-request-method": "GET" } });
       expect(preflight.statusCode).toBe(204);
+      // The gateway answers a preflight itself: only the actual request reached the function.
+      expect(calls.count).toBe(before + 1);
       expect(corsHeaders(preflight.headers)).toEqual(gatewayCors(cors, { method: "OPTIONS", origin, requestMethod: "GET" }).headers);
     }
   });
