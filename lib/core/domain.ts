@@ -86,7 +86,7 @@ export class Domain {
     }
     // Key sizes first: a parent check would otherwise read with a key DynamoDB refuses.
     assertKeySizes(info, candidate);
-    await this.permissions(ctx).authorize(info, "create", [candidate]);
+    await this.permissions(ctx).authorizeWrite(info, "create", [candidate], candidate);
     assertValid(info.inputSchema, fields);
     const stored = await this.deps.repository(info).create(candidate);
     await this.emit(info, "Created", parseKey(info, stored), stored, ctx);
@@ -120,8 +120,13 @@ export class Domain {
       const observed = new Set<string>();
       const stored = await permissions.assertReadable(info, await repository.get(key), observed);
       const produced = produce?.(stored);
-      await permissions.authorize(info, produced ? "update" : "delete", [stored, ...(produced ? [produced] : [])], observed);
-      if (produced) assertKeySizes(info, produced);
+      if (produced) {
+        assertKeySizes(info, produced);
+        // The record a write produces answers for the parents it names, as a create does.
+        await permissions.authorizeWrite(info, "update", [stored, produced], produced, stored, observed);
+      } else {
+        await permissions.authorize(info, "delete", [stored], observed);
+      }
       const version = versionOf(stored);
       if (request.expectedVersion !== undefined && request.expectedVersion !== version) throw new PreconditionFailedError();
       // A patch without If-Match is conditioned only on the fields the decision read, so that

@@ -1,5 +1,5 @@
 import type { Context } from "./context.ts";
-import { NotFoundError, PermissionError, UnauthenticatedError } from "./errors.ts";
+import { NotFoundError, PermissionError, UnauthenticatedError, ValidationError } from "./errors.ts";
 import type { Action, CrudAction, Decision, ModelClass } from "./model.ts";
 import { describeModel, type ModelInfo } from "./model-info.ts";
 import { instantiate, type Item, type KeyValues } from "./records.ts";
@@ -28,6 +28,24 @@ function parentRules(info: ModelInfo, action: Action, resolve: (cls: ModelClass)
   return rules;
 }
 
+/** DynamoDB's largest partition key: a longer parent key cannot name a record. */
+const MAX_KEY_BYTES = 2048;
+
+function parentKeyField(info: ModelInfo, parent: ModelInfo): string {
+  if (parent.keyFields.length !== 1) throw new Error(`${info.name}: a parent rule needs ${parent.name} to have a one-field key`);
+  return parent.keyFields[0] as string;
+}
+
+function sameKeyValue(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** The model's own policy on one record, noting the fields it reads when asked to. */
+function own(info: ModelInfo, item: Item, action: Action, ctx: Context, observed?: Set<string>): Decision {
+  const instance = instantiate(info, item);
+  return (observed ? watched(instance, observed) : instance).canAct(ctx, action);
+}
+
 function isKeyValue(value: unknown): value is string | number {
   return (typeof value === "string" && value !== "") || typeof value === "number";
 }
@@ -49,14 +67,16 @@ export class Permissions {
    * and the parent references), so that a write can be conditioned on exactly those.
    */
   async decideMany(info: ModelInfo, items: Item[], action: Action, depth = 0, observed?: Set<string>): Promise<Decision[]> {
-    const decisions: Decision[] = items.map((item) => {
-      const instance = instantiate(info, item);
-      return (observed ? watched(instance, observed) : instance).canAct(this.ctx, action);
-    });
-    for (const rule of parentRules(info, action, this.resolve)) {
+    const decisions: Decision[] = items.map((item) => own(info, item, action, this.ctx, observed));
+    await this.applyParentRules(info, items, decisions, parentRules(info, action, this.resolve), depth, observed);
+    return decisions;
+  }
+
+  /** Narrows `decisions` (one per item) by the parents' verdicts under `rules`. */
+  private async applyParentRules(info: ModelInfo, items: Item[], decisions: Decision[], rules: ParentRule[], depth: number, observed?: Set<string>): Promise<void> {
+    for (const rule of rules) {
       if (depth >= MAX_PARENT_DEPTH) throw new Error(`${info.name}: parent permission rules nest deeper than ${MAX_PARENT_DEPTH}`);
-      if (rule.parent.keyFields.length !== 1) throw new Error(`${info.name}: a parent rule needs ${rule.parent.name} to have a one-field key`);
-      const keyField = rule.parent.keyFields[0] as string;
+      const keyField = parentKeyField(info, rule.parent);
       observed?.add(rule.relation.field);
       const known = rule.required === "read" ? this.knownReadable.get(rule.parent.name) : undefined;
       const waiting = items.flatMap((item, i) => (decisions[i] === true && !known?.has(JSON.stringify(item[rule.relation.field])) ? [i] : []));
@@ -74,7 +94,47 @@ export class Permissions {
         decisions[i] = verdict === true ? true : `${reason} (${verdict ?? "not found"})`;
       }
     }
-    return decisions;
+  }
+
+  /**
+   * A create or an update, decided on every record it reads and produces (`records`) and on the
+   * parents the record it produces names. In order: the model's own policy (an anonymous caller is
+   * told to authenticate before anything about a parent); each parent the model delegates to must
+   * exist and be readable by the caller, else a 400 naming the field, the same for a missing and a
+   * hidden parent; then the parent rules of `action`; and when an update moves the record to
+   * another parent, what a create under that parent needs (moving is creating there).
+   */
+  async authorizeWrite(info: ModelInfo, action: "create" | "update", records: Item[], produced: Item, stored?: Item, observed?: Set<string>): Promise<void> {
+    for (const record of records) authorize(own(info, record, action, this.ctx, observed), this.ctx);
+    await this.assertParentsNamed(info, produced, observed);
+    await this.authorize(info, action, records, observed);
+    if (!stored) return;
+    const moved = parentRules(info, "create", this.resolve).filter((rule) => !sameKeyValue(produced[rule.relation.field], stored[rule.relation.field]));
+    if (moved.length === 0) return;
+    const decisions: Decision[] = [true];
+    await this.applyParentRules(info, [produced], decisions, moved, 0);
+    authorize(decisions[0] as Decision, this.ctx);
+  }
+
+  /** Each parent `record` names through a relation that carries permission rules exists and is readable. */
+  private async assertParentsNamed(info: ModelInfo, record: Item, observed?: Set<string>): Promise<void> {
+    for (const relation of Object.values(info.relations)) {
+      if (relation.kind !== "belongsTo" || !relation.requires || Object.keys(relation.requires).length === 0) continue;
+      const value = record[relation.field];
+      // An optional parent left unnamed is the schema's to judge.
+      if (value === undefined || value === null) continue;
+      observed?.add(relation.field);
+      const parent = this.resolve(relation.target());
+      const keyField = parentKeyField(info, parent);
+      const known = this.knownReadable.get(parent.name)?.has(JSON.stringify(value)) ?? false;
+      // A key DynamoDB would refuse to read names nothing: the same answer, without a call.
+      const loadable = isKeyValue(value) && Buffer.byteLength(String(value)) <= MAX_KEY_BYTES;
+      const found = known || !loadable ? [] : await this.load(parent, [{ [keyField]: value }]);
+      if (!known && (await this.readable(parent, found)).length === 0) {
+        throw new ValidationError([{ path: `/${relation.field}`, message: `must name a ${parent.name} you can read` }]);
+      }
+      this.vouchReadable(parent, [value as string | number]);
+    }
   }
 
   private readonly knownReadable = new Map<string, Set<string>>();

@@ -21,7 +21,7 @@ function originOf(value: string | undefined): string | undefined {
  * Referer's origin) must be the API's own origin or one the application allows (`rest.corsOrigins`).
  * A request with neither header is refused: deny by default.
  */
-export function originAllowed(request: HttpRequest, allowed: readonly string[]): boolean {
+export function originAllowed(request: Pick<HttpRequest, "headers">, allowed: readonly string[]): boolean {
   const origin = originOf(request.headers.origin) ?? originOf(request.headers.referer);
   if (!origin) return false;
   const host = request.headers.host;

@@ -2,6 +2,7 @@ import type { Application } from "../core/application.ts";
 // The identity part alone (lib/auth/access.ts): the WebSocket and stream functions issue no credentials.
 import { accessAuthenticationOf } from "../auth/access.ts";
 import { TEST_USER_HEADER, testUserHookEnabled } from "../http/identity.ts";
+import { originAllowed } from "../http/origin.ts";
 
 /** A connection's user, and when a token proved it: the token's expiry and session. */
 export interface ConnectionUser {
@@ -21,7 +22,8 @@ export interface Handshake {
 
 /**
  * Who a WebSocket connection acts for. The handshake (`$connect`) may carry a cookie session; the
- * graphql-ws `connection_init` payload may carry an access token, which wins. Until the
+ * graphql-ws `connection_init` payload may carry an access token, which wins. The cookie counts
+ * only when the handshake's Origin is allowed (see `handshake`); the token needs no Origin. Until the
  * authentication service plugs in its cookie resolver and token verifier, the only identities
  * are the local test-user seam (`x-test-user` on the handshake, `{ testUser }` in the payload),
  * honoured exactly when the HTTP face honours `x-test-user`.
@@ -40,6 +42,8 @@ export interface AuthenticatorOptions {
   verifyAccessToken?: AccessTokenVerifier;
   /** The cookie-session resolver of the authentication service. */
   sessionUser?: (cookies: string[]) => Promise<string | undefined>;
+  /** Origins besides the handshake's own whose pages may use the session cookie (`rest.corsOrigins`). */
+  allowedOrigins?: readonly string[];
   env?: NodeJS.ProcessEnv;
 }
 
@@ -61,7 +65,12 @@ export function connectionAuthenticator(options: AuthenticatorOptions = {}): Con
         const user = nonEmpty(request.headers[TEST_USER_HEADER]);
         if (user) return user;
       }
-      return options.sessionUser ? options.sessionUser(request.cookies) : undefined;
+      // A browser attaches the cookie to a handshake opened by any page, and no CORS guards what a
+      // socket receives: as for an HTTP cookie write, the cookie counts only from an allowed Origin
+      // (or, lacking one, Referer). Otherwise the connection starts anonymous rather than refused,
+      // so a page elsewhere may still authenticate with an access token in `connection_init`.
+      if (!options.sessionUser || !originAllowed(request, options.allowedOrigins ?? [])) return undefined;
+      return options.sessionUser(request.cookies);
     },
     async init(payload, handshakeUser) {
       const token = tokenOf(payload);
@@ -92,6 +101,7 @@ export function applicationAuthenticator(app: Application, env?: NodeJS.ProcessE
   if (!auth) return connectionAuthenticator(env ? { env } : {});
   return connectionAuthenticator({
     ...(env ? { env } : {}),
+    allowedOrigins: app.definition.rest?.corsOrigins ?? [],
     verifyAccessToken: async (token) => {
       const checked = await auth.checkAccessToken(token);
       if (!checked) throw new Error("access token refused");

@@ -75,6 +75,20 @@ describe("serverless package", () => {
       });
     }
     expect(template.Resources.StreamFailuresQueue?.Type).toBe("AWS::SQS::Queue");
+
+    // CORS: the HTTP API declares exactly what schema-cache/http-api.json holds (rendered from
+    // rest.corsOrigins), the file offline's CORS plugin answers from (test/e2e/cross-origin.test.ts).
+    const httpApi = JSON.parse(await readFile(join(root, "schema-cache/http-api.json"), "utf8")) as { cors?: Record<string, unknown> };
+    const api = resources.find((r) => r.Type === "AWS::ApiGatewayV2::Api" && r.Properties.ProtocolType === "HTTP");
+    expect(api).toBeDefined();
+    expect(api?.Properties.CorsConfiguration).toEqual(httpApi.cors === undefined ? undefined : {
+      AllowOrigins: httpApi.cors.allowedOrigins,
+      AllowHeaders: httpApi.cors.allowedHeaders,
+      AllowMethods: httpApi.cors.allowedMethods,
+      ExposeHeaders: httpApi.cors.exposedResponseHeaders,
+      AllowCredentials: httpApi.cors.allowCredentials,
+      MaxAge: httpApi.cors.maxAge,
+    });
   }, 240_000);
 
   it("refuses to package from a stale schema-cache, naming the command that rebuilds it", async () => {

@@ -29,6 +29,7 @@ const SPARE = `spare-${run}`;
 const EMAIL = `owner-${run}@example.com`;
 let openComment = "";
 let draftComment = "";
+let otherComment = "";
 
 type Caller = "anonymous" | "other" | "owner";
 const CALLERS: Caller[] = ["anonymous", "other", "owner"];
@@ -75,6 +76,9 @@ beforeAll(async () => {
   await must("POST", "/posttags", { post: OPEN, tag: SPARE });
   openComment = String((await must("POST", "/comments", { content: `on open ${run}`, post: OPEN, author: OWNER })).uuid);
   draftComment = String((await must("POST", "/comments", { content: `on draft ${run}`, post: DRAFT, author: OWNER })).uuid);
+  const byOther = await send("POST", "/comments", "other", { content: `other's ${run}`, post: OPEN, author: OTHER });
+  if (byOther.status !== 200) throw new Error(`POST /comments as other: ${byOther.status} ${byOther.text}`);
+  otherComment = String(byOther.body?.uuid);
 }, 400_000);
 
 afterAll(async () => {
@@ -107,8 +111,12 @@ const REST: Row[] = [
   ["patch a comment", "PATCH", () => `/comments/${openComment}`, () => ({ content: "edited" }), [401, 403, 200]],
   ["hand one's comment to another user", "PATCH", () => `/comments/${openComment}`, () => ({ author: OTHER }), [401, 403, 403]],
   ["replace one's comment in another's name", "PUT", () => `/comments/${openComment}`, () => ({ content: "x", post: OPEN, author: OTHER }), [401, 403, 403]],
-  ["comment on a draft", "POST", () => "/comments", (c) => ({ content: "hi", post: DRAFT, author: userOf(c) ?? OWNER }), [401, 403, 200]],
-  ["comment on a missing post", "POST", () => "/comments", (c) => ({ content: "hi", post: `nope-${run}`, author: userOf(c) ?? OWNER }), [401, 403, 403]],
+  // Issue 25, attack 9: the other user moves their comment onto the owner's draft or a missing post.
+  ["move one's comment onto another's draft", "PATCH", () => `/comments/${otherComment}`, () => ({ post: DRAFT }), [401, 400, 403]],
+  ["move one's comment onto a missing post", "PATCH", () => `/comments/${otherComment}`, () => ({ post: `nope-${run}` }), [401, 400, 403]],
+  ["replace one's comment onto another's draft", "PUT", () => `/comments/${otherComment}`, () => ({ content: "moved", post: DRAFT, author: OTHER }), [401, 400, 403]],
+  ["comment on a draft", "POST", () => "/comments", (c) => ({ content: "hi", post: DRAFT, author: userOf(c) ?? OWNER }), [401, 400, 200]],
+  ["comment on a missing post", "POST", () => "/comments", (c) => ({ content: "hi", post: `nope-${run}`, author: userOf(c) ?? OWNER }), [401, 400, 400]],
   ["comment on a published post", "POST", () => "/comments", (c) => ({ content: "hi", post: OPEN, author: userOf(c) ?? OWNER }), [401, 200, 200]],
   ["tag a post", "POST", () => "/posttags", () => ({ post: OPEN, tag: `other-${run}` }), [401, 403, 200]],
   ["patch a profile", "PATCH", () => `/users/${OWNER}`, () => ({ name: "Renamed" }), [401, 403, 200]],
@@ -179,7 +187,9 @@ describe("authorization matrix end to end (npm start)", () => {
       expect(await code(`mutation { publishPost(slug: "${DRAFT}", destination: "twitter") }`)).toBe(owner ? "OK" : "NOT_FOUND");
       expect(await code(`mutation { publishPost(slug: "nope-${run}", destination: "twitter") }`)).toBe("NOT_FOUND");
       expect(await code(`mutation { createComment(Comment: { content: "g", post: "${DRAFT}", author: "${userOf(caller) ?? OWNER}" }) { uuid } }`))
-        .toBe(caller === "anonymous" ? "UNAUTHENTICATED" : owner ? "OK" : "PERMISSION_DENIED");
+        .toBe(caller === "anonymous" ? "UNAUTHENTICATED" : owner ? "OK" : "BAD_USER_INPUT");
+      expect(await code(`mutation { updateComment(uuid: "${otherComment}", Comment: { content: "moved", post: "${DRAFT}", author: "${OTHER}" }) { uuid } }`))
+        .toBe(caller === "anonymous" ? "UNAUTHENTICATED" : owner ? "PERMISSION_DENIED" : "BAD_USER_INPUT");
       expect(await code(`mutation { updateComment(uuid: "${draftComment}", Comment: { content: "x", post: "${DRAFT}", author: "${OTHER}" }) { uuid } }`))
         .toBe(owner ? "PERMISSION_DENIED" : "NOT_FOUND");
       expect(await code(`mutation { createPostTag(PostTag: { post: "${OPEN}", tag: "g-${run}" }) { __typename } }`))
