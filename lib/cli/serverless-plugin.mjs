@@ -90,9 +90,9 @@ export default class SchemaCachePlugin {
   }
 
   async shapeStacks() {
-    const { before, shared, limit, counts } = await shapeTemplate(this.serverless);
+    const { before, shared, policies, limit, counts } = await shapeTemplate(this.serverless);
     const [, root] = counts[0];
     const nested = counts.length > 1 ? `; ${counts.length - 1} nested stacks of at most ${Math.max(...counts.slice(1).map(([, n]) => n))}` : "";
-    this.log.notice(`CloudFormation: ${before} resources, ${shared} log groups shared, root stack ${root} (split above ${limit})${nested}`);
+    this.log.notice(`CloudFormation: ${before} resources, ${shared} log groups shared, ${policies} managed policies, root stack ${root} (split above ${limit})${nested}`);
   }
 }

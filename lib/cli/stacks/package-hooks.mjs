@@ -1,10 +1,12 @@
 // The packaging side of "many models, one API" (docs/deploying.md, "What a stack holds"): once the
 // framework has compiled the whole template, the route groups' functions share a log group each,
-// and a template still above the limit is split into nested stacks whose templates are written
-// next to the root one (and so land in `--package` directories and the deployment bucket).
+// a role whose inline policy passes IAM's size cap gets managed policies for the rest, and a
+// template still above the limit is split into nested stacks whose templates are written next to
+// the root one (and so land in `--package` directories and the deployment bucket).
 import { createRequire } from "node:module";
-import { readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fitRolePolicies } from "./role-policies.mjs";
 import { routeGroups } from "./route-groups.mjs";
 import { shareLogGroups } from "./shared-log-groups.mjs";
 import { splitTemplate } from "./split.mjs";
@@ -51,21 +53,23 @@ export async function shapeTemplate(serverless) {
 
   const before = Object.keys(template.Resources).length;
   const shared = shareLogGroups(template, groups, `/aws/lambda/${service.service}-${provider.getStage()}`);
+  const policies = fitRolePolicies(template).length;
   const templateUrl = templateUrlFor(template, service.package.artifactDirectoryName);
   const children = splitTemplate(template, { groupOfFunction: groups, limit, templateUrl, description: (g) => `${service.service} ${provider.getStage()}: the routes under /${g}` });
 
   const dir = join(serverless.serviceDir, ".serverless");
   for (const stale of (await readdir(dir).catch(() => [])).filter((f) => NESTED_FILE.test(f))) await rm(join(dir, stale));
+  if (children.length > 0) await mkdir(dir, { recursive: true });
   for (const child of children) await writeFile(join(dir, child.file), JSON.stringify(child.template, null, 2));
 
   const counts = [["root", Object.keys(template.Resources).length], ...children.map((c) => [c.group, Object.keys(c.template.Resources).length])];
-  const over = counts.filter(([, n]) => n >= HARD_LIMIT);
+  const over = counts.filter(([, n]) => n > HARD_LIMIT);
   if (over.length > 0) {
     throw new serverless.classes.Error(
       `The stack has ${over[0][1]} CloudFormation resources in ${over[0][0] === "root" ? "its root" : `the nested stack of /${over[0][0]}`} (limit ${HARD_LIMIT}) though the routes moved to nested stacks: what stays in the root (tables, the API, hand-written resources) is too much.`,
     );
   }
-  return { before, shared, limit, counts };
+  return { before, shared, policies, limit, counts };
 }
 
 /** Uploads the nested templates beside the root one, under the deployment's artifact directory. */

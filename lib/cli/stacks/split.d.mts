@@ -5,7 +5,8 @@ export interface CfnTemplate {
   Outputs?: Record<string, { Value: unknown }>;
 }
 export function assignGroups(resources: Record<string, CfnResource>, groupOfFunction: Map<string, string>): Map<string, string>;
-export function splitTemplate(
-  template: CfnTemplate,
-  options: { groupOfFunction: Map<string, string>; limit: number; templateUrl: (file: string) => unknown; description?: (group: string) => string },
-): { id: string; group: string; file: string; template: CfnTemplate & { Description: string } }[];
+/** The children are typed as the root is: resources of the same shape move between them. */
+export function splitTemplate<T extends CfnTemplate>(
+  template: T,
+  options: { groupOfFunction: Map<string, string>; limit: number; maxResources?: number; templateUrl: (file: string) => unknown; description?: (group: string) => string },
+): { id: string; group: string; file: string; template: T & { Description: string } }[];

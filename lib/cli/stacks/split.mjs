@@ -30,7 +30,8 @@ const PINNED = new Set([
   "AWS::CloudFormation::Stack",
 ]);
 
-// CloudFormation's quotas per template besides the 500 resources.
+// CloudFormation's quotas per template.
+const MAX_RESOURCES = 500;
 const MAX_PARAMETERS = 200;
 const MAX_OUTPUTS = 200;
 
@@ -76,12 +77,14 @@ export function assignGroups(resources, groupOfFunction) {
 
 /**
  * Moves each group into a child stack when the template has more than `limit` resources; changes
- * `template` in place and returns the children (none when it fits).
+ * `template` in place and returns the children (none when it fits). A child may hold up to
+ * `maxResources` (CloudFormation's own limit by default): `limit` says when to split, not how
+ * small a model must be.
  * @param {{ Resources: Record<string, any>, Outputs?: Record<string, any>, Parameters?: Record<string, any> }} template
- * @param {{ groupOfFunction: Map<string, string>, limit: number, templateUrl: (file: string) => unknown, description?: (group: string) => string }} options
+ * @param {{ groupOfFunction: Map<string, string>, limit: number, maxResources?: number, templateUrl: (file: string) => unknown, description?: (group: string) => string }} options
  * @returns {{ id: string, group: string, file: string, template: any }[]}
  */
-export function splitTemplate(template, { groupOfFunction, limit, templateUrl, description = (g) => `Routes of ${g}` }) {
+export function splitTemplate(template, { groupOfFunction, limit, maxResources = MAX_RESOURCES, templateUrl, description = (g) => `Routes of ${g}` }) {
   const resources = template.Resources;
   if (Object.keys(resources).length <= limit) return [];
   const assigned = assignGroups(resources, groupOfFunction);
@@ -158,7 +161,7 @@ export function splitTemplate(template, { groupOfFunction, limit, templateUrl, d
   const result = [];
   for (const child of children.values()) {
     const count = Object.keys(child.resources).length;
-    if (count > limit) throw new Error(`The routes of ${child.group} alone need ${count} CloudFormation resources (limit ${limit}): give the model fewer operations, or group its routes (rest.packaging "model").`);
+    if (count > maxResources) throw new Error(`The routes of ${child.group} alone need ${count} CloudFormation resources (limit ${maxResources}): give the model fewer operations, or group its routes (rest.packaging "model").`);
     if (child.parameters.size > MAX_PARAMETERS || child.outputs.size > MAX_OUTPUTS) {
       throw new Error(`The nested stack of ${child.group} needs ${child.parameters.size} parameters and ${child.outputs.size} outputs (at most ${MAX_PARAMETERS} each)`);
     }
