@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { appendFile, cp, mkdtemp, symlink, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -73,9 +73,9 @@ ${parent ? `    parent: belongsTo(() => ${parent}),\n` : ""}  };
 /**
  * A copy of the project in a temporary directory with `count` more models in app/models (its
  * node_modules linked, not copied), and schema-cache/ rebuilt from them: a large application to
- * package. Returns the copy's directory.
+ * package, its functions grouped by `options.packaging` when given. Returns the copy's directory.
  */
-export async function generateApp(root: string, count: number): Promise<string> {
+export async function generateApp(root: string, count: number, options: { packaging?: "route" | "model" | "single" } = {}): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "generated-app-"));
   await cp(root, dir, { recursive: true, filter: (source) => !SKIPPED.has(source.slice(root.length).split("/").filter(Boolean)[0] ?? "") });
   await symlink(join(root, "node_modules"), join(dir, "node_modules"), "dir");
@@ -86,6 +86,12 @@ export async function generateApp(root: string, count: number): Promise<string> 
     exports.push(`export { ${generatedName(i)} } from "./${file}";`);
   }
   await appendFile(join(dir, "app/models/index.ts"), `${exports.join("\n")}\n`);
+  if (options.packaging) {
+    const definition = join(dir, "app/definition.ts");
+    const source = await readFile(definition, "utf8");
+    if (!source.includes('  name: "blog",\n')) throw new Error("app/definition.ts: no `name: \"blog\"` to put rest.packaging after");
+    await writeFile(definition, source.replace('  name: "blog",\n', `  name: "blog",\n  rest: { packaging: "${options.packaging}" },\n`));
+  }
   await run(process.execPath, ["--import", "tsx", "lib/cli/main.ts", "build"], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
   return dir;
 }

@@ -37,7 +37,7 @@ describe("role policies", () => {
   });
 
   it("moves what passes IAM's inline cap into managed policies on the same role, granting exactly the same", () => {
-    const t = template(60);
+    const t = template(80);
     const all = granted(inline(t).flatMap((d) => d.Statement));
     expect(policySize(inline(t), t.Resources)).toBeGreaterThan(INLINE_LIMIT);
     const added = fitRolePolicies(t);
