@@ -17,14 +17,21 @@ const MODELS = 30;
 /** The default `custom.nestedStacks.limit`: every stack stays under it, with room to spare for hand-written resources. */
 const LIMIT = 450;
 
-let dir: string;
-let stacks: Stack[];
-let routeKeys: string[];
+interface Packaged {
+  dir: string;
+  stacks: Stack[];
+  routeKeys: string[];
+  /** The functions `npm run build` rendered for the derived routes (schema-cache/functions.json). */
+  restFunctions: number;
+}
 
-// The sample plus 30 generated models (keys, relations, two operations and two indexes each),
-// packaged for a deployed stage exactly as `serverless package` packages the sample: no option set.
-beforeAll(async () => {
-  dir = await generateApp(root, MODELS);
+/**
+ * The sample plus 30 generated models (keys, relations, two operations and two indexes each),
+ * packaged for a deployed stage as `serverless package` packages the sample: nothing but
+ * rest.packaging set, and that only for the grouped variants.
+ */
+async function packageLarge(packaging: "route" | "model" | "single"): Promise<Packaged> {
+  const dir = await generateApp(root, MODELS, packaging === "route" ? {} : { packaging });
   const out = join(dir, ".package");
   const started = performance.now();
   await run(join(dir, "node_modules/.bin/serverless"), [
@@ -33,21 +40,33 @@ beforeAll(async () => {
     "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client", "--param", `idpClientSecret=${"c".repeat(32)}`,
   ], { cwd: dir, env: { ...process.env, ALLOW_TEST_USER: "false" }, maxBuffer: 64 * 1024 * 1024 });
   // Reported, never asserted (wall-clock time depends on the machine).
-  console.log(`serverless package of the sample + ${MODELS} models: ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  stacks = await loadStacks(out);
+  console.log(`serverless package of the sample + ${MODELS} models (rest.packaging ${packaging}): ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const routes = JSON.parse(await readFile(join(dir, "schema-cache/routes.json"), "utf8")) as { key: string }[];
-  routeKeys = routes.map((r) => r.key);
-}, 900_000);
-afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+  const functions = JSON.parse(await readFile(join(dir, "schema-cache/functions.json"), "utf8")) as Record<string, unknown>;
+  return { dir, stacks: await loadStacks(out), routeKeys: routes.map((r) => r.key), restFunctions: Object.keys(functions).length };
+}
 
-describe(`an application of ${MODELS} more models`, () => {
-  it(`packages into nested stacks by route group, each under ${LIMIT} resources`, () => {
+describe.each(["route", "model", "single"] as const)(`an application of ${MODELS} more models, rest.packaging %s`, (packaging) => {
+  let stacks: Stack[];
+  let routeKeys: string[];
+  let restFunctions: number;
+  let dir: string | undefined;
+  beforeAll(async () => {
+    ({ dir, stacks, routeKeys, restFunctions } = await packageLarge(packaging));
+  }, 900_000);
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it(`packages into stacks of fewer than ${LIMIT} resources each, nested by route group when one would not do`, () => {
     const counts = stacks.map((s) => Object.keys(s.template.Resources).length);
-    console.log(`stacks: ${stacks.length}, resources: ${counts.reduce((a, b) => a + b, 0)} (root ${counts[0]}, largest nested ${Math.max(...counts.slice(1))})`);
-    expect(stacks.length).toBeGreaterThan(MODELS);
+    console.log(`rest.packaging ${packaging}: ${stacks.length} stacks, ${counts.reduce((a, b) => a + b, 0)} resources (root ${counts[0]}${counts.length > 1 ? `, largest nested ${Math.max(...counts.slice(1))}` : ""})`);
     for (const count of counts) expect(count).toBeLessThan(LIMIT);
+    if (packaging === "single") {
+      // One function for every route: it fits one stack, and nothing splits.
+      expect(stacks).toHaveLength(1);
+      return;
+    }
     // Each generated model's routes are a nested stack of their own.
     for (let i = 1; i <= MODELS; i++) expect(stacks.map((s) => s.id)).toContain(`${generatedName(i)}sNestedStack`);
   });
@@ -56,7 +75,7 @@ describe(`an application of ${MODELS} more models`, () => {
     expect(unresolved(stacks)).toEqual([]);
   });
 
-  it("serves every derived route from its own function, the catch-all included", () => {
+  it("serves every derived route, the catch-all included, from the functions the build rendered", () => {
     const resources = allResources(stacks);
     // HTTP API routes (the WebSocket API has a `$default` of its own); a nested stack names the API by the root's parameter of the same name.
     const keys = resources.filter((r) => r.Type === "AWS::ApiGatewayV2::Route" && JSON.stringify(r.Properties.ApiId) === '{"Ref":"HttpApi"}').map((r) => r.Properties.RouteKey as string);
@@ -64,12 +83,13 @@ describe(`an application of ${MODELS} more models`, () => {
     expect(keys).toContain("$default");
     expect(keys.filter((k) => k === "$default")).toHaveLength(1);
     const handlers = resources.filter((r) => r.Type === "AWS::Lambda::Function").map((r) => r.Properties.Handler as string);
-    expect(handlers.filter((h) => h.startsWith("functions/rest"))).toHaveLength(routeKeys.length + 1);
+    expect(handlers.filter((h) => h.startsWith("functions/rest"))).toHaveLength(restFunctions);
+    if (packaging === "route") expect(restFunctions).toBe(routeKeys.length + 1);
     // A route's integration and permission are in its function's stack (the checker above would
-    // catch a reference across); every integration is reached by exactly one route.
+    // catch a reference across); one permission for each integration.
     const integrations = resources.filter((r) => r.Type === "AWS::ApiGatewayV2::Integration");
     const permissions = resources.filter((r) => r.Type === "AWS::Lambda::Permission" && r.Properties.Principal === "apigateway.amazonaws.com");
-    expect(integrations.length).toBeGreaterThanOrEqual(routeKeys.length);
+    expect(integrations.length).toBeGreaterThanOrEqual(packaging === "route" ? routeKeys.length : restFunctions);
     expect(permissions.length).toBe(integrations.length);
   });
 
