@@ -41,7 +41,7 @@ export function rewriteReferences(value, rewrite) {
     if (fn === "Ref" && typeof arg === "string") return isPseudo(arg) ? value : (rewrite({ kind: "ref", target: arg }) ?? value);
     if (fn === "Fn::GetAtt") {
       const [target, attribute] = getAttParts(arg);
-      return rewrite({ kind: "getatt", target, attribute: typeof attribute === "string" ? attribute : attribute }) ?? value;
+      return rewrite({ kind: "getatt", target, attribute: String(attribute) }) ?? value;
     }
     if (fn === "Fn::Sub") {
       const [text, variables] = Array.isArray(arg) ? arg : [arg, undefined];

@@ -1,8 +1,8 @@
 // One log group per route group instead of one per function: every function of a model's routes
 // writes to `/aws/lambda/<service>-<stage>/<group>` (Lambda's LoggingConfig.LogGroup). A group of
-// N functions costs one resource instead of N. Nothing is lost that a reader relies on: every
-// request line names its function and route (lib/http/handler.ts), a log stream still belongs to
-// one function instance, and the metrics (errors, duration, throttles) stay per function.
+// N functions costs one resource instead of N. A log stream's name no longer says which function
+// wrote it, but every request line names its route (one function's, per route) and request id
+// (lib/http/handler.ts), and the metrics (errors, duration, throttles) stay per function.
 //
 // Retention and every other setting is taken from the groups it replaces: whatever sets them on
 // the framework's per-function log groups (`provider.logRetentionInDays`, a deploy parameter, a
