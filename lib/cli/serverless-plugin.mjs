@@ -94,5 +94,7 @@ export default class SchemaCachePlugin {
     const [, root] = counts[0];
     const nested = counts.length > 1 ? `; ${counts.length - 1} nested stacks of at most ${Math.max(...counts.slice(1).map(([, n]) => n))}` : "";
     this.log.notice(`CloudFormation: ${before} resources, ${shared} log groups shared, ${policies} managed policies, root stack ${root} (split above ${limit})${nested}`);
+    // The routes have left the root; what stays (tables, hand-written resources) is near the wall.
+    if (root > limit) this.log.warning(`The root stack keeps ${root} CloudFormation resources though its routes moved to nested stacks (limit 500): its tables and hand-written resources are what is left.`);
   }
 }
