@@ -1,11 +1,10 @@
-// A local serverless plugin: refuses to package from a stale schema-cache/, warns when the
-// CloudFormation template nears the 500-resources-per-stack limit, and scopes the WebSocket
+// A local serverless plugin: refuses to package from a stale schema-cache/, keeps every stack
+// under CloudFormation's 500-resources limit (shared log groups, nested stacks by route group:
+// ./stacks/), and scopes the WebSocket
 // management permission the framework grants on every API of every account to this stack's API. Plain JS because the
 // Serverless CLI loads plugins itself; the check runs the TypeScript CLI through tsx.
 import { spawnSync } from "node:child_process";
-
-const LIMIT = 500;
-const WARN_AT = 400;
+import { shapeTemplate, uploadNestedTemplates } from "./stacks/package-hooks.mjs";
 
 export default class SchemaCachePlugin {
   constructor(serverless, _options, { log } = {}) {
@@ -18,7 +17,9 @@ export default class SchemaCachePlugin {
         this.checkSigningKey();
       },
       "after:package:compileEvents": () => this.scopeManageConnections(),
-      "before:package:finalize": () => this.countResources(),
+      // After the tables and hand-written resources are merged, before the template is saved.
+      "before:aws:package:finalize:saveServiceState": () => this.shapeStacks(),
+      "after:aws:deploy:deploy:uploadArtifacts": () => uploadNestedTemplates(this.serverless),
     };
   }
 
@@ -88,16 +89,12 @@ export default class SchemaCachePlugin {
     }
   }
 
-  countResources() {
-    const template = this.serverless.service.provider.compiledCloudFormationTemplate;
-    const count = Object.keys(template?.Resources ?? {}).length;
-    if (count >= LIMIT) {
-      throw new this.serverless.classes.Error(
-        `The stack has ${count} CloudFormation resources (limit ${LIMIT}): set rest.packaging to "model" or "single" in the application definition and run \`npm run build\`.`,
-      );
-    }
-    if (count >= WARN_AT) {
-      this.log.warning(`The stack has ${count} of ${LIMIT} CloudFormation resources: consider rest.packaging "model" or "single".`);
-    }
+  async shapeStacks() {
+    const { before, shared, policies, limit, counts } = await shapeTemplate(this.serverless);
+    const [, root] = counts[0];
+    const nested = counts.length > 1 ? `; ${counts.length - 1} nested stacks of at most ${Math.max(...counts.slice(1).map(([, n]) => n))}` : "";
+    this.log.notice(`CloudFormation: ${before} resources, ${shared} log groups shared, ${policies} managed policies, root stack ${root} (split above ${limit})${nested}`);
+    // The routes have left the root; what stays (tables, hand-written resources) is near the wall.
+    if (root > limit) this.log.warning(`The root stack keeps ${root} CloudFormation resources though its routes moved to nested stacks (limit 500): its tables and hand-written resources are what is left.`);
   }
 }

@@ -22,8 +22,9 @@ export interface ApplicationDefinition {
 export interface RestOptions {
   /**
    * How derived routes map to Lambda functions: one per route (default), one per model or
-   * service, or one for all. Large applications group routes to stay under CloudFormation's
-   * 500-resources-per-stack limit.
+   * service, or one for all. Any size of application may keep one per route: packaging splits
+   * the template into nested stacks by model past CloudFormation's limit (docs/deploying.md);
+   * grouping gives fewer cold starts to pay and fewer functions to watch.
    */
   packaging?: "route" | "model" | "single";
   /** Origins allowed by CORS (API Gateway answers preflights); none by default. */

@@ -55,6 +55,15 @@ describe("serverless package", () => {
     // Per-route packaging (the default): one function per derived route, plus the catch-all.
     expect(handlers.filter((h) => h.startsWith("functions/rest"))).toHaveLength(derived.length + 1);
 
+    // Fewer resources per route (docs/deploying.md, "What a stack holds"): no function versions,
+    // one log group per route group, and the sample fits one stack (no nested stacks).
+    expect(resources.filter((r) => r.Type === "AWS::Lambda::Version")).toEqual([]);
+    expect(resources.filter((r) => r.Type === "AWS::CloudFormation::Stack")).toEqual([]);
+    const postRoutes = resources.filter((r) => r.Type === "AWS::Lambda::Function" && / \/posts\b/.test(String(r.Properties.Description)));
+    expect(postRoutes.length).toBeGreaterThan(1);
+    for (const fn of postRoutes) expect(fn.Properties.LoggingConfig).toEqual({ LogGroup: { Ref: "PostsRoutesLogGroup" } });
+    expect(template.Resources.PostsRoutesLogGroup?.Properties.LogGroupName).toBe("/aws/lambda/blog-ci/posts");
+
     const tables = resources.filter((r) => r.Type === "AWS::DynamoDB::Table").map((r) => r.Properties.TableName);
     for (const info of app.models()) expect(tables).toContain(`blog-ci-${info.name}`);
 

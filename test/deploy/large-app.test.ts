@@ -1,0 +1,133 @@
+import { execFile } from "node:child_process";
+import { readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateSigningJwk } from "../../lib/auth/index.ts";
+import { app } from "../../app/index.ts";
+import { generateApp, generatedName } from "../support/generated-app.ts";
+import { overlyBroad, statementsOf } from "../support/iam.ts";
+import { allResources, loadStacks, unresolved, type Resource, type Stack } from "../support/stacks.ts";
+import { INLINE_LIMIT, MANAGED_LIMIT, policySize } from "../../lib/cli/stacks/role-policies.mjs";
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const MODELS = 30;
+/** The default `custom.nestedStacks.limit`: every stack stays under it, with room to spare for hand-written resources. */
+const LIMIT = 450;
+
+interface Packaged {
+  dir: string;
+  stacks: Stack[];
+  routeKeys: string[];
+  /** The functions `npm run build` rendered for the derived routes (schema-cache/functions.json). */
+  restFunctions: number;
+}
+
+/**
+ * The sample plus 30 generated models (keys, relations, two operations and two indexes each),
+ * packaged for a deployed stage as `serverless package` packages the sample: nothing but
+ * rest.packaging set, and that only for the grouped variants.
+ */
+async function packageLarge(packaging: "route" | "model" | "single"): Promise<Packaged> {
+  const dir = await generateApp(root, MODELS, packaging === "route" ? {} : { packaging });
+  const out = join(dir, ".package");
+  const started = performance.now();
+  await run(join(dir, "node_modules/.bin/serverless"), [
+    "package", "--stage", "ci", "--package", out, "--param", `appSecret=${"s".repeat(48)}`,
+    "--param", `authSigningKey=${JSON.stringify(generateSigningJwk())}`,
+    "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client", "--param", `idpClientSecret=${"c".repeat(32)}`,
+  ], { cwd: dir, env: { ...process.env, ALLOW_TEST_USER: "false" }, maxBuffer: 64 * 1024 * 1024 });
+  // Reported, never asserted (wall-clock time depends on the machine).
+  console.log(`serverless package of the sample + ${MODELS} models (rest.packaging ${packaging}): ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const routes = JSON.parse(await readFile(join(dir, "schema-cache/routes.json"), "utf8")) as { key: string }[];
+  const functions = JSON.parse(await readFile(join(dir, "schema-cache/functions.json"), "utf8")) as Record<string, unknown>;
+  return { dir, stacks: await loadStacks(out), routeKeys: routes.map((r) => r.key), restFunctions: Object.keys(functions).length };
+}
+
+describe.each(["route", "model", "single"] as const)(`an application of ${MODELS} more models, rest.packaging %s`, (packaging) => {
+  let stacks: Stack[];
+  let routeKeys: string[];
+  let restFunctions: number;
+  let dir: string | undefined;
+  beforeAll(async () => {
+    ({ dir, stacks, routeKeys, restFunctions } = await packageLarge(packaging));
+  }, 900_000);
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it(`packages into stacks of fewer than ${LIMIT} resources each, nested by route group when one would not do`, () => {
+    const counts = stacks.map((s) => Object.keys(s.template.Resources).length);
+    console.log(`rest.packaging ${packaging}: ${stacks.length} stacks, ${counts.reduce((a, b) => a + b, 0)} resources (root ${counts[0]}${counts.length > 1 ? `, largest nested ${Math.max(...counts.slice(1))}` : ""})`);
+    for (const count of counts) expect(count).toBeLessThan(LIMIT);
+    if (packaging === "single") {
+      // One function for every route: it fits one stack, and nothing splits.
+      expect(stacks).toHaveLength(1);
+      return;
+    }
+    // Each generated model's routes are a nested stack of their own.
+    for (let i = 1; i <= MODELS; i++) expect(stacks.map((s) => s.id)).toContain(`${generatedName(i)}sNestedStack`);
+  });
+
+  it("resolves every Ref, GetAtt, Sub variable and DependsOn inside its own stack", () => {
+    expect(unresolved(stacks)).toEqual([]);
+  });
+
+  it("serves every derived route, the catch-all included, from the functions the build rendered", () => {
+    const resources = allResources(stacks);
+    // HTTP API routes (the WebSocket API has a `$default` of its own); a nested stack names the API by the root's parameter of the same name.
+    const keys = resources.filter((r) => r.Type === "AWS::ApiGatewayV2::Route" && JSON.stringify(r.Properties.ApiId) === '{"Ref":"HttpApi"}').map((r) => r.Properties.RouteKey as string);
+    for (const key of routeKeys) expect(keys).toContain(key);
+    expect(keys).toContain("$default");
+    expect(keys.filter((k) => k === "$default")).toHaveLength(1);
+    const handlers = resources.filter((r) => r.Type === "AWS::Lambda::Function").map((r) => r.Properties.Handler as string);
+    expect(handlers.filter((h) => h.startsWith("functions/rest"))).toHaveLength(restFunctions);
+    if (packaging === "route") expect(restFunctions).toBe(routeKeys.length + 1);
+    // A route's integration and permission are in its function's stack (the checker above would
+    // catch a reference across); one permission for each integration.
+    const integrations = resources.filter((r) => r.Type === "AWS::ApiGatewayV2::Integration");
+    const permissions = resources.filter((r) => r.Type === "AWS::Lambda::Permission" && r.Properties.Principal === "apigateway.amazonaws.com");
+    expect(integrations.length).toBeGreaterThanOrEqual(packaging === "route" ? routeKeys.length : restFunctions);
+    expect(permissions.length).toBe(integrations.length);
+  });
+
+  it("keeps the tables, the API and the one role in the root, scoped to the stack's own resources", () => {
+    const [rootStack, ...nested] = stacks as [Stack, ...Stack[]];
+    const tables = Object.values(rootStack.template.Resources).filter((r) => r.Type === "AWS::DynamoDB::Table").map((r) => r.Properties.TableName);
+    for (const info of app.models()) expect(tables).toContain(`blog-ci-${info.name}`);
+    for (let i = 1; i <= MODELS; i++) expect(tables).toContain(`blog-ci-${generatedName(i)}`);
+    expect(overlyBroad(rootStack.template, "blog-ci")).toEqual([]);
+    // 43 tables by ARN pass IAM's 10,240-character cap on a role's inline policies: the rest is in
+    // managed policies of at most 6,144 characters, attached to the same role.
+    const role = rootStack.template.Resources.IamRoleLambdaExecution as Resource;
+    expect(policySize((role.Properties.Policies as { PolicyDocument: unknown }[]).map((p) => p.PolicyDocument), rootStack.template.Resources)).toBeLessThanOrEqual(INLINE_LIMIT);
+    const managed = Object.values(rootStack.template.Resources).filter((r) => r.Type === "AWS::IAM::ManagedPolicy");
+    expect(managed.length).toBeGreaterThan(0);
+    for (const policy of managed) {
+      expect(policy.Properties.Roles).toEqual([{ Ref: "IamRoleLambdaExecution" }]);
+      expect(policySize(policy.Properties.PolicyDocument, rootStack.template.Resources)).toBeLessThanOrEqual(MANAGED_LIMIT);
+    }
+    expect(statementsOf(rootStack.template).filter((s) => [s.Action].flat().includes("execute-api:ManageConnections"))).toHaveLength(1);
+    for (const stack of nested) {
+      // No role, table or API of their own: the root's, passed as parameters.
+      expect(allResources([stack]).filter((r) => ["AWS::IAM::Role", "AWS::DynamoDB::Table", "AWS::ApiGatewayV2::Api"].includes(r.Type))).toEqual([]);
+      expect(rootStack.template.Resources[stack.id]?.Properties.Parameters).toMatchObject({ HttpApi: { Ref: "HttpApi" }, IamRoleLambdaExecutionArn: { "Fn::GetAtt": ["IamRoleLambdaExecution", "Arn"] } });
+    }
+    const mappings = Object.values(rootStack.template.Resources).filter((r) => r.Type === "AWS::Lambda::EventSourceMapping");
+    expect(mappings).toHaveLength(app.models().length + MODELS);
+  });
+
+  it("sends every function's logs to a log group its own stack declares (so its retention is set there)", () => {
+    for (const { template } of stacks) {
+      for (const [id, fn] of Object.entries(template.Resources)) {
+        if (fn.Type !== "AWS::Lambda::Function") continue;
+        const shared = (fn.Properties.LoggingConfig as { LogGroup?: { Ref: string } } | undefined)?.LogGroup?.Ref;
+        const name = shared ? template.Resources[shared]?.Properties.LogGroupName : `/aws/lambda/${fn.Properties.FunctionName as string}`;
+        const declared = Object.values(template.Resources).some((r) => r.Type === "AWS::Logs::LogGroup" && r.Properties.LogGroupName === name);
+        expect(declared, `${id} logs to ${String(name)}`).toBe(true);
+      }
+    }
+  });
+});
