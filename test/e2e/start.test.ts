@@ -129,6 +129,8 @@ async function startThenStop(stop: (npmPid: number) => void, expectLine: string)
     // The next npm start can bind its ports.
     await portsFreeSoon(10_000);
     expect(head).toContain("DynamoDB Local on http://127.0.0.1:");
+    // Nothing a newcomer must interpret: the local OpenID provider's warnings are answered.
+    expect(head).not.toContain("oidc-provider WARNING");
     expect(output).toContain(expectLine);
     child = undefined;
   } finally {
