@@ -7,6 +7,7 @@ import { useRuntimeCompiler } from "../core/validation-compiler.ts";
 import { cacheRenderers } from "./renderers.ts";
 import { renderCache, staleFiles, staleMessage, writeCache } from "./cache.ts";
 import { authMigrate, MIGRATE_USAGE } from "./auth-migrate.ts";
+import { dbDelete, DB_DELETE_USAGE } from "./db-delete.ts";
 import { runCommand, type Command } from "./commands.ts";
 
 // The CLI validates (e.g. seeding) with schemas it compiles itself.
@@ -59,6 +60,13 @@ const commands: Command[] = [
     usage: MIGRATE_USAGE,
     takesOptions: true,
     run: (argv) => authMigrate(app, argv),
+  },
+  {
+    name: "db delete",
+    summary: "delete one row by its key (e.g. a malformed ident the migration stopped at)",
+    usage: DB_DELETE_USAGE,
+    takesOptions: true,
+    run: (argv) => dbDelete(argv),
   },
 ];
 
