@@ -1,6 +1,7 @@
 // `npm run seed`: the sample data, on demand, into the running `npm start` (see README).
 import { createApp } from "../app/index.ts";
 import { seed } from "../app/seed/data.ts";
+import { UnavailableError } from "../lib/core/errors.ts";
 import { localSecret } from "../lib/core/local-secret.ts";
 import { useRuntimeCompiler } from "../lib/core/validation-compiler.ts";
 import { runSeed } from "../lib/local/seed-run.ts";
@@ -39,8 +40,11 @@ try {
     process.stderr.write(`npm run seed: ${(error as Error).message}\n\n${SEED_USAGE}\n`);
     process.exit(2);
   }
-  const unreachable = (error as { name?: string }).name === "ResourceNotFoundException" || /ECONNREFUSED/.test(String((error as { cause?: unknown }).cause ?? error));
-  const hint = unreachable ? " (is `npm start` running? DYNAMODB_ENDPOINT names another DynamoDB)" : "";
-  process.stderr.write(`npm run seed: ${error instanceof Error ? error.message : String(error)}${hint}\n`);
+  // Nothing listening surfaces as the store's 503 (its retries ran out), not as ECONNREFUSED.
+  const unreachable =
+    error instanceof UnavailableError || (error as { name?: string }).name === "ResourceNotFoundException" || /ECONNREFUSED/.test(String((error as { cause?: unknown }).cause ?? error));
+  const hint = unreachable ? "\n  no database answered: start `npm start` first, in another terminal (or DYNAMODB_ENDPOINT names another DynamoDB)" : "";
+  const message = unreachable ? "the database did not answer" : error instanceof Error ? error.message : String(error);
+  process.stderr.write(`npm run seed: ${message}${hint}\n`);
   process.exit(1);
 }

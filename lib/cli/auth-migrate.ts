@@ -27,7 +27,8 @@ Idp idents stored without their issuer (<sub>_idp, <sub>:idp) are given the issu
 Idp service configured; with several configured they fail with IDP_ISSUER_UNKNOWN.
 
 Exit codes: 0 clean; 3 done with failures (IDENT_CONFLICT, IDP_ISSUER_UNKNOWN); 4 incomplete, run again;
-5 a malformed ident key stopped the scan; 2 bad arguments; 1 database error.`;
+5 a malformed ident key stopped the scan (--dryRun too); 2 bad arguments or configuration
+(APP_SECRET missing); 1 database error.`;
 
 interface Arguments {
   dryRun: boolean;
@@ -98,8 +99,11 @@ async function estimate(client: DynamoDBClient, table: string): Promise<number> 
 /** `webda auth migrate`: returns the process exit code. */
 export async function authMigrate(app: Application, argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let args: Arguments;
+  let sealer: TokenSealer;
   try {
     args = parse(app, argv, env);
+    // A missing secret is a configuration error (exit 2), not a database one (exit 1).
+    sealer = new TokenSealer(applicationSecretForTools(env, args.local));
   } catch (error) {
     process.stderr.write(`webda auth migrate: ${error instanceof Error ? error.message : String(error)}\n\n${MIGRATE_USAGE}\n`);
     return EXIT.usage;
@@ -119,7 +123,6 @@ export async function authMigrate(app: Application, argv: string[], env: NodeJS.
   process.once("SIGTERM", stop);
   try {
     const tables = migrationTables(app, args.prefix);
-    const sealer = new TokenSealer(applicationSecretForTools(env, args.local));
     const totals = { idents: await estimate(raw, tables.idents), users: await estimate(raw, tables.users) };
     const progress = progressWriter(process.stderr, totals);
     let report: MigrationReport;

@@ -1,11 +1,14 @@
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
 import { app } from "../../app/index.ts";
 import { generateSigningJwk } from "../auth/index.ts";
 import { useRuntimeCompiler } from "../core/validation-compiler.ts";
 import { cacheRenderers } from "./renderers.ts";
 import { renderCache, staleFiles, staleMessage, writeCache } from "./cache.ts";
 import { authMigrate, MIGRATE_USAGE } from "./auth-migrate.ts";
+import { dbDelete, DB_DELETE_USAGE } from "./db-delete.ts";
+import { runCommand, type Command } from "./commands.ts";
 
 // The CLI validates (e.g. seeding) with schemas it compiles itself.
 useRuntimeCompiler();
@@ -13,45 +16,58 @@ useRuntimeCompiler();
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 // Overridable so that the staleness check itself can be tested against a doctored copy.
 const cacheDir = process.env.SCHEMA_CACHE_DIR ?? join(root, "schema-cache");
+const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
 
-const usage = `usage: webda <command>
-  build     regenerate schema-cache/ from the models (GraphQL SDL, routes, functions, tables, OpenAPI)
-  check     fail when schema-cache/ is stale
-  keygen    print a new Ed25519 private JWK for --param authSigningKey (access-token signing key)
-  auth migrate [--dryRun] [--batch N] [--json]
-            upgrade v3 authentication data to v4 (webda auth migrate --help)`;
-
-async function main(argv: string[]): Promise<number> {
-  const [command] = argv;
-  if (command === "build") {
-    const files = await renderCache(app, cacheRenderers);
-    const changed = await writeCache(cacheDir, files);
-    console.log(changed.length > 0 ? `schema-cache/: wrote ${changed.join(", ")}` : "schema-cache/: up to date");
-    return 0;
-  }
-  if (command === "check") {
-    const stale = await staleFiles(cacheDir, await renderCache(app, cacheRenderers));
-    if (stale.length > 0) {
-      console.error(staleMessage(stale));
-      return 1;
-    }
-    console.log("schema-cache/: up to date");
-    return 0;
-  }
-  if (command === "keygen") {
-    const jwk = generateSigningJwk();
-    console.log(JSON.stringify({ ...jwk, kid: new Date().toISOString().slice(0, 10) }));
-    return 0;
-  }
-  if (command === "auth" && argv[1] === "migrate") {
-    if (argv.includes("--help") || argv.includes("-h")) {
-      console.log(MIGRATE_USAGE);
+const commands: Command[] = [
+  {
+    name: "build",
+    summary: "regenerate schema-cache/ from the models (GraphQL SDL, routes, functions, tables, OpenAPI)",
+    usage: "usage: webda build\n\nRegenerates schema-cache/ from the models in app/ and prints the files it wrote.",
+    async run() {
+      const files = await renderCache(app, cacheRenderers);
+      const changed = await writeCache(cacheDir, files);
+      console.log(changed.length > 0 ? `schema-cache/: wrote ${changed.join(", ")}` : "schema-cache/: up to date");
       return 0;
-    }
-    return authMigrate(app, argv.slice(2));
-  }
-  console.error(usage);
-  return command === undefined || command === "help" || command === "--help" ? 0 : 2;
-}
+    },
+  },
+  {
+    name: "check",
+    summary: "fail when schema-cache/ is stale",
+    usage: "usage: webda check\n\nExits 1 and names the stale files when schema-cache/ differs from what `webda build` would write.",
+    async run() {
+      const stale = await staleFiles(cacheDir, await renderCache(app, cacheRenderers));
+      if (stale.length > 0) {
+        console.error(staleMessage(stale));
+        return 1;
+      }
+      console.log("schema-cache/: up to date");
+      return 0;
+    },
+  },
+  {
+    name: "keygen",
+    summary: "print a new Ed25519 private JWK for --param authSigningKey (access-token signing key)",
+    usage: "usage: webda keygen\n\nPrints a new Ed25519 private JWK, for `--param authSigningKey` of a deployed stage.",
+    run() {
+      const jwk = generateSigningJwk();
+      console.log(JSON.stringify({ ...jwk, kid: new Date().toISOString().slice(0, 10) }));
+      return Promise.resolve(0);
+    },
+  },
+  {
+    name: "auth migrate",
+    summary: "upgrade v3 authentication data to v4 (webda auth migrate --help)",
+    usage: MIGRATE_USAGE,
+    takesOptions: true,
+    run: (argv) => authMigrate(app, argv),
+  },
+  {
+    name: "db delete",
+    summary: "delete one row by its key (e.g. a malformed ident the migration stopped at)",
+    usage: DB_DELETE_USAGE,
+    takesOptions: true,
+    run: (argv) => dbDelete(argv),
+  },
+];
 
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await runCommand(commands, process.argv.slice(2), { program: "webda", version });

@@ -8,6 +8,7 @@ import type { DynamoDbLocal } from "./dynamodb-local.ts";
 import { localAwsEnv } from "./local-aws.ts";
 import { OFFLINE_PORTS, spawnOffline } from "./offline.ts";
 import { killWithParent } from "./parent-exit.ts";
+import { launchers, whenAnyExits } from "./ancestors.ts";
 import { assertPortsFree, isPortFree, LOCAL_HOST } from "./ports.ts";
 import { parseStartOptions, START_USAGE } from "./start-options.ts";
 import { ensureTables } from "./tables.ts";
@@ -131,6 +132,7 @@ function superviseOffline(offline: ChildProcess, db: Database, companions: reado
     const stop = async (code: number): Promise<void> => {
       if (stopping) return;
       stopping = true;
+      stopWatching();
       await terminate(offline, sendGroup, OFFLINE_GRACE_MS);
       // Whatever offline left in its group (an esbuild service) goes with it.
       sendGroup("SIGKILL");
@@ -149,6 +151,10 @@ function superviseOffline(offline: ChildProcess, db: Database, companions: reado
       void stop(0);
     };
     for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
+    const stopWatching = whenAnyExits(launchers(), (gone) => {
+      log(`\nprocess ${gone} that started npm start has gone: stopping serverless offline and DynamoDB`);
+      void stop(0);
+    });
     offline.once("error", (error) => {
       log(`serverless offline could not start: ${error.message}`);
       void stop(1);

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pkg from "../../package.json" with { type: "json" };
 import { startOffline, type Offline } from "../support/offline.ts";
@@ -30,6 +31,20 @@ async function send(method: string, path: string, options: { body?: unknown; use
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as unknown) : undefined };
+}
+
+/** A request with a body and no Content-Type header (fetch would add `text/plain`). */
+function sendWithoutContentType(method: string, path: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${base}${path}`, { method, headers: { ...headers, "content-length": String(Buffer.byteLength(body)) } }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (text += chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text ? (JSON.parse(text) as unknown) : undefined }));
+    });
+    request.on("error", reject);
+    request.end(body);
+  });
 }
 
 const post = (slug: string, status = "published") => ({ slug, title: `Title ${slug}`, content: "Body", status, viewCount: 1 });
@@ -120,6 +135,10 @@ describe("REST end to end (npm start: serverless offline + DynamoDB Local)", () 
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get("allow")).toBe("GET, PUT, PATCH, DELETE");
     expect((await send("POST", "/posts", { body: "not json", user: ALICE, headers: { "content-type": "text/plain" } })).status).toBe(415);
+    // No Content-Type at all: API Gateway passes none and so must offline (it used to add one).
+    const untyped = await sendWithoutContentType("POST", "/posts", JSON.stringify(post(`untyped-${run}`)), { "x-test-user": ALICE });
+    expect(untyped).toMatchObject({ status: 415, body: { code: 415 } });
+    expect((await send("GET", `/posts/untyped-${run}`)).status).toBe(404);
     expect(await send("POST", "/posts", { body: "{oops", user: ALICE })).toMatchObject({ status: 400, body: { message: "Malformed JSON body" } });
     expect((await send("POST", "/posts", { body: { ...post(`big-${run}`), content: "x".repeat(1_100_000) }, user: ALICE })).status).toBe(413);
     await send("POST", "/posts", { body: post(`dup-${run}`), user: ALICE });

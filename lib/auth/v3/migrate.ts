@@ -55,8 +55,8 @@ const DEFAULT_CONCURRENCY = 4;
 export function malformedGuidance(table: string, key: string): string {
   return (
     "This row is neither a v3 ident (<providerUid>_<provider>) nor a v4 one (<providerUid>:<provider>), so nothing can log in with it and it cannot be migrated. " +
-    `Inspect it, remove it by hand, then run the migration again: aws dynamodb delete-item --table-name ${table} --key '${JSON.stringify({ uuid: { S: key } })}'` +
-    " (add --endpoint-url http://127.0.0.1:8000 for the database of npm start)."
+    `Inspect it, remove it, then run the migration again: npx webda db delete --table ${table} --key '${key.replaceAll("'", "'\\''")}'` +
+    " (add --local for the database of npm start)."
   );
 }
 
@@ -369,7 +369,7 @@ async function upgraded(move: Move, options: MigrateOptions, now: string): Promi
 }
 
 function identConflict(key: string, target: string): { key: string; code: "IDENT_CONFLICT"; message: string } {
-  return { key, code: "IDENT_CONFLICT", message: `'${target}' already exists (an ident differing only by letter case): this row was left untouched` };
+  return { key, code: "IDENT_CONFLICT", message: `'${target}' already exists (a v4 ident of the same address, or a v3 one differing only by letter case): this row was left untouched` };
 }
 
 /** Which of these ident keys exist, read consistently (BatchGetItem, keys only, 100 a call). */
@@ -395,7 +395,7 @@ async function dryRunPage(context: PassContext, moves: { row: Row; target: strin
   for (const move of moves) {
     const key = move.row.uuid as string;
     if (existing.has(move.target) || claimed.has(move.target)) {
-      idents.fail({ key, code: "IDENT_CONFLICT", message: `'${move.target}' would already exist (an ident differing only by letter case): this row would be left untouched` });
+      idents.fail({ key, code: "IDENT_CONFLICT", message: `'${move.target}' would already exist (a v4 ident of the same address, or a v3 one differing only by letter case): this row would be left untouched` });
     } else {
       claimed.add(move.target);
       idents.migrated();

@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
-import Provider, { type Configuration, type KoaContextWithOIDC } from "oidc-provider";
+import type { default as Provider, Configuration, KoaContextWithOIDC } from "oidc-provider";
+import { memoryAdapter } from "./memory-adapter.ts";
+import { loadProvider } from "./provider-module.ts";
 import { demoUserBySub, DEMO_USERS, DEMO_PASSWORD, findDemoUser, type DemoUser } from "./users.ts";
 import { loadSigningKey } from "./keys.ts";
 import { loginPage } from "./page.ts";
@@ -41,6 +43,7 @@ function configuration(options: DevIdpOptions, jwk: Record<string, unknown>): Co
         token_endpoint_auth_method: "client_secret_basic",
       },
     ],
+    adapter: memoryAdapter(),
     jwks: { keys: [jwk] } as Configuration["jwks"],
     cookies: { keys: [randomBytes(32).toString("base64url")] },
     claims: { openid: ["sub", "hd"], email: ["email", "email_verified"], profile: ["name"] },
@@ -138,7 +141,8 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
   });
   // Port 0 (tests) picks a free port: the issuer is known only once listening.
   const issuer = `http://${host}:${(server.address() as AddressInfo).port}`;
-  live.provider = new Provider(issuer, configuration(options, jwk));
+  const ProviderClass = await loadProvider();
+  live.provider = new ProviderClass(issuer, configuration(options, jwk));
   live.oidc = live.provider.callback();
   return {
     issuer,
