@@ -1,6 +1,7 @@
 import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
+import layers from "./lint/layers.js";
 
 export default tseslint.config(
   { ignores: [".scratch/", "node_modules/", ".serverless/", ".esbuild/", ".data/", "coverage/", "schema-cache/", "bench/out/"] },
@@ -19,6 +20,13 @@ export default tseslint.config(
       "@typescript-eslint/no-unsafe-declaration-merging": "off",
       "@typescript-eslint/no-empty-object-type": ["error", { allowInterfaces: "with-single-extends" }],
     },
+  },
+  {
+    // The layer order (lint/layers.js, docs/layout.md): query < core < store, http < auth, graphql,
+    // rest, realtime < local, cli < functions, app. Each refusal says where the code goes instead.
+    files: ["lib/**/*.{ts,mjs,js}", "functions/**/*.{ts,mjs,js}", "app/**/*.{ts,mjs,js}"],
+    plugins: { layers },
+    rules: { "layers/order": "error" },
   },
   {
     // An application sees the framework through its one public module (lib/index.ts), so lib/ can

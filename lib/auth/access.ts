@@ -2,6 +2,7 @@ import type { Application } from "../core/application.ts";
 import { Context } from "../core/context.ts";
 import { NotFoundError } from "../core/errors.ts";
 import type { ModelInfo } from "../core/model-info.ts";
+import { installIdentity, type Credentials } from "../core/identity.ts";
 import { Service } from "../core/service.ts";
 import { verifyAccessToken, type AccessClaims, type AccessTokenSettings } from "./access-token-verify.ts";
 import { readCookie } from "./cookies.ts";
@@ -9,13 +10,11 @@ import { loadSigningKeys, signingKeySource, type SigningKeys } from "./keys.ts";
 import { authenticationOptions, type AuthenticationOptions } from "./options.ts";
 import { Sessions, type SessionRow } from "./sessions.ts";
 import { SESSIONS, sessionShape } from "./tables.ts";
+import { identityPort } from "./identity-port.ts";
 import type { Identity } from "./types.ts";
 import { installV3UserMapping } from "./v3/install.ts";
 
-export interface Credentials {
-  authorization?: string | undefined;
-  cookies: readonly string[];
-}
+export type { Credentials };
 
 /**
  * `Framework/Authentication` as a function that only needs to know who is asking sees it (a record
@@ -53,10 +52,12 @@ export class AccessAuthentication extends Service<AuthenticationOptions> {
 
   /**
    * v3 user rows read mapped (`__password` as the password behavior) from the first request on,
-   * anonymous reads included, not only once a credential has been checked.
+   * anonymous reads included, not only once a credential has been checked. The faces ask who is
+   * calling through lib/core's identity port, which this service answers from now on.
    */
   override attached(): void {
     if (this.options.compatibility.v3) installV3UserMapping(this.app);
+    installIdentity(this.app, identityPort(this));
   }
 
   /** The signing keys, loaded once per instance (a deploy parameter, or `.data/` offline). */

@@ -1,6 +1,6 @@
 /**
- * The authentication service's public entry: faces (lib/http, lib/realtime), the Idp provider and
- * the v3 migration import from here, never from files deep inside lib/auth/.
+ * The authentication service's public entry: faces (who otherwise ask lib/core's identity port),
+ * the Idp provider and the v3 migration import from here, never from files deep inside lib/auth/.
  */
 export { AuthenticationService, authenticationOf, type Credentials } from "./service.ts";
 export { AuthError, type AuthReason } from "./errors.ts";

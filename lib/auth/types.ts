@@ -35,15 +35,8 @@ export interface LoginOptions {
   linkTo?: string;
 }
 
-/** Who a request acts for, and how it proved it. */
-export interface Identity {
-  userId?: string;
-  via?: "bearer" | "cookie" | "test";
-  /** The session row id (the access token's `sid`, or the cookie's row). */
-  sessionId?: string;
-  /** A cookie session still waiting for its second factor: no current user. */
-  pendingSecondFactor?: boolean;
-}
+/** Who a request acts for: lib/core's identity port names it. */
+export type { Identity } from "../core/identity.ts";
 
 /** A login method listed by `GET /auth/providers`. */
 export interface AuthProvider {

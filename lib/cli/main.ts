@@ -1,6 +1,10 @@
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { readFileSync } from "node:fs";
+// The one import of app/ from lib/: this file is the `webda` command's entry point (bin/webda.mjs,
+// `npm run build`, the packaging check run it), which composes the sample application as
+// functions/ do; the rest of lib/cli takes the application as an argument.
+// eslint-disable-next-line layers/order -- an entry point composes the application (see above)
 import { app } from "../../app/index.ts";
 import { generateSigningJwk } from "../auth/index.ts";
 import { useRuntimeCompiler } from "../core/validation-compiler.ts";

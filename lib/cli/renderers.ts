@@ -1,4 +1,4 @@
-import { graphqlCache } from "../graphql/cache.ts";
+import { graphqlCache } from "./graphql-cache.ts";
 import { restCache, type CacheRenderer } from "./cache.ts";
 import { infrastructureCache } from "./infrastructure.ts";
 import { validatorsCache } from "./validators.ts";

@@ -1,4 +1,4 @@
-import type { Repository, RepositoryFactory } from "../store/repository.ts";
+import type { Repository, RepositoryFactory } from "./repository.ts";
 import { configurationChecked, resolveServices, type ServiceConfig, ConfigurationError } from "./config.ts";
 import { ContinuationSealer } from "./continuation.ts";
 import { isLocalOffline, localSecret } from "./local-secret.ts";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Repository, WriteOptions } from "../store/repository.ts";
+import type { Repository, WriteOptions } from "./repository.ts";
 import type { Context } from "./context.ts";
 import type { ContinuationSealer } from "./continuation.ts";
 import { ConflictError, PreconditionFailedError, ValidationError } from "./errors.ts";

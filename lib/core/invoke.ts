@@ -4,7 +4,7 @@ import type { ModelInfo } from "./model-info.ts";
 import type { OperationDefinition } from "./operation.ts";
 import { authorize, type Permissions } from "./permission.ts";
 import { instantiate, parseKey, requireObject, type Item } from "./records.ts";
-import type { Repository } from "../store/repository.ts";
+import type { Repository } from "./repository.ts";
 import { stripServerOnly } from "./sanitize.ts";
 import type { Service } from "./service.ts";
 import { assertValid } from "./validation.ts";

@@ -1,5 +1,5 @@
-import { parseFilter, parseQuery, planDynamoQuery, checkExpression, checkQuery, expressionFields, printExpression, type Expression } from "../query/index.ts";
-import { listEachOf, type Cursor, type KeyValue, type ListRequest, type Repository } from "../store/repository.ts";
+import { parseFilter, parseQuery, planDynamoQuery, checkExpression, checkQuery, expressionFields, printExpression, type Expression } from "./query-language.ts";
+import { listEachOf, type Cursor, type KeyValue, type ListRequest, type Repository } from "./repository.ts";
 import type { Context } from "./context.ts";
 import type { ContinuationSealer } from "./continuation.ts";
 import { BadQueryError } from "./errors.ts";

@@ -1,5 +1,5 @@
 import type { Expression } from "../query/ast.ts";
-import type { KeyValue, Repository } from "../store/repository.ts";
+import type { KeyValue, Repository } from "./repository.ts";
 import type { Context } from "./context.ts";
 import type { ContinuationSealer } from "./continuation.ts";
 import type { ListArguments, ListResult } from "./list.ts";

@@ -1,5 +1,5 @@
-import type { Expression } from "../query/index.ts";
-import { parseQuery, printQuery } from "../query/index.ts";
+import type { Expression } from "./query-language.ts";
+import { parseQuery, printQuery } from "./query-language.ts";
 
 /**
  * The caller's query restricted to `field = value` for each entry of `scope` (the key of the parent

@@ -14,6 +14,22 @@ export class HttpError extends DomainError {
   }
 }
 
+/**
+ * A cookie-authenticated write from an Origin the API does not allow (CSRF): 403 with `reason`
+ * ORIGIN_REFUSED, the body the authentication routes' refusals have (their `reason` list names it).
+ */
+export class OriginRefusedError extends HttpError {
+  readonly reason = "ORIGIN_REFUSED";
+
+  constructor(message: string) {
+    super(403, "PERMISSION_DENIED", message);
+  }
+
+  override toJSON(): { code: number; message: string; reason: "ORIGIN_REFUSED" } {
+    return { ...super.toJSON(), reason: this.reason };
+  }
+}
+
 export class MethodNotAllowedError extends HttpError {
   constructor(allowed: string[]) {
     super(405, "METHOD_NOT_ALLOWED", "Method not allowed", { allow: allowed.join(", ") });

@@ -1,18 +1,16 @@
 import type { Application } from "../core/application.ts";
-// The modules themselves, not lib/auth's index: the index also names the providers and the route
-// tables, which a function answering only model routes does not bundle.
-import { AuthError } from "../auth/errors.ts";
-import { accessAuthenticationOf } from "../auth/access.ts";
-import type { Identity } from "../auth/types.ts";
+import { identityOf, type Identity } from "../core/identity.ts";
+import { OriginRefusedError } from "./errors.ts";
 import { isStateChanging, originAllowed } from "./origin.ts";
 import type { HttpRequest } from "./request.ts";
 
 /**
  * The seam through which the caller's identity reaches the domain, for every HTTP face (REST,
  * GraphQL, the auth routes): `Authorization: Bearer <access token>` first, else the session
- * cookie, both resolved by the authentication service. The `x-test-user` header is a local test
- * hook, honoured only under `serverless offline` (IS_OFFLINE) with the explicit ALLOW_TEST_USER
- * flag and outside a Lambda runtime; a deployed stage has neither, so the header is ignored there.
+ * cookie, both resolved by the authentication service through lib/core's identity port
+ * (lib/core/identity.ts). The `x-test-user` header is a local test hook, honoured only under
+ * `serverless offline` (IS_OFFLINE) with the explicit ALLOW_TEST_USER flag and outside a Lambda
+ * runtime; a deployed stage has neither, so the header is ignored there.
  */
 export const TEST_USER_HEADER = "x-test-user";
 
@@ -37,12 +35,12 @@ export interface IdentityOptions {
 export async function resolveIdentity(app: Application, request: HttpRequest, options: IdentityOptions = {}): Promise<Identity> {
   const testUser = resolveUserId(request);
   if (testUser) return { userId: testUser, via: "test" };
-  const auth = accessAuthenticationOf(app);
-  if (!auth) return {};
+  const port = identityOf(app);
+  if (!port) return {};
   if (!request.headers.authorization && request.cookies.length === 0) return {};
-  const identity = await auth.identify({ authorization: request.headers.authorization, cookies: request.cookies });
+  const identity = await port.identify({ authorization: request.headers.authorization, cookies: request.cookies });
   if (identity.via === "cookie" && (options.csrf ?? true) && isStateChanging(request.method) && !originAllowed(request, app.definition.rest?.corsOrigins ?? [])) {
-    throw new AuthError(403, "ORIGIN_REFUSED", "A cookie-authenticated write must come from an allowed Origin");
+    throw new OriginRefusedError("A cookie-authenticated write must come from an allowed Origin");
   }
   return identity;
 }

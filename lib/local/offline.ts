@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
+import { OFFLINE_PORTS } from "../http/offline.ts";
 import { LOCAL_HOST } from "./ports.ts";
 
-/** Fixed so that URLs in docs, tests and clients never change; serverless.yml says the same. */
-export const OFFLINE_PORTS = { http: 3000, websocket: 3001, lambda: 3002 } as const;
+// Declared where the functions read it (lib/http sits below lib/local); re-exported for the local tools.
+export { OFFLINE_PORTS };
 /** The stage `serverless offline` runs as; with serverless.yml it gives the `blog-local-` prefix. */
 export const OFFLINE_STAGE = "local";
 

@@ -1,6 +1,8 @@
 import { createServer } from "node:net";
+import { LOCAL_HOST } from "../http/offline.ts";
 
-export const LOCAL_HOST = "127.0.0.1";
+// Declared where the functions read it (lib/http sits below lib/local); re-exported for the local tools.
+export { LOCAL_HOST };
 
 function listenOnce(port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { describe, expect, it } from "vitest";
-import { BadQueryError } from "../core/errors.ts";
+import { QueryError } from "./fail.ts";
 import { checkExpression, checkQuery, type CheckOptions } from "./check.ts";
 import { parseFilter, parseQuery } from "./parser.ts";
 
@@ -30,7 +30,7 @@ function problems(text: string): string[] {
     checkQuery(parseQuery(text), Post, options);
     return [];
   } catch (error) {
-    if (!(error instanceof BadQueryError)) throw error;
+    if (!(error instanceof QueryError)) throw error;
     expect(error.errors.every((entry) => entry.path === "/q")).toBe(true);
     return error.errors.map((entry) => entry.message);
   }
@@ -86,8 +86,8 @@ describe("checkQuery", () => {
       checkQuery(parseQuery("a = 1 AND (title = 1 OR NOT b IS NULL)"), Post);
       expect.unreachable();
     } catch (error) {
-      expect(error).toBeInstanceOf(BadQueryError);
-      const bad = error as BadQueryError;
+      expect(error).toBeInstanceOf(QueryError);
+      const bad = error as QueryError;
       expect(bad.message).toBe("unknown field 'a' at column 1 (and 2 more)");
       expect(bad.errors.map((entry) => entry.message)).toEqual([
         "unknown field 'a' at column 1",

@@ -26,3 +26,4 @@ export { compareRecords, evaluate, readField } from "./evaluate.ts";
 export { matchLike } from "./like.ts";
 export { compareStrings } from "./order.ts";
 export { planDynamoQuery, type DynamoPlan, type DynamoRead, type KeyShape, type TableShape } from "./plan.ts";
+export { QueryError } from "./fail.ts";

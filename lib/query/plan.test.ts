@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BadQueryError } from "../core/errors.ts";
+import { QueryError } from "./fail.ts";
 import { parseFilter, parseQuery } from "./parser.ts";
 import { planDynamoQuery, type DynamoPlan, type TableShape } from "./plan.ts";
 
@@ -232,7 +232,7 @@ describe("planDynamoQuery: ORDER BY", () => {
     } catch (caught) {
       error = caught;
     }
-    expect(error).toBeInstanceOf(BadQueryError);
+    expect(error).toBeInstanceOf(QueryError);
     expect(error).toMatchObject({ message, errors: [{ path: "/q", message }] });
   });
 });

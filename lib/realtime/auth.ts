@@ -1,6 +1,5 @@
 import type { Application } from "../core/application.ts";
-// The identity part alone (lib/auth/access.ts): the WebSocket and stream functions issue no credentials.
-import { accessAuthenticationOf } from "../auth/access.ts";
+import { identityOf } from "../core/identity.ts";
 import { TEST_USER_HEADER, testUserHookEnabled } from "../http/identity.ts";
 import { originAllowed } from "../http/origin.ts";
 
@@ -97,22 +96,22 @@ export function connectionAuthenticator(options: AuthenticatorOptions = {}): Con
  * `connection_init` (its session must still accept it), or the handshake's session cookie.
  */
 export function applicationAuthenticator(app: Application, env?: NodeJS.ProcessEnv): ConnectionAuthenticator {
-  const auth = accessAuthenticationOf(app);
-  if (!auth) return connectionAuthenticator(env ? { env } : {});
+  const identity = identityOf(app);
+  if (!identity) return connectionAuthenticator(env ? { env } : {});
   return connectionAuthenticator({
     ...(env ? { env } : {}),
     allowedOrigins: app.definition.rest?.corsOrigins ?? [],
     verifyAccessToken: async (token) => {
-      const checked = await auth.checkAccessToken(token);
-      if (!checked) throw new Error("access token refused");
-      return { userId: checked.claims.sub, authExpiresAt: checked.claims.exp, sessionId: checked.claims.sid };
+      const user = await identity.verifyAccessToken(token);
+      if (!user) throw new Error("access token refused");
+      return { userId: user.userId, authExpiresAt: user.expiresAt, sessionId: user.sessionId };
     },
-    sessionUser: async (cookies) => (await auth.identify({ cookies })).userId,
+    sessionUser: async (cookies) => (await identity.identify({ cookies })).userId,
   });
 }
 
 /** Which of these sessions no longer accept their access tokens (revoked or gone): fan-out stops them. */
 export function applicationSessionCheck(app: Application): ((sessionIds: string[]) => Promise<Set<string>>) | undefined {
-  const auth = accessAuthenticationOf(app);
-  return auth ? (ids) => auth.sessions.revokedAmong(ids) : undefined;
+  const identity = identityOf(app);
+  return identity ? (ids) => identity.revokedSessions(ids) : undefined;
 }

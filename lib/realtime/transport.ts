@@ -1,8 +1,7 @@
 import {
   ApiGatewayManagementApiClient, DeleteConnectionCommand, PostToConnectionCommand,
 } from "@aws-sdk/client-apigatewaymanagementapi";
-import { OFFLINE_PORTS } from "../local/offline.ts";
-import { LOCAL_HOST } from "../local/ports.ts";
+import { LOCAL_HOST, OFFLINE_PORTS } from "../http/offline.ts";
 
 /** One socket, addressed through the management API of the API it belongs to. */
 export interface Target {

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { buildSchema, isInputObjectType, printSchema, validateSchema } from "graphql";
 import { describe, expect, it } from "vitest";
 import { app } from "../../app/index.ts";
-import { graphqlCache } from "../../lib/graphql/cache.ts";
+import { graphqlCache } from "../../lib/cli/graphql-cache.ts";
 import { buildGraphQLSchema, checkedGraphQLSchema } from "../../lib/graphql/schema.ts";
 import { graphqlOptions } from "../../lib/graphql/service.ts";
 import { reservedNameApp } from "../support/reserved-schema.ts";

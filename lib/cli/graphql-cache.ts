@@ -1,6 +1,6 @@
 import { printSchema } from "graphql";
-import type { CacheRenderer } from "../cli/cache.ts";
-import { checkedGraphQLSchema } from "./schema.ts";
+import { checkedGraphQLSchema } from "../graphql/schema.ts";
+import type { CacheRenderer } from "./cache.ts";
 
 /**
  * `schema-cache/schema.graphql`: the generated SDL, committed so that schema changes show in
