@@ -85,6 +85,22 @@ function reason(location: string | undefined): string | null {
 const SESSION_COOKIE = /^session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+; Secure$/;
 
 describe("GET /auth/providers", () => {
+  it("sends the provider a redirect_uri no request header chose (PUBLIC_URL, else Host with http or https only)", async () => {
+    const forged = { host: "evil.example:8080", "x-forwarded-proto": "https://evil.example/#", "x-forwarded-host": "evil.example" };
+    const redirectOf = (location: string | undefined): string | null => new URL(location ?? "").searchParams.get("redirect_uri");
+    // Configured: the deployed API's public URL, whatever the request says. Failed before: the
+    // forged proto and Host made https://evil.example/#://evil.example:8080/auth/idp/callback.
+    const configured = setup();
+    (configured.app.service("idp")?.service as IdpProvider).useRuntime({ env: { ...process.env, IDP_CLIENT_SECRET: SECRET, PUBLIC_URL: APP } });
+    const withPublicUrl = await callIdp(configured.handler, "GET", `${APP}/auth/idp`, { headers: forged });
+    expect(withPublicUrl.status).toBe(302);
+    expect(redirectOf(withPublicUrl.location)).toBe(`${APP}/auth/idp/callback`);
+    // Not configured: the Host (API Gateway routes by it), and a proto that is not http or https is ignored.
+    const bare = setup();
+    const answered = await callIdp(bare.handler, "GET", `${APP}/auth/idp`, { headers: { host: "app.test", "x-forwarded-proto": "https://evil.example/#" } });
+    expect(redirectOf(answered.location)).toBe(`https://app.test/auth/idp/callback`);
+  });
+
   it("lists the Idp beside the email provider, with where its flow starts and its issuer", async () => {
     const { handler } = setup({ url: "/auth/corp" });
     const answer = await callIdp(handler, "GET", `${APP}/auth/providers`);

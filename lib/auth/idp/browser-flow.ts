@@ -18,11 +18,29 @@ function redirect(location: string, cookies: string[]): HttpResponse {
   return { statusCode: 302, headers: { location, "cache-control": "no-store" }, cookies };
 }
 
-/** Where this request arrived, as the browser sees it (API Gateway terminates TLS; offline is plain http). */
+/**
+ * The origin the provider sends the browser back to (the redirect_uri's): the deployed API's
+ * public URL when configured (`PUBLIC_URL`, as for mailed links), else where this request arrived.
+ * Host names the API itself behind API Gateway (it routes by Host); X-Forwarded-Proto is the
+ * caller's to write, so only `http` or `https` is taken from it, never a URL.
+ */
 function requestOrigin(provider: IdpProvider, request: HttpRequest): string {
+  const configured = publicOrigin(provider.env.PUBLIC_URL);
+  if (configured) return configured;
   const host = request.headers.host ?? "localhost";
-  const proto = request.headers["x-forwarded-proto"] ?? (provider.secureCookies ? "https" : "http");
+  const forwarded = request.headers["x-forwarded-proto"]?.trim().toLowerCase();
+  const proto = forwarded === "http" || forwarded === "https" ? forwarded : provider.secureCookies ? "https" : "http";
   return `${proto}://${host}`;
+}
+
+function publicOrigin(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function sameText(a: string, b: string): boolean {
