@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bash, type Output } from "../support/shell.ts";
+import { runBlock, type Output } from "../support/shell.ts";
 import { startOffline, type Offline } from "../support/offline.ts";
 import { codeBlocks, readmeSection } from "../support/readme.ts";
 
@@ -34,21 +34,7 @@ let upgradedByLogin = 0;
 let usersUpgradedByLogin = 0;
 
 function run(command: string): Promise<Output> {
-  return new Promise((resolve, reject) => {
-    const child = bash(command, PROJECT_DIR, env);
-    let stdout = "";
-    let stderr = "";
-    child.stdout?.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
-    child.stderr?.on("data", (c: Buffer) => (stderr += c.toString("utf8")));
-    const timer = setTimeout(() => {
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      reject(new Error(`timed out: ${command}\n${stdout}\n${stderr}`));
-    }, COMMAND_TIMEOUT_MS);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return runBlock(command, PROJECT_DIR, COMMAND_TIMEOUT_MS, env);
 }
 
 async function login(email: string, password: string): Promise<{ status: number; text: string }> {

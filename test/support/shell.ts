@@ -12,9 +12,9 @@ export function bash(script: string, cwd: string, env: NodeJS.ProcessEnv = proce
   return spawn("bash", ["-e", "-o", "pipefail", "-c", script], { cwd, env: { ...env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"], detached: true });
 }
 
-export function runBlock(script: string, cwd: string, timeoutMs: number): Promise<Output> {
+export function runBlock(script: string, cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv = process.env): Promise<Output> {
   return new Promise((resolve, reject) => {
-    const child = bash(script, cwd);
+    const child = bash(script, cwd, env);
     let stdout = "";
     let stderr = "";
     child.stdout?.on("data", (c: Buffer) => (stdout += c.toString("utf8")));
