@@ -44,14 +44,14 @@ describe("log (JSON lines, as in Lambda)", () => {
 });
 
 describe("log correlation", () => {
-  afterEach(() => setLogCorrelation(undefined));
+  afterEach(() => setLogCorrelation());
 
   it("puts the invocation's request and trace ids on every line until cleared; a line's own id wins", () => {
-    setLogCorrelation({ requestId: "req-1", traceId: "1-abc" });
+    setLogCorrelation("req-1", "1-abc");
     const [plain, own] = [...linesOf(() => log.warn("a")), ...linesOf(() => log.warn("b", { requestId: "other" }))].map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(plain).toMatchObject({ requestId: "req-1", traceId: "1-abc", message: "a" });
     expect(own).toMatchObject({ requestId: "other", traceId: "1-abc" });
-    setLogCorrelation(undefined);
+    setLogCorrelation();
     expect(JSON.parse(linesOf(() => log.warn("c"))[0] as string)).not.toHaveProperty("requestId");
   });
 });

@@ -27,8 +27,9 @@ function configured(): { threshold: number; readable: boolean } {
  */
 let correlation: Fields | undefined;
 
-export function setLogCorrelation(ids: { requestId?: string; traceId?: string } | undefined): void {
-  correlation = ids && (ids.requestId || ids.traceId) ? Object.fromEntries(Object.entries(ids).filter(([, v]) => v !== undefined)) : undefined;
+export function setLogCorrelation(requestId?: string, traceId?: string): void {
+  if (traceId === undefined) correlation = requestId === undefined ? undefined : { requestId };
+  else correlation = requestId === undefined ? { traceId } : { requestId, traceId };
 }
 
 function write(level: Level, message: string, given: Fields): void {

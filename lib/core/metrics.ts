@@ -8,7 +8,7 @@
  */
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { emfLine, type Directive, type Unit } from "./emf.ts";
+import { directivesJson, emfText, type Directive, type Unit } from "./emf.ts";
 import { isLocalOffline, localDataDir } from "./local-secret.ts";
 
 /** Events counted wherever they happen, published without dimensions (alarms read them as they are). */
@@ -36,20 +36,34 @@ export const EVENT_METRICS = {
 
 export type EventMetric = keyof typeof EVENT_METRICS;
 
-interface Tally {
-  dynamoCalls: number;
-  readUnits: number;
-  writeUnits: number;
-  throttles: number;
-  events: Map<EventMetric, number>;
+const tally = {
+  dynamoCalls: 0,
+  readUnits: 0,
+  writeUnits: 0,
+  throttles: 0,
+  events: new Map<EventMetric, number>(),
+  /** X-Ray's trace id, read once per invocation: process.env lookups are slow. */
+  traceId: undefined as string | undefined,
+};
+
+function reset(): void {
+  tally.dynamoCalls = 0;
+  tally.readUnits = 0;
+  tally.writeUnits = 0;
+  tally.throttles = 0;
+  tally.traceId = undefined;
+  if (tally.events.size > 0) tally.events.clear();
 }
 
-const fresh = (): Tally => ({ dynamoCalls: 0, readUnits: 0, writeUnits: 0, throttles: 0, events: new Map() });
-let tally = fresh();
-
-/** A new invocation starts: what the last one left (a late callback) is not counted twice. */
-export function startInvocation(): void {
-  tally = fresh();
+/**
+ * A new invocation starts: what the last one left (a late callback) is not counted twice. Returns
+ * the invocation's trace id, for the log lines.
+ */
+export function startInvocation(): string | undefined {
+  reset();
+  configured ??= settings();
+  if (configured.tracing) tally.traceId = traceId();
+  return tally.traceId;
 }
 
 /** Adds to an event's count (or, for an age, keeps the largest seen in this invocation). */
@@ -95,7 +109,7 @@ export interface Finished {
   status?: number;
 }
 
-function settings(): { namespace: string; offline: boolean; file: string; readable: boolean } {
+function settings(): { namespace: string; offline: boolean; file: string; readable: boolean; tracing: boolean } {
   const offline = isLocalOffline();
   return {
     namespace: process.env.METRICS_NAMESPACE || "modelrest",
@@ -103,52 +117,76 @@ function settings(): { namespace: string; offline: boolean; file: string; readab
     file: process.env.METRICS_FILE || join(localDataDir(), "metrics.jsonl"),
     // The readable line is a log line: shown at the info level and below, as the access log is.
     readable: ["debug", "info"].includes((process.env.LOG_LEVEL ?? "info").toLowerCase()),
+    // Set on every function by the tracing parameter (lib/cli/operations-plugin.mjs): without
+    // tracing there is no trace to find, and no environment lookup on each invocation.
+    tracing: process.env.TRACING === "true",
   };
 }
 let configured: ReturnType<typeof settings> | undefined;
 
 /** X-Ray's trace id of this invocation (`Root=1-...;Parent=...`): set by Lambda per invocation. */
+let traced: { header: string; id: string | undefined } = { header: "", id: undefined };
+
 export function traceId(): string | undefined {
   const header = process.env._X_AMZN_TRACE_ID;
   if (!header) return undefined;
-  const root = /Root=([^;]+)/.exec(header);
-  return root ? root[1] : undefined;
+  if (header !== traced.header) traced = { header, id: /Root=([^;]+)/.exec(header)?.[1] };
+  return traced.id;
 }
+
+/** Each shape of line (kind, namespace, events counted) has its directives serialised once. */
+const heads = new Map<string, string>();
+
+/** The head of the common lines (no event counted), kept apart from the map: no key to build. */
+const plain = { http: { namespace: "", head: "" }, invocation: { namespace: "", head: "" } };
+
+function headOf(shape: string, namespace: string, directives: () => Directive[], members: readonly string[]): string {
+  let head = heads.get(shape);
+  if (head === undefined) {
+    head = directivesJson(namespace, directives(), (name) => members.includes(name));
+    heads.set(shape, head);
+  }
+  return head;
+}
+
+const HTTP_MEMBERS = ["Service", "Route", "StatusClass", "Requests", "Latency", ...DYNAMODB.map((m) => m.name)];
+const INVOCATION_MEMBERS = ["Service", "Invocations", "Latency", ...DYNAMODB.map((m) => m.name)];
 
 /**
  * The invocation's EMF line. An HTTP request publishes Requests and Latency per route and status
  * class, and per service with its DynamoDB figures; other invocations per service. Events counted
- * during the invocation are published without dimensions.
+ * during the invocation are published without dimensions. Built as text: it runs on every request.
  */
 export function metricsLine(done: Finished, namespace: string, timestamp = Date.now()): string {
   const http = done.route !== undefined && done.status !== undefined;
-  const root: Record<string, string | number | undefined> = {
-    Service: done.service,
-    ...(http ? { Route: done.route, StatusClass: `${Math.floor((done.status as number) / 100)}xx`, Requests: 1 } : { Invocations: 1 }),
-    Latency: Math.round(done.latencyMs * 100) / 100,
-    DynamoDBCalls: tally.dynamoCalls,
-    DynamoDBReadUnits: round(tally.readUnits),
-    DynamoDBWriteUnits: round(tally.writeUnits),
-    DynamoDBThrottles: tally.throttles,
-  };
-  const directives: Directive[] = http
-    ? [
-        { dimensions: [["Service", "Route", "StatusClass"]], metrics: REQUEST },
-        { dimensions: [["Service"], []], metrics: [...REQUEST, ...DYNAMODB] },
-      ]
-    : [{ dimensions: [["Service"], []], metrics: [...INVOCATION, ...DYNAMODB] }];
-  if (tally.events.size > 0) {
-    const events: { name: string; unit: Unit }[] = [];
-    for (const [name, value] of tally.events) {
-      root[name] = round(value);
-      events.push({ name, unit: EVENT_METRICS[name] });
-    }
-    directives.push({ dimensions: [[]], metrics: events });
+  const kind = http ? "http" : "invocation";
+  const names = http ? HTTP_MEMBERS : INVOCATION_MEMBERS;
+  let events = "";
+  let shape = "";
+  for (const [name, value] of tally.events) {
+    shape += ` ${name}`;
+    events += `,"${name}":${round(value)}`;
   }
-  root.requestId = done.requestId;
-  root.traceId = traceId();
-  if (http) root.status = done.status;
-  return emfLine(namespace, timestamp, directives, root);
+  const common = shape === "" && plain[kind].namespace === namespace ? plain[kind].head : undefined;
+  const head = common ?? headOf(`${kind} ${namespace}${shape}`, namespace, () => {
+    const own: Directive[] = http
+      ? [
+          { dimensions: [["Service", "Route", "StatusClass"]], metrics: REQUEST },
+          { dimensions: [["Service"], []], metrics: [...REQUEST, ...DYNAMODB] },
+        ]
+      : [{ dimensions: [["Service"], []], metrics: [...INVOCATION, ...DYNAMODB] }];
+    if (tally.events.size > 0) own.push({ dimensions: [[]], metrics: [...tally.events.keys()].map((name) => ({ name, unit: EVENT_METRICS[name] })) });
+    return own;
+  }, [...names, ...tally.events.keys()]);
+  if (shape === "") plain[kind] = { namespace, head };
+  let members = `"Service":${JSON.stringify(done.service)}`;
+  members += http ? `,"Route":${JSON.stringify(done.route)},"StatusClass":"${Math.floor((done.status as number) / 100)}xx","Requests":1` : `,"Invocations":1`;
+  members += `,"Latency":${Math.round(done.latencyMs * 100) / 100},"DynamoDBCalls":${tally.dynamoCalls},"DynamoDBReadUnits":${round(tally.readUnits)}`;
+  members += `,"DynamoDBWriteUnits":${round(tally.writeUnits)},"DynamoDBThrottles":${tally.throttles}${events}`;
+  if (done.requestId !== undefined) members += `,"requestId":${JSON.stringify(done.requestId)}`;
+  if (tally.traceId !== undefined) members += `,"traceId":${JSON.stringify(tally.traceId)}`;
+  if (http) members += `,"status":${done.status}`;
+  return emfText(timestamp, head, members);
 }
 
 const round = (n: number): number => Math.round(n * 1000) / 1000;
@@ -172,7 +210,7 @@ export function finishInvocation(done: Finished): void {
   } catch (error) {
     process.stderr.write(`metrics: could not write the invocation's line: ${(error as Error).message}\n`);
   } finally {
-    tally = fresh();
+    reset();
   }
 }
 

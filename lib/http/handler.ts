@@ -2,7 +2,7 @@ import middy, { type MiddlewareObj } from "@middy/core";
 import { UnavailableError } from "../core/errors.ts";
 import type { Context as LambdaContext } from "aws-lambda";
 import { log, setLogCorrelation } from "../core/log.ts";
-import { finishInvocation, startInvocation, traceId } from "../core/metrics.ts";
+import { finishInvocation, startInvocation } from "../core/metrics.ts";
 import { errorResponse } from "./errors.ts";
 import { fromApiGateway, type ApiGatewayEvent, type HttpRequest } from "./request.ts";
 import { toApiGateway, type HttpResponse } from "./response.ts";
@@ -21,7 +21,7 @@ function accessLog(name: string, event: ApiGatewayEvent, lambda: LambdaContext |
   log.info("request", { requestId, method: request.method, path: request.path, function: name, route: request.routeKey, status, durationMs });
   // The route key, never the path: one metric per declared route, whatever clients send.
   finishInvocation({ service: name, route: request.routeKey, status, latencyMs: durationMs, requestId });
-  setLogCorrelation(undefined);
+  setLogCorrelation();
 }
 
 /**
@@ -32,10 +32,8 @@ function errorsAndAccessLog(name: string): MiddlewareObj<ApiGatewayEvent, Result
   return {
     before: (request) => {
       request.internal.started = performance.now();
-      startInvocation();
       // Every line this request logs carries its ids (Lambda's request id, X-Ray's trace id).
-      const requestId = request.context?.awsRequestId ?? request.event.requestContext?.requestId;
-      setLogCorrelation({ requestId, traceId: traceId() });
+      setLogCorrelation(request.context?.awsRequestId ?? request.event.requestContext?.requestId, startInvocation());
     },
     after: (request) => {
       accessLog(name, request.event, request.context, request.response?.statusCode ?? 0, request.internal.started);

@@ -1,7 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import type { Application } from "../core/application.ts";
 import { errorFields, log, setLogCorrelation } from "../core/log.ts";
-import { countEvent, finishInvocation, startInvocation, traceId } from "../core/metrics.ts";
+import { countEvent, finishInvocation, startInvocation } from "../core/metrics.ts";
 import type { ConnectResponse } from "./protocol.ts";
 import type { Realtime } from "./realtime.ts";
 import { lifecycleEventsOf } from "./stream-events.ts";
@@ -45,8 +45,7 @@ export function websocketHandler(realtime: () => Promise<Realtime>) {
   return async (event: WebSocketEvent, lambda?: { awsRequestId?: string }): Promise<ConnectResponse> => {
     const started = performance.now();
     const requestId = lambda?.awsRequestId ?? event.requestContext.requestId;
-    startInvocation();
-    setLogCorrelation({ requestId, traceId: traceId() });
+    setLogCorrelation(requestId, startInvocation());
     let statusCode = 500;
     try {
       const response = await answer(event);
@@ -57,7 +56,7 @@ export function websocketHandler(realtime: () => Promise<Realtime>) {
     } finally {
       // The WebSocket routes are requests too: per route and status class, as the HTTP ones.
       finishInvocation({ service: "ws", route: event.requestContext.routeKey, status: statusCode, latencyMs: performance.now() - started, requestId });
-      setLogCorrelation(undefined);
+      setLogCorrelation();
     }
   };
 }
@@ -113,8 +112,7 @@ export function streamHandler(app: Application, realtime: () => Promise<Realtime
   const consume = streamConsumer(app, realtime, prefix);
   return async (event: DynamoDBStreamEvent, lambda?: { awsRequestId?: string }): Promise<DynamoDBBatchResponse> => {
     const started = performance.now();
-    startInvocation();
-    setLogCorrelation({ requestId: lambda?.awsRequestId, traceId: traceId() });
+    setLogCorrelation(lambda?.awsRequestId, startInvocation());
     countEvent("StreamRecords", event.Records.length);
     // How far behind the writes this batch runs: its oldest record's age when it arrives.
     const oldest = Math.min(...event.Records.map((r) => r.dynamodb?.ApproximateCreationDateTime ?? Number.POSITIVE_INFINITY));
@@ -128,7 +126,7 @@ export function streamHandler(app: Application, realtime: () => Promise<Realtime
       throw error;
     } finally {
       finishInvocation({ service: "stream", latencyMs: performance.now() - started, requestId: lambda?.awsRequestId });
-      setLogCorrelation(undefined);
+      setLogCorrelation();
     }
   };
 }

@@ -43,6 +43,8 @@ async function stdoutOf(work: () => Promise<unknown>): Promise<string[]> {
 
 describe("metrics under npm start (serverless offline)", () => {
   it("writes the same EMF lines to the metrics file, a readable line to the terminal, and `npm run metrics` sums them up", async () => {
+    // Tracing is off (no TRACING): a trace header in the environment is not even read.
+    process.env._X_AMZN_TRACE_ID = "Root=1-67891233-abcdef012345678912345678;Sampled=0";
     const slug = `offline-${randomUUID().slice(0, 8)}`;
     const out = await stdoutOf(async () => {
       await call(rest, httpEvent("POST", "/posts", { routeKey: "POST /posts", body: post(slug), headers: { "x-test-user": ALICE } }));
@@ -51,6 +53,8 @@ describe("metrics under npm start (serverless offline)", () => {
     });
     const lines = (await readFile(file, "utf8")).trim().split("\n").map(parseEmf);
     expect(lines.map((l) => [l.Route, l.StatusClass])).toEqual([["POST /posts", "2xx"], ["GET /posts/{slug}", "2xx"], ["GET /posts/{slug}", "4xx"]]);
+    delete process.env._X_AMZN_TRACE_ID;
+    for (const line of lines) expect(line).not.toHaveProperty("traceId");
     expect(lines[0]?.DynamoDBWriteUnits).toBeGreaterThan(0);
     expect(lines[1]).toMatchObject({ DynamoDBWriteUnits: 0 });
     expect(out.filter((l) => l.startsWith("METRIC "))).toEqual([

@@ -44,11 +44,14 @@ async function captured(work: () => Promise<unknown>): Promise<{ emf: EmfLine[];
 
 const get = (slug: string): APIGatewayProxyEventV2 => httpEvent("GET", `/posts/${slug}`, { routeKey: "GET /posts/{slug}" });
 
+// As on a stage deployed with `--param tracing=true` (the template sets TRACING on every function).
 beforeAll(() => {
   process.env.METRICS_NAMESPACE = "blog/test";
+  process.env.TRACING = "true";
 });
 afterAll(() => {
   delete process.env.METRICS_NAMESPACE;
+  delete process.env.TRACING;
 });
 afterEach(() => {
   faults.reset();
