@@ -55,3 +55,16 @@ export function dimensionSetsOf(line: EmfLine, metric: string): string[] {
 export function unitOf(line: EmfLine, metric: string): string | undefined {
   return line._aws.CloudWatchMetrics.flatMap((d) => d.Metrics).find((m) => m.Name === metric)?.Unit;
 }
+
+/** The EMF lines `work` writes to stdout (as a Lambda does), parsed and checked. */
+export async function emfLinesOf(work: () => Promise<unknown>): Promise<EmfLine[]> {
+  const { vi } = await import("vitest");
+  const lines: string[] = [];
+  const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => (lines.push(String(chunk)), true));
+  try {
+    await work();
+  } finally {
+    spy.mockRestore();
+  }
+  return lines.filter((l) => l.startsWith('{"_aws"')).map(parseEmf);
+}
