@@ -6,8 +6,8 @@ import { defineConfig } from "vitest/config";
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 // One access-log line per in-process request would bury test output; warnings and errors stay.
 process.env.LOG_LEVEL ??= "warn";
-// Handlers run as offline write their metric lines to a file for `npm run metrics`: not the
-// project's .data/ from tests (a test that reads them names its own file).
+// Handlers write their metric lines to stdout in Lambda and to .data/ offline: in tests, to nowhere
+// (one line per in-process request would bury test output; a test that reads them names its own).
 process.env.METRICS_FILE ??= devNull;
 // Tests run outside serverless offline, where nothing falls back to a built-in secret: they bring
 // their own, as a deployed stage does (one per run).

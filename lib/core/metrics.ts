@@ -110,10 +110,10 @@ export interface Finished {
 }
 
 function settings(): { namespace: string; offline: boolean; file: string; readable: boolean; tracing: boolean } {
-  const offline = isLocalOffline();
   return {
     namespace: process.env.METRICS_NAMESPACE || "modelrest",
-    offline,
+    // Offline, or wherever METRICS_FILE names a file (the test runs name /dev/null): to a file.
+    offline: isLocalOffline() || Boolean(process.env.METRICS_FILE),
     file: process.env.METRICS_FILE || join(localDataDir(), "metrics.jsonl"),
     // The readable line is a log line: shown at the info level and below, as the access log is.
     readable: ["debug", "info"].includes((process.env.LOG_LEVEL ?? "info").toLowerCase()),

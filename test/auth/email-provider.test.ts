@@ -6,6 +6,9 @@ import { checkCost } from "../../lib/auth/email/options.ts";
 import { client, emailApp, linkIn, newEmail, PASSWORD, profile, tokenOf } from "./client.ts";
 import { emfLinesOf } from "../support/emf.ts";
 
+// Metric lines to stdout, as in Lambda (vitest.config.ts sends them nowhere), to read them.
+process.env.METRICS_FILE = "";
+
 describe("registration, verification mode 'after'", () => {
   it("logs in at once, mails a link that verifies only with the matching session", async () => {
     const t = emailApp({ verification: "after" });

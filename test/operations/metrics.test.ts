@@ -10,6 +10,9 @@ import { injectFaults, sdkError } from "../support/faults.ts";
 import { call, httpEvent } from "../support/http-events.ts";
 import { graphqlBlog } from "../graphql/support.ts";
 
+// Metric lines to stdout, as in Lambda (vitest.config.ts sends them nowhere), to read them.
+process.env.METRICS_FILE = "";
+
 // As in Lambda (no IS_OFFLINE): every invocation writes its EMF line to stdout.
 const app = blog(dynamoStore());
 const rest = restHandler(app);
