@@ -1,10 +1,14 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { devNull } from "node:os";
 import { defineConfig } from "vitest/config";
 
 // Lambda runs Node 22; the SDK's notice about Node 20 support is noise in local test output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 // One access-log line per in-process request would bury test output; warnings and errors stay.
 process.env.LOG_LEVEL ??= "warn";
+// Handlers write their metric lines to stdout in Lambda and to .data/ offline: in tests, to nowhere
+// (one line per in-process request would bury test output; a test that reads them names its own).
+process.env.METRICS_FILE ??= devNull;
 // Tests run outside serverless offline, where nothing falls back to a built-in secret: they bring
 // their own, as a deployed stage does (one per run).
 process.env.APP_SECRET ??= randomBytes(48).toString("base64url");

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Application } from "../core/application.ts";
 import type { Context } from "../core/context.ts";
 import { errorFields, log } from "../core/log.ts";
+import { countEvent } from "../core/metrics.ts";
 import { AccessAuthentication } from "./access.ts";
 import { signAccessToken } from "./access-token.ts";
 import { clearedCookie, sessionCookie } from "./cookies.ts";
@@ -79,6 +80,7 @@ export class AuthenticationService extends AccessAuthentication {
    * session (sessions.ts); without one, the current generation.
    */
   async login(userId: string, provider: string, opened: { ident?: string; generation?: number } = {}): Promise<LoginResult> {
+    countEvent("Logins");
     const { token, row } = await this.sessions.create(userId, this.options.session.lifetime, {
       generation: opened.generation ?? (await this.sessions.generation(userId)),
       ...(opened.ident ? { ident: opened.ident } : {}),
@@ -100,6 +102,7 @@ export class AuthenticationService extends AccessAuthentication {
     if (rotation.kind === "invalid") throw new AuthError(401, "INVALID_REFRESH_TOKEN", "The refresh token is not valid");
     if (rotation.kind === "reused") {
       await this.sessions.revoke(rotation.row.session);
+      countEvent("RefreshTokenReuse");
       log.warn("refresh token reused: family revoked", { user: rotation.row.user, family: rotation.row.family });
       throw new AuthError(401, "REFRESH_TOKEN_REUSED", "The refresh token was already used: log in again");
     }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { log } from "./log.ts";
+import { log, setLogCorrelation } from "./log.ts";
 
 /** The lines written to stderr while `run` runs (warnings: tests log at LOG_LEVEL=warn). */
 function linesOf(run: () => void): string[] {
@@ -40,5 +40,18 @@ describe("log (JSON lines, as in Lambda)", () => {
     vi.useFakeTimers({ now: 0, toFake: ["Date"] });
     const [line] = linesOf(() => log.warn("request", { a: 1, message: "overridden", time: "t" }));
     expect(line).toBe('{"level":"warn","time":"t","message":"overridden","a":1}\n');
+  });
+});
+
+describe("log correlation", () => {
+  afterEach(() => setLogCorrelation());
+
+  it("puts the invocation's request and trace ids on every line until cleared; a line's own id wins", () => {
+    setLogCorrelation("req-1", "1-abc");
+    const [plain, own] = [...linesOf(() => log.warn("a")), ...linesOf(() => log.warn("b", { requestId: "other" }))].map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(plain).toMatchObject({ requestId: "req-1", traceId: "1-abc", message: "a" });
+    expect(own).toMatchObject({ requestId: "other", traceId: "1-abc" });
+    setLogCorrelation();
+    expect(JSON.parse(linesOf(() => log.warn("c"))[0] as string)).not.toHaveProperty("requestId");
   });
 });

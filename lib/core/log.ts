@@ -21,9 +21,22 @@ function configured(): { threshold: number; readable: boolean } {
   return settings;
 }
 
-function write(level: Level, message: string, fields: Fields): void {
+/**
+ * The current invocation's ids (request id, trace id), put on every line it writes. One invocation
+ * at a time per Lambda instance: module state, set when it starts and cleared when it ends.
+ */
+let correlation: Fields | undefined;
+
+export function setLogCorrelation(requestId?: string, traceId?: string): void {
+  if (traceId === undefined) correlation = requestId === undefined ? undefined : { requestId };
+  else correlation = requestId === undefined ? { traceId } : { requestId, traceId };
+}
+
+function write(level: Level, message: string, given: Fields): void {
   const { threshold, readable } = configured();
   if (ORDER[level] < threshold) return;
+  // The line's own fields win: a line about another request keeps that request's id.
+  const fields = correlation ? { ...correlation, ...given } : given;
   const stream = level === "error" || level === "warn" ? process.stderr : process.stdout;
   if (readable) {
     const extras = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");

@@ -3,6 +3,7 @@ import { processRequest, type FormatPayloadParams } from "graphql-helix";
 import type { Application } from "../core/application.ts";
 import { Context } from "../core/context.ts";
 import { DomainError } from "../core/errors.ts";
+import { countEvent } from "../core/metrics.ts";
 import { isPlainObject } from "../core/sanitize.ts";
 import { readJsonBody } from "../http/body.ts";
 import { resolveIdentity } from "../http/identity.ts";
@@ -14,6 +15,9 @@ import { formatError } from "./errors.ts";
 import { GRAPHIQL_PATH } from "./graphiql-paths.ts";
 import { GRAPHQL_RESPONSE, JSON_MEDIA, negotiate, wantsHtml } from "./media.ts";
 import type { GraphQLOptions } from "./service.ts";
+
+/** The codes of an operation refused by the abuse limits (lib/graphql/limits.ts, documents.ts). */
+const LIMIT_CODES = new Set(["QUERY_TOO_DEEP", "TOO_MANY_ALIASES", "TOO_MANY_ROOT_FIELDS", "QUERY_TOO_COSTLY", "TOO_MANY_TOKENS"]);
 
 interface Params {
   query: string;
@@ -207,6 +211,7 @@ export class GraphQLEndpoint {
     if (result.status === 405) return answer(405, media, payload, allow ? { allow: allow.value } : {});
     // A request error (nothing executed) has no `data`: 4xx in the modern media type, 200 in the legacy one.
     const executed = "data" in payload;
+    if (!executed && payload.errors?.some((e) => LIMIT_CODES.has(String(e.extensions?.code)))) countEvent("GraphQLRefused");
     const status = executed || media === JSON_MEDIA ? 200 : result.status >= 400 ? result.status : 400;
     return answer(status, media, payload);
   }

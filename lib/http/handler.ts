@@ -1,7 +1,8 @@
 import middy, { type MiddlewareObj } from "@middy/core";
 import { UnavailableError } from "../core/errors.ts";
 import type { Context as LambdaContext } from "aws-lambda";
-import { log } from "../core/log.ts";
+import { log, setLogCorrelation } from "../core/log.ts";
+import { finishInvocation, startInvocation } from "../core/metrics.ts";
 import { errorResponse } from "./errors.ts";
 import { fromApiGateway, type ApiGatewayEvent, type HttpRequest } from "./request.ts";
 import { toApiGateway, type HttpResponse } from "./response.ts";
@@ -15,15 +16,12 @@ const parsed = new WeakMap<ApiGatewayEvent, HttpRequest>();
 
 function accessLog(name: string, event: ApiGatewayEvent, lambda: LambdaContext | undefined, status: number, started: number | undefined): void {
   const request = parsed.get(event) ?? fromApiGateway(event);
-  log.info("request", {
-    requestId: lambda?.awsRequestId ?? request.requestId,
-    method: request.method,
-    path: request.path,
-    function: name,
-    route: request.routeKey,
-    status,
-    durationMs: started === undefined ? undefined : Math.round((performance.now() - started) * 100) / 100,
-  });
+  const durationMs = started === undefined ? 0 : Math.round((performance.now() - started) * 100) / 100;
+  const requestId = lambda?.awsRequestId ?? request.requestId;
+  log.info("request", { requestId, method: request.method, path: request.path, function: name, route: request.routeKey, status, durationMs });
+  // The route key, never the path: one metric per declared route, whatever clients send.
+  finishInvocation({ service: name, route: request.routeKey, status, latencyMs: durationMs, requestId });
+  setLogCorrelation();
 }
 
 /**
@@ -34,6 +32,8 @@ function errorsAndAccessLog(name: string): MiddlewareObj<ApiGatewayEvent, Result
   return {
     before: (request) => {
       request.internal.started = performance.now();
+      // Every line this request logs carries its ids (Lambda's request id, X-Ray's trace id).
+      setLogCorrelation(request.context?.awsRequestId ?? request.event.requestContext?.requestId, startInvocation());
     },
     after: (request) => {
       accessLog(name, request.event, request.context, request.response?.statusCode ?? 0, request.internal.started);

@@ -1,6 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import type { Application } from "../core/application.ts";
-import { errorFields, log } from "../core/log.ts";
+import { errorFields, log, setLogCorrelation } from "../core/log.ts";
+import { countEvent, finishInvocation, startInvocation } from "../core/metrics.ts";
 import type { ConnectResponse } from "./protocol.ts";
 import type { Realtime } from "./realtime.ts";
 import { lifecycleEventsOf } from "./stream-events.ts";
@@ -40,6 +41,27 @@ function bodyOf(event: WebSocketEvent): string | undefined {
  * non-protocol frame, and API Gateway as a failed handshake.
  */
 export function websocketHandler(realtime: () => Promise<Realtime>) {
+  const answer = routeAnswer(realtime);
+  return async (event: WebSocketEvent, lambda?: { awsRequestId?: string }): Promise<ConnectResponse> => {
+    const started = performance.now();
+    const requestId = lambda?.awsRequestId ?? event.requestContext.requestId;
+    setLogCorrelation(requestId, startInvocation());
+    let statusCode = 500;
+    try {
+      const response = await answer(event);
+      statusCode = response.statusCode;
+      if (statusCode === 200 && event.requestContext.routeKey === "$connect") countEvent("WebSocketConnections");
+      if (event.requestContext.routeKey === "$disconnect") countEvent("WebSocketDisconnections");
+      return response;
+    } finally {
+      // The WebSocket routes are requests too: per route and status class, as the HTTP ones.
+      finishInvocation({ service: "ws", route: event.requestContext.routeKey, status: statusCode, latencyMs: performance.now() - started, requestId });
+      setLogCorrelation();
+    }
+  };
+}
+
+function routeAnswer(realtime: () => Promise<Realtime>) {
   return async (event: WebSocketEvent): Promise<ConnectResponse> => {
     const { routeKey, connectionId } = event.requestContext;
     const now = Date.now();
@@ -87,12 +109,37 @@ export function websocketHandler(realtime: () => Promise<Realtime>) {
  * the batch.
  */
 export function streamHandler(app: Application, realtime: () => Promise<Realtime>, prefix: () => string) {
+  const consume = streamConsumer(app, realtime, prefix);
+  return async (event: DynamoDBStreamEvent, lambda?: { awsRequestId?: string }): Promise<DynamoDBBatchResponse> => {
+    const started = performance.now();
+    setLogCorrelation(lambda?.awsRequestId, startInvocation());
+    countEvent("StreamRecords", event.Records.length);
+    // How far behind the writes this batch runs: its oldest record's age when it arrives.
+    const oldest = Math.min(...event.Records.map((r) => r.dynamodb?.ApproximateCreationDateTime ?? Number.POSITIVE_INFINITY));
+    if (Number.isFinite(oldest)) countEvent("StreamBatchAge", Math.max(0, Date.now() - oldest * 1000));
+    try {
+      const response = await consume(event);
+      if (response.batchItemFailures.length > 0) countEvent("StreamFailures");
+      return response;
+    } catch (error) {
+      countEvent("StreamFailures");
+      throw error;
+    } finally {
+      finishInvocation({ service: "stream", latencyMs: performance.now() - started, requestId: lambda?.awsRequestId });
+      setLogCorrelation();
+    }
+  };
+}
+
+function streamConsumer(app: Application, realtime: () => Promise<Realtime>, prefix: () => string) {
   return async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
     const { fanout } = await realtime();
     for (const record of event.Records) {
       try {
         for (const lifecycle of lifecycleEventsOf(app, prefix(), [record])) {
           const report = await fanout.deliver(lifecycle);
+          countEvent("Deliveries", report.delivered);
+          countEvent("StaleConnections", report.gone);
           if (report.subscriptions > 0) log.info("subscription fan-out", { event: lifecycle.name, ...report });
         }
       } catch (error) {

@@ -4,6 +4,7 @@ import {
 } from "graphql-ws";
 import { Context } from "../core/context.ts";
 import { errorFields, log } from "../core/log.ts";
+import { countEvent } from "../core/metrics.ts";
 import type { ConnectionAuthenticator, ConnectionUser, Handshake } from "./auth.ts";
 import type { RealtimeOptions } from "./options.ts";
 import type { SubscriptionPlanner } from "./planner.ts";
@@ -185,12 +186,15 @@ export class GraphQLWsProtocol {
       group: groupKey({ query: payload.query, operationName, variables, userId: connection.userId }),
       expiresAt: connection.expiresAt,
     });
-    return outcome === "exists" ? duplicate() : {};
+    if (outcome === "exists") return duplicate();
+    countEvent("Subscriptions");
+    return {};
   }
 
   /** Over a limit: an `error` for that subscription, nothing stored, the connection kept. */
   private async refuse(request: MessageRequest, id: string, code: string, message: string, limit: number, actual: number): Promise<void> {
     log.info("subscription refused by a limit", { connectionId: request.connectionId, code, limit, actual });
+    countEvent("SubscriptionsRefused");
     await this.send(request, { id, type: MessageType.Error, payload: [{ message, extensions: { code, limit, actual } }] });
   }
 

@@ -4,6 +4,10 @@ import { Application } from "../../lib/core/application.ts";
 import { definition } from "../../app/index.ts";
 import { checkCost } from "../../lib/auth/email/options.ts";
 import { client, emailApp, linkIn, newEmail, PASSWORD, profile, tokenOf } from "./client.ts";
+import { emfLinesOf } from "../support/emf.ts";
+
+// Metric lines to stdout, as in Lambda (vitest.config.ts sends them nowhere), to read them.
+process.env.METRICS_FILE = "";
 
 describe("registration, verification mode 'after'", () => {
   it("logs in at once, mails a link that verifies only with the matching session", async () => {
@@ -159,9 +163,14 @@ describe("login", () => {
     now += 20_000;
     expect((await attempt()).status).toBe(401); // 4: locked from now on
     now += 40_000;
-    const locked = await attempt(PASSWORD);
+    let locked: Awaited<ReturnType<typeof attempt>> | undefined;
+    // The refusal is counted in the request's metric line (docs/operating.md, "Lockouts").
+    const [line] = await emfLinesOf(async () => {
+      locked = await attempt(PASSWORD);
+    });
     expect(locked).toMatchObject({ status: 429, body: { reason: "LOCKED_OUT" } });
-    expect(Number(locked.headers["retry-after"])).toBe(560);
+    expect(line).toMatchObject({ Service: "auth", StatusClass: "4xx", Lockouts: 1 });
+    expect(Number(locked?.headers["retry-after"])).toBe(560);
     now += 560_000;
     expect((await attempt(PASSWORD)).status).toBe(200);
     expect((await t.auth.idents.find("email", email))?._loginAttempts).toBe(0);

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { PreconditionFailedError, ValidationError } from "../../core/errors.ts";
 import { log } from "../../core/log.ts";
 import { versionOf } from "../../core/records.ts";
+import { countEvent } from "../../core/metrics.ts";
 import { VERSION_FIELD } from "../../core/schema.ts";
 import { deriveKey, sha256Hex } from "../crypto.ts";
 import { AuthError, invalidCredentials, loginRequired } from "../errors.ts";
@@ -86,6 +87,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
   private async send(email: string, build: () => Promise<{ to: string; subject: string; text: string; html: string }>, claimed?: boolean): Promise<void> {
     if (!(claimed ?? (await this.throttle.claim(email, this.options.throttle.resendDelay)))) {
       log.info("mail throttled", { provider: this.name });
+      countEvent("MailsThrottled");
       return;
     }
     // After the per-address throttle, so one address asked again and again spends none of it.
@@ -125,7 +127,11 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     if (Number.isNaN(last)) return { attempts: 0 };
     const elapsed = (this.now() - last) / 1000;
     if (lockout.after > 0 && attempts >= lockout.after) {
-      if (elapsed < lockout.duration) throw new AuthError(429, "LOCKED_OUT", "Too many failed logins: the account is locked for a while", Math.ceil(lockout.duration - elapsed));
+      if (elapsed < lockout.duration) {
+        // Every attempt refused by a lock: a wave of them is an attack on the accounts or a bug.
+        countEvent("Lockouts");
+        throw new AuthError(429, "LOCKED_OUT", "Too many failed logins: the account is locked for a while", Math.ceil(lockout.duration - elapsed));
+      }
       return { attempts: 0 };
     }
     if (attempts >= failedBeforeDelay) {
@@ -151,6 +157,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
   }
 
   private async failed(email: string, reason: string): Promise<never> {
+    countEvent("LoginFailures");
     await this.auth.publish("Authentication.LoginFailed", { provider: "email", email, reason });
     throw invalidCredentials();
   }

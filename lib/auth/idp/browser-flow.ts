@@ -4,6 +4,7 @@ import { openIdClient } from "./oidc.ts";
 import type { Application } from "../../core/application.ts";
 import { Context } from "../../core/context.ts";
 import { errorFields, log } from "../../core/log.ts";
+import { countEvent } from "../../core/metrics.ts";
 import type { HttpRequest } from "../../http/request.ts";
 import type { HttpResponse } from "../../http/response.ts";
 import { emailVerified, verifyIdToken } from "./id-token.ts";
@@ -152,6 +153,7 @@ function exchangeRefusal(error: unknown): IdpRefusal {
 
 /** Any failure: to `redirects.failure?reason=<CODE>`, the detail in the log only. */
 function failed(provider: IdpProvider, error: unknown, request: HttpRequest): HttpResponse {
+  countEvent("LoginFailures");
   const reason: IdpReason | string =
     error instanceof IdpRefusal ? error.reason : typeof (error as { reason?: unknown }).reason === "string" ? String((error as { reason: string }).reason) : "LOGIN_FAILED";
   if (error instanceof IdpRefusal || reason !== "LOGIN_FAILED") {

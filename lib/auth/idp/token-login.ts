@@ -3,6 +3,7 @@ import type { Application } from "../../core/application.ts";
 import { Context } from "../../core/context.ts";
 import { DomainError, ValidationError, type ErrorCode } from "../../core/errors.ts";
 import { errorFields, log } from "../../core/log.ts";
+import { countEvent } from "../../core/metrics.ts";
 import { readJsonBody } from "../../http/body.ts";
 import { HttpError } from "../../http/errors.ts";
 import type { HttpRequest } from "../../http/request.ts";
@@ -97,6 +98,7 @@ export async function tokenLogin(app: Application, providers: readonly IdpProvid
     return { ...json(200, body, { "cache-control": "no-store" }), cookies: [setCookie] };
   } catch (error) {
     if (!(error instanceof IdpRefusal)) throw error;
+    countEvent("LoginFailures");
     log.warn("idp token login refused", { requestId: request.requestId, reason: error.reason, detail: error.detail });
     if (error.reason === "PROVIDER_UNAVAILABLE") throw new IdpTokenError(503, "INTERNAL_SERVER_ERROR", error.reason, MESSAGES.PROVIDER_UNAVAILABLE ?? "", PROVIDER_RETRY_SECONDS);
     if (error.reason === "LOGIN_FAILED") {

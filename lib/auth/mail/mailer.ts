@@ -3,6 +3,7 @@ import { Type } from "../../core/schema.ts";
 import { join } from "node:path";
 import { isLocalOffline, localDataDir } from "../../core/local-secret.ts";
 import { Service } from "../../core/service.ts";
+import { countEvent } from "../../core/metrics.ts";
 import { OutboxTransport, type Mail, type MailTransport } from "./transport.ts";
 
 export const mailerOptions = Type.Object({
@@ -39,7 +40,8 @@ export class MailerService extends Service<MailerOptions> {
     return this.chosen;
   }
 
-  send(mail: Mail): Promise<void> {
-    return this.transport().send(mail);
+  async send(mail: Mail): Promise<void> {
+    await this.transport().send(mail);
+    countEvent("MailsSent");
   }
 }

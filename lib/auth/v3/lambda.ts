@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Application } from "../../core/application.ts";
 import { log } from "../../core/log.ts";
+import { countEvent, finishInvocation, startInvocation } from "../../core/metrics.ts";
 import { DEFAULT_BATCH, migrate } from "./migrate.ts";
 import { exitCode, type MigrationReport } from "./report.ts";
 import { migrationTables } from "./setup.ts";
@@ -53,6 +54,16 @@ export interface LambdaRun {
 
 /** One invocation: migrate until done or until the deadline draws near; the report is the result. */
 export async function runMigrationInvocation(event: unknown, run: LambdaRun): Promise<(MigrationReport & { exitCode: number }) | InvalidEvent> {
+  const started = performance.now();
+  startInvocation();
+  try {
+    return await migrationRun(event, run);
+  } finally {
+    finishInvocation({ service: "migrate", latencyMs: performance.now() - started });
+  }
+}
+
+async function migrationRun(event: unknown, run: LambdaRun): Promise<(MigrationReport & { exitCode: number }) | InvalidEvent> {
   const parsed = parseEvent(event);
   if ("code" in parsed) {
     log.warn("auth.migrate.invalid_event", { errors: parsed.errors });
@@ -73,6 +84,12 @@ export async function runMigrationInvocation(event: unknown, run: LambdaRun): Pr
     onProgress: (p) => log.debug("auth.migrate.progress", { ...p }),
   });
   const result = { ...report, exitCode: exitCode(report) };
+  // Progress as metrics: what this run moved (a dry run moves nothing) and what it could not.
+  if (!report.dryRun) {
+    countEvent("MigratedIdents", report.idents.migrated);
+    countEvent("MigratedUsers", report.users.migrated);
+  }
+  countEvent("MigrationFailures", report.idents.failed.length + report.users.failed.length);
   // One structured line per run, counts up front; the full lists stay in the returned report.
   log.info("auth.migrate.report", {
     dryRun: report.dryRun,

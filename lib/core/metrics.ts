@@ -1,0 +1,221 @@
+/**
+ * The service's metrics (docs/operating.md, "Metrics"): each invocation tallies what happened
+ * (DynamoDB calls and capacity, auth and WebSocket events) and leaves one embedded-metric-format
+ * line when it ends. Lambda runs one invocation at a time per instance, so the tally is
+ * module state, reset when an invocation starts: no AsyncLocalStorage (whose promise hooks slow
+ * every await on Node 22) for a figure that is exact in Lambda. Several requests served at once
+ * by one process (in-process tests) share it.
+ */
+import { appendFileSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { directivesJson, emfText, type Directive, type Unit } from "./emf.ts";
+import { isLocalOffline, localDataDir } from "./local-secret.ts";
+
+/** Events counted wherever they happen, published without dimensions (alarms read them as they are). */
+export const EVENT_METRICS = {
+  Logins: "Count",
+  LoginFailures: "Count",
+  Lockouts: "Count",
+  RefreshTokenReuse: "Count",
+  MailsSent: "Count",
+  MailsThrottled: "Count",
+  GraphQLRefused: "Count",
+  WebSocketConnections: "Count",
+  WebSocketDisconnections: "Count",
+  Subscriptions: "Count",
+  SubscriptionsRefused: "Count",
+  Deliveries: "Count",
+  StaleConnections: "Count",
+  StreamRecords: "Count",
+  StreamFailures: "Count",
+  StreamBatchAge: "Milliseconds",
+  MigratedIdents: "Count",
+  MigratedUsers: "Count",
+  MigrationFailures: "Count",
+} as const satisfies Record<string, Unit>;
+
+export type EventMetric = keyof typeof EVENT_METRICS;
+
+const tally = {
+  dynamoCalls: 0,
+  readUnits: 0,
+  writeUnits: 0,
+  throttles: 0,
+  events: new Map<EventMetric, number>(),
+  /** X-Ray's trace id, read once per invocation: process.env lookups are slow. */
+  traceId: undefined as string | undefined,
+};
+
+function reset(): void {
+  tally.dynamoCalls = 0;
+  tally.readUnits = 0;
+  tally.writeUnits = 0;
+  tally.throttles = 0;
+  tally.traceId = undefined;
+  if (tally.events.size > 0) tally.events.clear();
+}
+
+/**
+ * A new invocation starts: what the last one left (a late callback) is not counted twice. Returns
+ * the invocation's trace id, for the log lines.
+ */
+export function startInvocation(): string | undefined {
+  reset();
+  configured ??= settings();
+  if (configured.tracing) tally.traceId = traceId();
+  return tally.traceId;
+}
+
+/** Adds to an event's count (or, for an age, keeps the largest seen in this invocation). */
+export function countEvent(name: EventMetric, value = 1): void {
+  const before = tally.events.get(name) ?? 0;
+  tally.events.set(name, EVENT_METRICS[name] === "Milliseconds" ? Math.max(before, value) : before + value);
+}
+
+/** One DynamoDB call as the application made it (retries are one call), with its consumed capacity. */
+export function countDynamoDBCall(readUnits: number, writeUnits: number): void {
+  tally.dynamoCalls += 1;
+  tally.readUnits += readUnits;
+  tally.writeUnits += writeUnits;
+}
+
+/** One DynamoDB attempt refused for throughput (the SDK retries it). */
+export function countDynamoDBThrottle(): void {
+  tally.throttles += 1;
+}
+
+const DYNAMODB: Directive["metrics"] = [
+  { name: "DynamoDBCalls", unit: "Count" },
+  { name: "DynamoDBReadUnits", unit: "Count" },
+  { name: "DynamoDBWriteUnits", unit: "Count" },
+  { name: "DynamoDBThrottles", unit: "Count" },
+];
+const REQUEST: Directive["metrics"] = [
+  { name: "Requests", unit: "Count" },
+  { name: "Latency", unit: "Milliseconds" },
+];
+const INVOCATION: Directive["metrics"] = [
+  { name: "Invocations", unit: "Count" },
+  { name: "Latency", unit: "Milliseconds" },
+];
+
+export interface Finished {
+  /** The function kind: rest, graphql, auth, graphiql, ws, stream, migrate. */
+  service: string;
+  latencyMs: number;
+  requestId?: string;
+  /** An HTTP request's route key (`GET /posts/{slug}`) and status; absent for other invocations. */
+  route?: string;
+  status?: number;
+}
+
+function settings(): { namespace: string; offline: boolean; file: string; readable: boolean; tracing: boolean } {
+  return {
+    namespace: process.env.METRICS_NAMESPACE || "modelrest",
+    // Offline, or wherever METRICS_FILE names a file (the test runs name /dev/null): to a file.
+    offline: isLocalOffline() || Boolean(process.env.METRICS_FILE),
+    file: process.env.METRICS_FILE || join(localDataDir(), "metrics.jsonl"),
+    // The readable line is a log line: shown at the info level and below, as the access log is.
+    readable: ["debug", "info"].includes((process.env.LOG_LEVEL ?? "info").toLowerCase()),
+    // Set on every function by the tracing parameter (lib/cli/operations-plugin.mjs): without
+    // tracing there is no trace to find, and no environment lookup on each invocation.
+    tracing: process.env.TRACING === "true",
+  };
+}
+let configured: ReturnType<typeof settings> | undefined;
+
+/** X-Ray's trace id of this invocation (`Root=1-...;Parent=...`): set by Lambda per invocation. */
+let traced: { header: string; id: string | undefined } = { header: "", id: undefined };
+
+export function traceId(): string | undefined {
+  const header = process.env._X_AMZN_TRACE_ID;
+  if (!header) return undefined;
+  if (header !== traced.header) traced = { header, id: /Root=([^;]+)/.exec(header)?.[1] };
+  return traced.id;
+}
+
+/** Each shape of line (kind, namespace, events counted) has its directives serialised once. */
+const heads = new Map<string, string>();
+
+/** The head of the common lines (no event counted), kept apart from the map: no key to build. */
+const plain = { http: { namespace: "", head: "" }, invocation: { namespace: "", head: "" } };
+
+function headOf(shape: string, namespace: string, directives: () => Directive[], members: readonly string[]): string {
+  let head = heads.get(shape);
+  if (head === undefined) {
+    head = directivesJson(namespace, directives(), (name) => members.includes(name));
+    heads.set(shape, head);
+  }
+  return head;
+}
+
+const HTTP_MEMBERS = ["Service", "Route", "StatusClass", "Requests", "Latency", ...DYNAMODB.map((m) => m.name)];
+const INVOCATION_MEMBERS = ["Service", "Invocations", "Latency", ...DYNAMODB.map((m) => m.name)];
+
+/**
+ * The invocation's EMF line. An HTTP request publishes Requests and Latency per route and status
+ * class, and per service with its DynamoDB figures; other invocations per service. Events counted
+ * during the invocation are published without dimensions. Built as text: it runs on every request.
+ */
+export function metricsLine(done: Finished, namespace: string, timestamp = Date.now()): string {
+  const http = done.route !== undefined && done.status !== undefined;
+  const kind = http ? "http" : "invocation";
+  const names = http ? HTTP_MEMBERS : INVOCATION_MEMBERS;
+  let events = "";
+  let shape = "";
+  for (const [name, value] of tally.events) {
+    shape += ` ${name}`;
+    events += `,"${name}":${round(value)}`;
+  }
+  const common = shape === "" && plain[kind].namespace === namespace ? plain[kind].head : undefined;
+  const head = common ?? headOf(`${kind} ${namespace}${shape}`, namespace, () => {
+    const own: Directive[] = http
+      ? [
+          { dimensions: [["Service", "Route", "StatusClass"]], metrics: REQUEST },
+          { dimensions: [["Service"], []], metrics: [...REQUEST, ...DYNAMODB] },
+        ]
+      : [{ dimensions: [["Service"], []], metrics: [...INVOCATION, ...DYNAMODB] }];
+    if (tally.events.size > 0) own.push({ dimensions: [[]], metrics: [...tally.events.keys()].map((name) => ({ name, unit: EVENT_METRICS[name] })) });
+    return own;
+  }, [...names, ...tally.events.keys()]);
+  if (shape === "") plain[kind] = { namespace, head };
+  let members = `"Service":${JSON.stringify(done.service)}`;
+  members += http ? `,"Route":${JSON.stringify(done.route)},"StatusClass":"${Math.floor((done.status as number) / 100)}xx","Requests":1` : `,"Invocations":1`;
+  members += `,"Latency":${Math.round(done.latencyMs * 100) / 100},"DynamoDBCalls":${tally.dynamoCalls},"DynamoDBReadUnits":${round(tally.readUnits)}`;
+  members += `,"DynamoDBWriteUnits":${round(tally.writeUnits)},"DynamoDBThrottles":${tally.throttles}${events}`;
+  if (done.requestId !== undefined) members += `,"requestId":${JSON.stringify(done.requestId)}`;
+  if (tally.traceId !== undefined) members += `,"traceId":${JSON.stringify(tally.traceId)}`;
+  if (http) members += `,"status":${done.status}`;
+  return emfText(timestamp, head, members);
+}
+
+const round = (n: number): number => Math.round(n * 1000) / 1000;
+
+/**
+ * Writes the invocation's line: to stdout in Lambda (raw, not through console.log, whose prefix
+ * would hide the JSON from CloudWatch's extraction); under `npm start` a readable line to stdout
+ * and the EMF line to `.data/metrics.jsonl` for `npm run metrics`. Never throws into a request.
+ */
+export function finishInvocation(done: Finished): void {
+  try {
+    configured ??= settings();
+    const line = metricsLine(done, configured.namespace);
+    if (!configured.offline) {
+      process.stdout.write(`${line}\n`);
+    } else {
+      mkdirSync(dirname(configured.file), { recursive: true });
+      appendFileSync(configured.file, `${line}\n`);
+      if (configured.readable) process.stdout.write(`${readable(done)}\n`);
+    }
+  } catch (error) {
+    process.stderr.write(`metrics: could not write the invocation's line: ${(error as Error).message}\n`);
+  } finally {
+    reset();
+  }
+}
+
+function readable(done: Finished): string {
+  const what = done.route === undefined ? done.service : `${done.route} ${done.status}`;
+  const events = [...tally.events].map(([name, value]) => ` ${name}=${round(value)}`).join("");
+  return `METRIC ${what} ${Math.round(done.latencyMs)}ms dynamodb=${tally.dynamoCalls} rcu=${round(tally.readUnits)} wcu=${round(tally.writeUnits)}${tally.throttles ? ` throttles=${tally.throttles}` : ""}${events}`;
+}
