@@ -10,8 +10,6 @@ import { operationsSettings } from "./operations/settings.mjs";
 // resource ARN (IAM allows only "*" for them), so no statement of ours can be narrower.
 const XRAY_POLICY = { "Fn::Sub": "arn:${AWS::Partition}:iam::aws:policy/AWSXRayDaemonWriteAccess" };
 
-const STACK_LIMIT = 500;
-
 export default class OperationsPlugin {
   constructor(serverless) {
     this.serverless = serverless;
@@ -29,12 +27,8 @@ export default class OperationsPlugin {
     }
     const template = this.serverless.service.provider.compiledCloudFormationTemplate;
     addOperations(template, settings, this.functions(template), `${this.serverless.service.service}-${this.serverless.service.provider.stage}-`);
-    const count = Object.keys(template.Resources).length;
-    if (count > STACK_LIMIT) {
-      throw new this.serverless.classes.Error(
-        `With its alarms the stack has ${count} CloudFormation resources (limit ${STACK_LIMIT}): set rest.packaging to "model" or "single", or turn alarm families off (docs/operating.md).`,
-      );
-    }
+    // The resource limit is the template splitter's to keep (lib/cli/stacks/, a later hook): it
+    // moves each route group's alarms with its functions when the whole would pass it.
   }
 
   functions(template) {
