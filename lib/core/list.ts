@@ -14,6 +14,13 @@ import { scopedQuery } from "./scoped-query.ts";
 /** Lambda answers at most 6 MB; a page's records stay under this, leaving room for the envelope. */
 export const DEFAULT_PAGE_BYTES = 5 * 1024 * 1024;
 
+/**
+ * Stored records one list request may evaluate (read before filter and permission) unless the model
+ * says otherwise (`static limits.maxRead`): a filter that matches nothing costs this much, not the
+ * table. About 2 to 4 MB of typical records, a handful of DynamoDB calls.
+ */
+export const DEFAULT_READ_BUDGET = 2000;
+
 export interface ListArguments {
   /** A query-language string; empty means every record. */
   q?: string;
@@ -92,7 +99,7 @@ function pageResult(results: Item[], seal: (() => string) | undefined): ListResu
 }
 
 /** What every page of `info` is read with: the caller's read permission and the byte budget. */
-function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): Pick<ListRequest, "accept" | "maxBytes" | "sizeOf"> & { output: (item: Item) => Item } {
+function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): Pick<ListRequest, "accept" | "maxBytes" | "sizeOf" | "maxRead"> & { output: (item: Item) => Item } {
   // Each record's output is computed once: measured for the byte budget (counted, not written),
   // then returned to be written with the response.
   const outputs = new WeakMap<Item, Item>();
@@ -104,6 +111,7 @@ function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): P
   return {
     accept: async (items) => (await permissions.decideMany(info, items, "read")).map((d) => d === true),
     maxBytes: info.limits.maxBytes ?? DEFAULT_PAGE_BYTES,
+    maxRead: info.limits.maxRead ?? DEFAULT_READ_BUDGET,
     sizeOf: (item) => jsonBytes(output(item)) + 1,
     output,
   };

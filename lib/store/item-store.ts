@@ -125,8 +125,7 @@ export abstract class ItemStore implements Repository {
   async list(request: ListRequest): Promise<Page> {
     const { order, compare } = this.ordering(request.orderBy);
     const where = request.where as Expression | undefined;
-    const sorted = this.sorted(await this.all(), order, compare);
-    const rows = where ? sorted.filter((item) => evaluate(where, item)) : sorted;
+    const rows = this.sorted(await this.all(), order, compare);
     const after = request.after;
     let start = 0;
     if (after) {
@@ -134,17 +133,24 @@ export abstract class ItemStore implements Repository {
       while (start < rows.length && compare(rows[start] as Item, marker) <= 0) start++;
     }
     const page = new PageFill(request);
+    const fields = order.map((t) => t.field);
     let next: Page["next"];
-    // Permission is asked in batches, as the DynamoDB store does per page it reads.
+    // Records are evaluated in batches (permission asked once per batch, as the DynamoDB store does
+    // per page it reads), at most `maxRead` of them, as DynamoDB's Limit counts them.
     const batch = Math.max(request.limit + 1, 100);
-    scan: for (let i = start; i < rows.length; i += batch) {
-      for (const row of await acceptedRows(request, rows.slice(i, i + batch))) {
+    const end = Math.min(rows.length, start + Math.max(1, request.maxRead ?? rows.length));
+    let i = start;
+    scan: for (; i < end; i += batch) {
+      const read = rows.slice(i, Math.min(i + batch, end));
+      for (const row of await acceptedRows(request, where ? read.filter((item) => evaluate(where, item)) : read)) {
         if (!page.add(row)) {
-          next = cursorOf(page.items[page.items.length - 1] as Item, order.map((t) => t.field));
+          next = cursorOf(page.items[page.items.length - 1] as Item, fields);
           break scan;
         }
       }
     }
+    // The budget ended before the records did: resume after the last one read.
+    if (!next && end < rows.length) next = cursorOf(rows[end - 1] as Item, fields);
     const { items } = page;
     return next ? { items, next } : { items };
   }

@@ -33,6 +33,12 @@ export interface ListRequest<Where = unknown> {
    */
   maxBytes?: number;
   sizeOf?: (item: Item) => number;
+  /**
+   * A read budget besides `limit`: the store evaluates at most this many stored records (what it
+   * reads, before the filter and `accept`). When the budget ends before the page is full and
+   * before the data does, the page is short and `next` resumes right after the last record read.
+   */
+  maxRead?: number;
 }
 
 /** Decides when a page is full: at `limit` records, or when the next one would pass the byte budget. */
@@ -63,7 +69,10 @@ export async function acceptedRows(request: ListRequest, rows: Item[]): Promise<
 
 export interface Page {
   items: Item[];
-  /** Present exactly when more matching records exist after the last item. */
+  /**
+   * Present when more matching records exist after the last item, or when the read budget
+   * (`maxRead`) ended before the data did (more may exist; the page may even be empty).
+   */
   next?: Cursor;
 }
 
