@@ -1,5 +1,5 @@
 import { parseFilter, parseQuery, planDynamoQuery, checkExpression, checkQuery, expressionFields, printExpression, type Expression } from "../query/index.ts";
-import { listEachOf, type Cursor, type KeyValue, type ListRequest, type Repository } from "../store/repository.ts";
+import { listEachOf, type ByteBudget, type Cursor, type KeyValue, type ListRequest, type Repository } from "../store/repository.ts";
 import type { Context } from "./context.ts";
 import type { ContinuationSealer } from "./continuation.ts";
 import { BadQueryError } from "./errors.ts";
@@ -20,6 +20,21 @@ export const DEFAULT_PAGE_BYTES = 5 * 1024 * 1024;
  * table. About 2 to 4 MB of typical records, a handful of DynamoDB calls.
  */
 export const DEFAULT_READ_BUDGET = 2000;
+
+/**
+ * Records' JSON one response may carry across all its lists (GraphQL aliases and relation lists
+ * draw from the same budget): fifteen aliased 5 MiB pages answered 10 MiB, which Lambda refuses.
+ */
+export const RESPONSE_BYTES = 5 * 1024 * 1024;
+
+const responseBudgets = new WeakMap<Context, ByteBudget>();
+
+/** The byte budget of the request `ctx` belongs to (a context lives for one request or event). */
+function responseBudget(ctx: Context): ByteBudget {
+  let budget = responseBudgets.get(ctx);
+  if (!budget) responseBudgets.set(ctx, (budget = { remaining: RESPONSE_BYTES, spent: 0 }));
+  return budget;
+}
 
 export interface ListArguments {
   /** A query-language string; empty means every record. */
@@ -99,7 +114,7 @@ function pageResult(results: Item[], seal: (() => string) | undefined): ListResu
 }
 
 /** What every page of `info` is read with: the caller's read permission and the byte budget. */
-function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): Pick<ListRequest, "accept" | "maxBytes" | "sizeOf" | "maxRead"> & { output: (item: Item) => Item } {
+function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): Pick<ListRequest, "accept" | "maxBytes" | "sizeOf" | "maxRead" | "responseBytes"> & { output: (item: Item) => Item } {
   // Each record's output is computed once: measured for the byte budget (counted, not written),
   // then returned to be written with the response.
   const outputs = new WeakMap<Item, Item>();
@@ -112,6 +127,7 @@ function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): P
     accept: async (items) => (await permissions.decideMany(info, items, "read")).map((d) => d === true),
     maxBytes: info.limits.maxBytes ?? DEFAULT_PAGE_BYTES,
     maxRead: info.limits.maxRead ?? DEFAULT_READ_BUDGET,
+    responseBytes: responseBudget(ctx),
     sizeOf: (item) => jsonBytes(output(item)) + 1,
     output,
   };

@@ -96,7 +96,9 @@ export class DynamoRepository extends DynamoRecords {
     const { items } = page;
     if (!next && startKey) return { items, next: { ...(startKey as Cursor), [SIZE]: pageSize } };
     const last = items[items.length - 1];
-    if (!next || !last) return { items };
-    return { items, next: { ...cursorOf(last, cursorFields), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), [SIZE]: pageSize } };
+    if (!next) return { items };
+    // An empty page (the response's byte budget could not hold its first record) resumes at that
+    // record: its key rides as the look-ahead, which the next page reads first.
+    return { items, next: { ...(last ? cursorOf(last, cursorFields) : {}), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), [SIZE]: pageSize } };
   }
 }

@@ -39,6 +39,19 @@ export interface ListRequest<Where = unknown> {
    * before the data does, the page is short and `next` resumes right after the last record read.
    */
   maxRead?: number;
+  /**
+   * Bytes shared by every page of one response (GraphQL aliases, relation lists): each record's
+   * `sizeOf` is drawn from it. A page ends before a record the budget cannot hold, even its first
+   * (then the page is empty and `next` resumes at that record), except the response's very first
+   * record, so a response always makes progress.
+   */
+  responseBytes?: ByteBudget;
+}
+
+/** What is left of a response's byte budget, shared by its pages. */
+export interface ByteBudget {
+  remaining: number;
+  spent: number;
 }
 
 /** Decides when a page is full: at `limit` records, or when the next one would pass the byte budget. */
@@ -51,10 +64,15 @@ export class PageFill {
   /** Adds the record, or answers false when the page is full without it. */
   add(item: Item): boolean {
     if (this.items.length >= this.request.limit) return false;
-    const { maxBytes, sizeOf } = this.request;
-    const size = maxBytes !== undefined && sizeOf ? sizeOf(item) : 0;
+    const { maxBytes, sizeOf, responseBytes: shared } = this.request;
+    const size = (maxBytes !== undefined || shared) && sizeOf ? sizeOf(item) : 0;
     if (maxBytes !== undefined && this.items.length > 0 && this.bytes + size > maxBytes) return false;
+    if (shared && size > shared.remaining && shared.spent > 0) return false;
     this.bytes += size;
+    if (shared) {
+      shared.remaining -= size;
+      shared.spent += size;
+    }
     this.items.push(item);
     return true;
   }

@@ -240,6 +240,36 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
       }
     });
 
+    it("shares one response's byte budget across pages: a page it cannot start is empty and resumes at its first record", async () => {
+      await Promise.all(Array.from({ length: 10 }, (_, i) => single.create({ id: `s${i}`, group: i < 5 ? "a" : "b", rank: i, body: "x".repeat(100) })));
+      const sizeOf = (item: Item) => String(item.body).length;
+      const everything = (await single.list({ limit: 50 })).items.map((item) => item.id);
+      const shared = { remaining: 450, spent: 0 };
+      const first = await single.list({ limit: 50, sizeOf, responseBytes: shared });
+      expect(first.items.map((item) => item.id)).toEqual(everything.slice(0, 4));
+      expect(shared).toEqual({ remaining: 50, spent: 400 });
+      const second = await single.list({ limit: 50, sizeOf, responseBytes: shared });
+      expect(second.items).toEqual([]);
+      expect(second.next).toBeDefined();
+      // In a later response (a budget of its own), each cursor resumes exactly where its page ended.
+      expect((await rest(single, { limit: 50 }, second.next as Cursor)).map((item) => item.id)).toEqual(everything);
+      expect((await rest(single, { limit: 50 }, first.next as Cursor)).map((item) => item.id)).toEqual(everything.slice(4));
+      // A response's first record is never refused, however large: the response always progresses.
+      const tiny = { remaining: 10, spent: 0 };
+      expect((await single.list({ limit: 50, sizeOf, responseBytes: tiny })).items).toHaveLength(1);
+      // Many scopes at once draw from the same budget, in scope order.
+      if (!single.listEach) return;
+      const byRank = [{ field: "rank", direction: "ASC" as const }];
+      const together = { remaining: 350, spent: 0 };
+      const pages = await single.listEach({ field: "group", scopes: ["a", "b"].map((v) => ({ value: v, where: scoped("group", v) })), orderBy: byRank, limit: 50, sizeOf, responseBytes: together });
+      const [a, b] = pages as [{ items: Item[]; next?: Cursor }, { items: Item[]; next?: Cursor }];
+      expect(a.items.length + b.items.length).toBe(3);
+      const rests = [a, b].map((page, i) => page.next ? rest(single, { where: scoped("group", i === 0 ? "a" : "b"), orderBy: byRank, limit: 50 }, page.next) : Promise.resolve([]));
+      const [restA, restB] = await Promise.all(rests);
+      expect([...a.items, ...(restA ?? [])].map((item) => item.rank)).toEqual([0, 1, 2, 3, 4]);
+      expect([...b.items, ...(restB ?? [])].map((item) => item.rank)).toEqual([5, 6, 7, 8, 9]);
+    });
+
     it("lists what every write before it left, in order, however often the same listing was read before", async () => {
       const byRank = { where: parseFilter("group = 'a'"), orderBy: [{ field: "rank", direction: "ASC" as const }], limit: 10 };
       const ids = async (request: Omit<Parameters<Repository["list"]>[0], "after">) => (await single.list(request)).items.map((i) => i.id);
