@@ -47,6 +47,14 @@ export interface DeliveryReport {
 /** The `type` of a `<Model>Event`: a patch is an update to the subscriber. */
 export const EVENT_TYPES: Record<LifecycleKind, string> = { Created: "CREATED", Updated: "UPDATED", Patched: "UPDATED", Deleted: "DELETED" };
 
+/**
+ * The `type` of the one event a list subscriber gets when a record it was shown leaves its sight:
+ * the change made it stop matching the filter, or unreadable to the subscriber. The record field
+ * is null (its new state may not be the subscriber's to see); nothing follows for that record
+ * until it matches again.
+ */
+export const LEFT_TYPE = "LEFT";
+
 type Result = { data?: Record<string, unknown> | null; errors?: GraphQLFormattedError[] };
 type PostOutcome = "ok" | "timeout" | PostFailure;
 
@@ -186,11 +194,14 @@ export class Fanout {
   private async payloadFor(info: ModelInfo, event: LifecycleEvent, row: SubscriptionRow, executions: Map<string, Promise<string>>, report: DeliveryReport): Promise<string | undefined> {
     const ctx = new Context({ requestId: `${event.name}:${row.group}`, ...(row.userId ? { userId: row.userId } : {}) });
     const output = await this.deps.app.domain.view(ctx, info, event.record);
-    if (output === undefined) return undefined;
+    const filter = row.kind === "list" ? this.filter(row.filter) : undefined;
+    const inSight = (shown: Record<string, unknown> | undefined): shown is Record<string, unknown> => shown !== undefined && (!filter || evaluate(filter, shown));
     let value: unknown;
-    if (row.kind === "list") {
-      const filter = this.filter(row.filter);
-      if (filter && !evaluate(filter, output)) return undefined;
+    if (!inSight(output)) {
+      // Out of sight now: one last event if it was in sight before this change.
+      if (!event.previous || !inSight(await this.deps.app.domain.view(ctx, info, event.previous))) return undefined;
+      value = row.kind === "list" ? { type: LEFT_TYPE, key: event.key, [camel(info.name)]: null } : null;
+    } else if (row.kind === "list") {
       value = { type: EVENT_TYPES[event.kind], key: event.key, [camel(info.name)]: output };
     } else {
       value = event.kind === "Deleted" ? null : output;
