@@ -1,5 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { meterCost } from "./dynamodb-cost.ts";
 
 /**
  * One client per process, built at first use. `DYNAMODB_ENDPOINT` points the service at DynamoDB
@@ -18,10 +19,12 @@ export function createDocumentClient(endpoint = process.env.DYNAMODB_ENDPOINT, c
   // Without a logger the SDK's is a no-op, yet its logger middleware still copies every response
   // through the schema's sensitive-data filter first (a fifth of the CPU of reading 1,000 rows).
   if (!config.logger) client.middlewareStack.remove("loggerMiddleware");
-  return DynamoDBDocumentClient.from(client, {
+  const documents = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     unmarshallOptions: { wrapNumbers: false },
   });
+  meterCost(documents);
+  return documents;
 }
 
 export function documentClient(): DynamoDBDocumentClient {
