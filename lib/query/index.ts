@@ -24,5 +24,6 @@ export { checkExpression, checkQuery, type CheckOptions } from "./check.ts";
 export type { JsonSchema } from "./schema.ts";
 export { compareRecords, evaluate, readField } from "./evaluate.ts";
 export { matchLike } from "./like-match.ts";
+export { evaluationCost } from "./cost.ts";
 export { compareStrings } from "./order.ts";
 export { planDynamoQuery, type DynamoPlan, type DynamoRead, type KeyShape, type TableShape } from "./plan.ts";
