@@ -85,7 +85,8 @@ function prepareList(ctx: Context, info: ModelInfo, sealer: ContinuationSealer, 
     args.limit !== undefined ? checkLimit(info, args.limit, "/limit")
     : query.limit !== undefined ? checkLimit(info, query.limit, "/q")
     : info.limits.default;
-  planDynamoQuery({ ...(query.where ? { where: query.where } : {}), orderBy: query.orderBy }, info.table);
+  const plan = planDynamoQuery({ ...(query.where ? { where: query.where } : {}), orderBy: query.orderBy }, info.table);
+  if (query.where && plan.kind === "scan") assertScanAllowed(ctx, info);
   const scope = JSON.stringify([info.name, query.where ? printExpression(query.where) : "", query.orderBy]);
   const offset = args.offset ?? query.offset;
   let after: Cursor | undefined;
@@ -196,6 +197,15 @@ export async function listEach(
     status: "fulfilled",
     value: pageResult(items.map(output), next ? () => sealer.seal((prepared[i] as PreparedList).scope, next) : undefined),
   }));
+}
+
+/** A model's `keyedFilters` refuses a filter its keys do not serve, naming those that would. */
+function assertScanAllowed(ctx: Context, info: ModelInfo): void {
+  const rule = info.limits.keyedFilters;
+  if (rule === undefined || (rule === "anonymous" && ctx.getCurrentUserId() !== undefined)) return;
+  const served = [`${info.table.key.hash} (the key)`, ...info.table.indexes.map((i) => `${i.hash} (index ${i.name})`)];
+  const message = `this filter is not served by a key of ${info.name}: filter with equality on ${served.join(", ")}`;
+  throw new BadQueryError(message, [{ path: "/q", message }]);
 }
 
 /**

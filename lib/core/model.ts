@@ -29,6 +29,12 @@ export interface ListLimits {
    * ends before the page is full, the page is short and its continuation token resumes there.
    */
   maxRead?: number;
+  /**
+   * Refuse filters no key serves (they would be read by a Scan, bounded only by `maxRead`):
+   * `"anonymous"` for callers without a user, `"everyone"` for all. The 400 names the fields whose
+   * equality a Query can serve. A list without a filter is a plain page and always allowed.
+   */
+  keyedFilters?: "anonymous" | "everyone";
 }
 
 /**

@@ -12,7 +12,7 @@ import { tableDefinitions, tableName } from "../../lib/store/dynamodb-tables.ts"
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { memoryStore } from "../../lib/store/local-stores.ts";
 import "../../lib/store/select.ts";
-import { as } from "../support/blog.ts";
+import { ALICE, as } from "../support/blog.ts";
 
 /**
  * The read budget per list request (issue 27): a filter that matches little or nothing costs at
@@ -135,5 +135,49 @@ describe("the default read budget", () => {
     expect(resumed.results.map((r) => r.n)).toEqual([DEFAULT_READ_BUDGET]);
     const exact = await plain(DEFAULT_READ_BUDGET);
     expect(await exact.app.domain.query(as(), exact.info, { q: "n < 0" })).toEqual({ results: [], continuationToken: null });
+  });
+});
+
+/** A model that refuses anonymous filters its keys do not serve. */
+class Guarded extends Model {
+  static override readonly FRAMEWORK_PRIMARY_KEY = ["id"] as const;
+  static override readonly schema = Type.Object({ id: Type.String(), n: Type.Integer(), tag: Type.String() });
+  static override readonly indexes = [{ name: "by_tag", hash: "tag" }];
+  static override readonly limits: ListLimits = { default: 10, max: 100, keyedFilters: "anonymous" };
+  override canAct(_ctx: unknown, _action: Action): Decision {
+    return true;
+  }
+}
+
+/** The same, refusing everyone. */
+class Strict extends Model {
+  static override readonly FRAMEWORK_PRIMARY_KEY = ["id"] as const;
+  static override readonly schema = Type.Object({ id: Type.String(), n: Type.Integer(), tag: Type.String() });
+  static override readonly indexes = [{ name: "by_tag", hash: "tag" }];
+  static override readonly limits: ListLimits = { default: 10, max: 100, keyedFilters: "everyone" };
+  override canAct(_ctx: unknown, _action: Action): Decision {
+    return true;
+  }
+}
+
+describe("a model that refuses filters its keys do not serve (keyedFilters)", () => {
+  const app = new Application({ name: "guarded", version: "0", models: [Guarded, Strict], serviceTypes: [], services: {} }).useStore(memoryStore);
+  const guarded = app.model("Guarded") as ModelInfo;
+  const strict = app.model("Strict") as ModelInfo;
+
+  it("refuses an anonymous Scan filter with 400 naming the key and the indexes, and serves keyed ones", async () => {
+    await app.domain.create(as(), guarded, { id: "g1", n: 1, tag: "x" });
+    const refused = app.domain.query(as(), guarded, { q: "n < 0" });
+    await expect(refused).rejects.toMatchObject({ status: 400, code: "BAD_QUERY", message: "this filter is not served by a key of Guarded: filter with equality on id (the key), tag (index by_tag)" });
+    expect((await app.domain.query(as(), guarded, { q: "tag = 'x'" })).results.map((r) => r.id)).toEqual(["g1"]);
+    expect((await app.domain.query(as(), guarded, { q: "id = 'g1' AND n = 1" })).results).toHaveLength(1);
+    expect((await app.domain.query(as(), guarded, { q: "" })).results).toHaveLength(1);
+    // A signed-in caller may still filter by anything.
+    expect((await app.domain.query(as(ALICE), guarded, { q: "n = 1" })).results).toHaveLength(1);
+  });
+
+  it("refuses everyone when the model says so", async () => {
+    await expect(app.domain.query(as(ALICE), strict, { q: "n = 1" })).rejects.toMatchObject({ status: 400, code: "BAD_QUERY" });
+    expect((await app.domain.query(as(ALICE), strict, { q: "tag = 'x'" })).results).toEqual([]);
   });
 });
