@@ -6,7 +6,7 @@ import { BadQueryError } from "./errors.ts";
 import type { Listing } from "./listing.ts";
 import type { ModelInfo } from "./model-info.ts";
 import { assertFilterable } from "./fields.ts";
-import { jsonBytes } from "./json-bytes.ts";
+import { payloadBytes } from "./json-bytes.ts";
 import type { Permissions } from "./permission.ts";
 import { PARTITION_KEY_BYTES, SORT_KEY_BYTES, toOutput, type Item } from "./records.ts";
 import { scopedQuery } from "./scoped-query.ts";
@@ -129,7 +129,9 @@ function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): P
     maxBytes: info.limits.maxBytes ?? DEFAULT_PAGE_BYTES,
     maxRead: info.limits.maxRead ?? DEFAULT_READ_BUDGET,
     responseBytes: responseBudget(ctx),
-    sizeOf: (item) => jsonBytes(output(item)) + 1,
+    // Measured as Lambda's response payload holds it (the body is a JSON string there, so each `"`
+    // and `\` counts twice): 5 MiB of JSON text alone could pass 6 MB once escaped.
+    sizeOf: (item) => payloadBytes(output(item)) + 1,
     output,
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RESPONSE_BYTES } from "../../lib/core/list.ts";
+import { DEFAULT_PAGE_BYTES, RESPONSE_BYTES } from "../../lib/core/list.ts";
 import { ALICE, as, model, post } from "../support/blog.ts";
 import { graphqlBlog } from "./support.ts";
 
@@ -62,6 +62,17 @@ describe("the response's byte budget", () => {
     const fine = await g.post(aliases(5));
     expect(fine.body.errors).toBeUndefined();
     expect(Object.keys(fine.body.data ?? {})).toHaveLength(5);
+  });
+
+  it("counts a page's records as Lambda's payload holds them (the body escaped once more)", async () => {
+    const g = await bigBlog();
+    const page = await g.app.domain.query(as(), model(g.app, "Post"), { q: "", limit: 100 });
+    // Each record is ~600 KB of JSON but ~700 KB inside the payload: 8 fitted 5 MiB by their JSON
+    // (a 5.6 MB payload for the records alone); 7 fit by the payload.
+    const payload = page.results.reduce((sum, record) => sum + Buffer.byteLength(JSON.stringify(JSON.stringify(record))) - 2 + 1, 0);
+    expect(payload).toBeLessThanOrEqual(DEFAULT_PAGE_BYTES);
+    expect(page.results).toHaveLength(7);
+    expect(page.continuationToken).not.toBeNull();
   });
 
   it("leaves a request of small lists alone", async () => {
