@@ -8,6 +8,12 @@ export interface LifecycleEvent {
   key: Record<string, string | number>;
   /** The stored record after the change (before it, for Deleted), server-only fields included. */
   record: Record<string, unknown>;
+  /**
+   * For Updated and Patched, the stored record before the change when the source knows it (a
+   * DynamoDB stream's old image): a subscriber it was shown to, and that cannot see or match the
+   * new one, is told the record left.
+   */
+  previous?: Record<string, unknown>;
 }
 
 type Listener = (event: LifecycleEvent) => void | Promise<void>;

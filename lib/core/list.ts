@@ -1,18 +1,40 @@
 import { parseFilter, parseQuery, planDynamoQuery, checkExpression, checkQuery, expressionFields, printExpression, type Expression } from "./query-language.ts";
-import { listEachOf, type Cursor, type KeyValue, type ListRequest, type Repository } from "./repository.ts";
+import { listEachOf, type ByteBudget, type Cursor, type KeyValue, type ListRequest, type Repository } from "./repository.ts";
 import type { Context } from "./context.ts";
 import type { ContinuationSealer } from "./continuation.ts";
 import { BadQueryError } from "./errors.ts";
 import type { Listing } from "./listing.ts";
 import type { ModelInfo } from "./model-info.ts";
 import { assertFilterable } from "./fields.ts";
-import { jsonBytes } from "./json-bytes.ts";
+import { payloadBytes } from "./json-bytes.ts";
 import type { Permissions } from "./permission.ts";
 import { PARTITION_KEY_BYTES, SORT_KEY_BYTES, toOutput, type Item } from "./records.ts";
 import { scopedQuery } from "./scoped-query.ts";
 
 /** Lambda answers at most 6 MB; a page's records stay under this, leaving room for the envelope. */
 export const DEFAULT_PAGE_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Stored records one list request may evaluate (read before filter and permission) unless the model
+ * says otherwise (`static limits.maxRead`): a filter that matches nothing costs this much, not the
+ * table. About 2 to 4 MB of typical records, a handful of DynamoDB calls.
+ */
+export const DEFAULT_READ_BUDGET = 2000;
+
+/**
+ * Records' JSON one response may carry across all its lists (GraphQL aliases and relation lists
+ * draw from the same budget): fifteen aliased 5 MiB pages answered 10 MiB, which Lambda refuses.
+ */
+export const RESPONSE_BYTES = 5 * 1024 * 1024;
+
+const responseBudgets = new WeakMap<Context, ByteBudget>();
+
+/** The byte budget of the request `ctx` belongs to (a context lives for one request or event). */
+function responseBudget(ctx: Context): ByteBudget {
+  let budget = responseBudgets.get(ctx);
+  if (!budget) responseBudgets.set(ctx, (budget = { remaining: RESPONSE_BYTES, spent: 0 }));
+  return budget;
+}
 
 export interface ListArguments {
   /** A query-language string; empty means every record. */
@@ -63,7 +85,8 @@ function prepareList(ctx: Context, info: ModelInfo, sealer: ContinuationSealer, 
     args.limit !== undefined ? checkLimit(info, args.limit, "/limit")
     : query.limit !== undefined ? checkLimit(info, query.limit, "/q")
     : info.limits.default;
-  planDynamoQuery({ ...(query.where ? { where: query.where } : {}), orderBy: query.orderBy }, info.table);
+  const plan = planDynamoQuery({ ...(query.where ? { where: query.where } : {}), orderBy: query.orderBy }, info.table);
+  if (query.where && plan.kind === "scan") assertScanAllowed(ctx, info);
   const scope = JSON.stringify([info.name, query.where ? printExpression(query.where) : "", query.orderBy]);
   const offset = args.offset ?? query.offset;
   let after: Cursor | undefined;
@@ -92,7 +115,7 @@ function pageResult(results: Item[], seal: (() => string) | undefined): ListResu
 }
 
 /** What every page of `info` is read with: the caller's read permission and the byte budget. */
-function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): Pick<ListRequest, "accept" | "maxBytes" | "sizeOf"> & { output: (item: Item) => Item } {
+function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): Pick<ListRequest, "accept" | "maxBytes" | "sizeOf" | "maxRead" | "responseBytes"> & { output: (item: Item) => Item } {
   // Each record's output is computed once: measured for the byte budget (counted, not written),
   // then returned to be written with the response.
   const outputs = new WeakMap<Item, Item>();
@@ -104,7 +127,11 @@ function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): P
   return {
     accept: async (items) => (await permissions.decideMany(info, items, "read")).map((d) => d === true),
     maxBytes: info.limits.maxBytes ?? DEFAULT_PAGE_BYTES,
-    sizeOf: (item) => jsonBytes(output(item)) + 1,
+    maxRead: info.limits.maxRead ?? DEFAULT_READ_BUDGET,
+    responseBytes: responseBudget(ctx),
+    // Measured as Lambda's response payload holds it (the body is a JSON string there, so each `"`
+    // and `\` counts twice): 5 MiB of JSON text alone could pass 6 MB once escaped.
+    sizeOf: (item) => payloadBytes(output(item)) + 1,
     output,
   };
 }
@@ -172,6 +199,15 @@ export async function listEach(
     status: "fulfilled",
     value: pageResult(items.map(output), next ? () => sealer.seal((prepared[i] as PreparedList).scope, next) : undefined),
   }));
+}
+
+/** A model's `keyedFilters` refuses a filter its keys do not serve, naming those that would. */
+function assertScanAllowed(ctx: Context, info: ModelInfo): void {
+  const rule = info.limits.keyedFilters;
+  if (rule === undefined || (rule === "anonymous" && ctx.getCurrentUserId() !== undefined)) return;
+  const served = [`${info.table.key.hash} (the key)`, ...info.table.indexes.map((i) => `${i.hash} (index ${i.name})`)];
+  const message = `this filter is not served by a key of ${info.name}: filter with equality on ${served.join(", ")}`;
+  throw new BadQueryError(message, [{ path: "/q", message }]);
 }
 
 /**

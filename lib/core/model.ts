@@ -23,6 +23,18 @@ export interface ListLimits {
    * the continuation token resumes at the first record left out.
    */
   maxBytes?: number;
+  /**
+   * The read budget: a list request evaluates at most this many stored records (read by the store,
+   * before its filter and the read permission), `DEFAULT_READ_BUDGET` (2000) unless given. When it
+   * ends before the page is full, the page is short and its continuation token resumes there.
+   */
+  maxRead?: number;
+  /**
+   * Refuse filters no key serves (they would be read by a Scan, bounded only by `maxRead`):
+   * `"anonymous"` for callers without a user, `"everyone"` for all. The 400 names the fields whose
+   * equality a Query can serve. A list without a filter is a plain page and always allowed.
+   */
+  keyedFilters?: "anonymous" | "everyone";
 }
 
 /**

@@ -33,11 +33,33 @@ export interface ListRequest<Where = unknown> {
    */
   maxBytes?: number;
   sizeOf?: (item: Item) => number;
+  /**
+   * A read budget besides `limit`: the store evaluates at most this many stored records (what it
+   * reads, before the filter and `accept`). When the budget ends before the page is full and
+   * before the data does, the page is short and `next` resumes right after the last record read.
+   */
+  maxRead?: number;
+  /**
+   * Bytes shared by every page of one response (GraphQL aliases, relation lists): each record's
+   * `sizeOf` is drawn from it. A page ends before a record the budget cannot hold, even its first
+   * (then the page is empty and `next` resumes at that record), except the response's very first
+   * record, so a response always makes progress.
+   */
+  responseBytes?: ByteBudget;
+}
+
+/** What is left of a response's byte budget, shared by its pages. */
+export interface ByteBudget {
+  remaining: number;
+  spent: number;
 }
 
 export interface Page {
   items: Item[];
-  /** Present exactly when more matching records exist after the last item. */
+  /**
+   * Present when more matching records exist after the last item, or when the read budget
+   * (`maxRead`) ended before the data did (more may exist; the page may even be empty).
+   */
   next?: Cursor;
 }
 

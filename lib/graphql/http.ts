@@ -15,6 +15,7 @@ import { formatError } from "./errors.ts";
 import { GRAPHIQL_PATH } from "./graphiql-paths.ts";
 import { GRAPHQL_RESPONSE, JSON_MEDIA, negotiate, wantsHtml } from "./media.ts";
 import type { GraphQLOptions } from "./service.ts";
+import { boundedAnswer } from "./response-size.ts";
 
 /** The codes of an operation refused by the abuse limits (lib/graphql/limits.ts, documents.ts). */
 const LIMIT_CODES = new Set(["QUERY_TOO_DEEP", "TOO_MANY_ALIASES", "TOO_MANY_ROOT_FIELDS", "QUERY_TOO_COSTLY", "TOO_MANY_TOKENS"]);
@@ -44,7 +45,7 @@ const CONTENT_TYPES: Record<Media, string> = { [JSON_MEDIA]: `${JSON_MEDIA}; cha
 function answer(status: number, media: Media, body: unknown, headers?: Record<string, string>): HttpResponse {
   const all: Record<string, string> = { "content-type": CONTENT_TYPES[media], vary: "accept" };
   if (headers) Object.assign(all, headers);
-  return { statusCode: status, headers: all, body: JSON.stringify(body) };
+  return { statusCode: status, headers: all, body: boundedAnswer(JSON.stringify(body)) };
 }
 
 /**

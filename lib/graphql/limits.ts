@@ -1,5 +1,5 @@
 import {
-  GraphQLError, Kind, getNamedType, isListType, isNonNullType, isObjectType, isInterfaceType,
+  GraphQLError, Kind, SchemaMetaFieldDef, TypeMetaFieldDef, TypeNameMetaFieldDef, getNamedType, isListType, isNonNullType, isObjectType, isInterfaceType,
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLNamedType,
   type GraphQLOutputType, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
 } from "graphql";
@@ -82,26 +82,33 @@ class Walker {
     return count;
   }
 
-  private walk(set: SelectionSetNode, parent: GraphQLNamedType, depth: number, multiplier: number, tally: Tally): void {
+  /**
+   * `__typename` and introspection (`__schema`, `__type` and all below them) count toward aliases
+   * and cost like any other field (300 aliased `__typename` passed when they did not). Inside
+   * introspection, depth is not counted and lists count once: GraphiQL's own schema query nests 13
+   * deep and its lists' sizes are the schema's, not the caller's (the response's byte budget bounds
+   * what they answer).
+   */
+  private walk(set: SelectionSetNode, parent: GraphQLNamedType, depth: number, multiplier: number, tally: Tally, introspection = false): void {
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
-        // Introspection is bounded by the token limit and switched off per stage, not counted here.
-        if (selection.name.value.startsWith("__")) continue;
+        const meta = metaField(selection.name.value, parent === this.schema.getQueryType());
         if (selection.alias) tally.aliases++;
-        tally.depth = Math.max(tally.depth, depth);
+        if (!introspection && !meta) tally.depth = Math.max(tally.depth, depth);
         tally.cost += multiplier;
-        const field = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[selection.name.value] : undefined;
+        const field = meta ?? (isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[selection.name.value] : undefined);
         if (field && selection.selectionSet) {
-          this.walk(selection.selectionSet, getNamedType(field.type), depth + 1, multiplier * factor(field, selection, this.limits), tally);
+          const inner = introspection || meta !== undefined;
+          this.walk(selection.selectionSet, getNamedType(field.type), depth + 1, inner ? multiplier : multiplier * factor(field, selection, this.limits), tally, inner);
         }
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const type = selection.typeCondition ? this.schema.getType(selection.typeCondition.name.value) : parent;
-        this.walk(selection.selectionSet, type ?? parent, depth, multiplier, tally);
+        this.walk(selection.selectionSet, type ?? parent, depth, multiplier, tally, introspection);
       } else {
         const empty: Tally = { depth: 0, aliases: 0, cost: 0 };
         const inner = this.summarize(selection.name.value, this.summaries, empty, (f) => this.measure(f.selectionSet, this.schema.getType(f.typeCondition.name.value) ?? parent));
         // Its fields sit at this depth; its cost scales with the lists around the spread.
-        if (inner.depth > 0) tally.depth = Math.max(tally.depth, depth - 1 + inner.depth);
+        if (inner.depth > 0 && !introspection) tally.depth = Math.max(tally.depth, depth - 1 + inner.depth);
         tally.aliases += inner.aliases;
         tally.cost += multiplier * inner.cost;
       }
@@ -119,6 +126,15 @@ class Walker {
     memo.set(name, value);
     return value;
   }
+}
+
+/** The definitions of `__typename` (anywhere) and `__schema`/`__type` (on the query root only). */
+function metaField(name: string, onQueryRoot: boolean): GraphQLField<unknown, unknown> | undefined {
+  if (name === "__typename") return TypeNameMetaFieldDef;
+  if (!onQueryRoot) return undefined;
+  if (name === "__schema") return SchemaMetaFieldDef;
+  if (name === "__type") return TypeMetaFieldDef;
+  return undefined;
 }
 
 function refusal(code: string, message: string, limit: number, actual: number, node: OperationDefinitionNode): GraphQLError {

@@ -1,6 +1,7 @@
 import middy, { type MiddlewareObj } from "@middy/core";
 import { UnavailableError } from "../core/errors.ts";
 import type { Context as LambdaContext } from "aws-lambda";
+import { newCost, withCost, type RequestCost } from "../core/cost.ts";
 import { log, setLogCorrelation } from "../core/log.ts";
 import { finishInvocation, startInvocation } from "../core/metrics.ts";
 import { errorResponse } from "./errors.ts";
@@ -14,11 +15,24 @@ type Internal = { started: number };
 /** The request as the handler parsed it, by event: the access log reads it instead of parsing again. */
 const parsed = new WeakMap<ApiGatewayEvent, HttpRequest>();
 
-function accessLog(name: string, event: ApiGatewayEvent, lambda: LambdaContext | undefined, status: number, started: number | undefined): void {
+/** What each request cost the database, by event, for its log line. */
+const costs = new WeakMap<ApiGatewayEvent, RequestCost>();
+
+function accessLog(name: string, event: ApiGatewayEvent, lambda: LambdaContext | undefined, status: number, started: number | undefined, body?: string): void {
   const request = parsed.get(event) ?? fromApiGateway(event);
   const durationMs = started === undefined ? 0 : Math.round((performance.now() - started) * 100) / 100;
   const requestId = lambda?.awsRequestId ?? request.requestId;
-  log.info("request", { requestId, method: request.method, path: request.path, function: name, route: request.routeKey, status, durationMs });
+  log.info("request", {
+    requestId,
+    method: request.method,
+    path: request.path,
+    function: name,
+    route: request.routeKey,
+    status,
+    durationMs,
+    ...costs.get(event),
+    bytes: body === undefined ? 0 : Buffer.byteLength(body),
+  });
   // The route key, never the path: one metric per declared route, whatever clients send.
   finishInvocation({ service: name, route: request.routeKey, status, latencyMs: durationMs, requestId });
   setLogCorrelation();
@@ -36,7 +50,7 @@ function errorsAndAccessLog(name: string): MiddlewareObj<ApiGatewayEvent, Result
       setLogCorrelation(request.context?.awsRequestId ?? request.event.requestContext?.requestId, startInvocation());
     },
     after: (request) => {
-      accessLog(name, request.event, request.context, request.response?.statusCode ?? 0, request.internal.started);
+      accessLog(name, request.event, request.context, request.response?.statusCode ?? 0, request.internal.started, request.response?.body);
     },
     onError: (request) => {
       const http = parsed.get(request.event) ?? fromApiGateway(request.event);
@@ -45,7 +59,7 @@ function errorsAndAccessLog(name: string): MiddlewareObj<ApiGatewayEvent, Result
       const error = request.error?.name === "TimeoutError" ? new UnavailableError(2, "The request ran out of time, retry shortly") : request.error;
       const response = errorResponse(error, request.context?.awsRequestId ?? http.requestId);
       request.response = toApiGateway(response, http);
-      accessLog(name, request.event, request.context, response.statusCode, request.internal.started);
+      accessLog(name, request.event, request.context, response.statusCode, request.internal.started, request.response.body);
     },
   };
 }
@@ -59,6 +73,8 @@ export function httpHandler(name: string, handle: HttpHandler) {
       parsed.set(event, request);
       // Offline gives every request the same requestContext id; Lambda's own id is unique everywhere.
       if (lambda?.awsRequestId) request.requestId = lambda.awsRequestId;
-      return toApiGateway(await handle(request, lambda), request);
+      const cost = newCost();
+      costs.set(event, cost);
+      return toApiGateway(await withCost(cost, () => handle(request, lambda)), request);
     });
 }

@@ -1,6 +1,6 @@
 import type { CompareOperator, Expression, OrderBy, Value } from "./ast.ts";
 import { fieldSegments } from "./ast.ts";
-import { matchLike } from "./like.ts";
+import { matchLike } from "./like-match.ts";
 import { compareForSort, compareScalars } from "./order.ts";
 
 /**

@@ -4,6 +4,8 @@
  * `\_` and `\\` stand for the literal character; a backslash before anything else is literal.
  */
 
+import { MAX_LIKE_LENGTH, MAX_LIKE_WILDCARDS } from "./limits.ts";
+
 export type LikeToken = { kind: "literal"; text: string } | { kind: "one" } | { kind: "any" };
 
 export function parseLikePattern(pattern: string): LikeToken[] {
@@ -27,31 +29,13 @@ export function parseLikePattern(pattern: string): LikeToken[] {
   return tokens;
 }
 
-/** Whole-string match; runs in O(pattern × value) at worst, never exponentially. */
-export function matchLike(pattern: string, value: string): boolean {
-  const tokens = parseLikePattern(pattern);
-  const chars = Array.from(value);
-  let t = 0;
-  let c = 0;
-  let starToken = -1;
-  let starChar = 0;
-  while (c < chars.length) {
-    const token = tokens[t];
-    if (token !== undefined && token.kind !== "any" && (token.kind === "one" || token.text === chars[c])) {
-      t++;
-      c++;
-    } else if (token?.kind === "any") {
-      starToken = t++;
-      starChar = c;
-    } else if (starToken >= 0) {
-      t = starToken + 1;
-      c = ++starChar;
-    } else {
-      return false;
-    }
-  }
-  while (tokens[t]?.kind === "any") t++;
-  return t === tokens.length;
+/** Why a pattern is refused (too long, or too many wildcards), or undefined when it is accepted. */
+export function likePatternProblem(pattern: string): string | undefined {
+  const length = Array.from(pattern).length;
+  if (length > MAX_LIKE_LENGTH) return `the LIKE pattern has ${length} characters; at most ${MAX_LIKE_LENGTH} are allowed`;
+  const wildcards = parseLikePattern(pattern).filter((token) => token.kind !== "literal").length;
+  if (wildcards > MAX_LIKE_WILDCARDS) return `the LIKE pattern has ${wildcards} wildcards; at most ${MAX_LIKE_WILDCARDS} are allowed`;
+  return undefined;
 }
 
 /** How a pattern maps onto what DynamoDB can test without a regular expression. */

@@ -3,6 +3,7 @@ import { QueryError } from "./fail.ts";
 import type { Expression } from "./ast.ts";
 import { parseFilter, parseQuery } from "./parser.ts";
 import { columnOf } from "./positions.ts";
+import { MAX_LIKE_LENGTH, MAX_LIKE_WILDCARDS, MAX_NESTING } from "./limits.ts";
 
 function where(text: string): Expression | undefined {
   return parseQuery(text).where;
@@ -185,5 +186,50 @@ describe("parseFilter", () => {
 
   it("refuses query clauses", () => {
     expect(() => parseFilter("a = 1 ORDER BY a")).toThrow("expected AND, OR or the end of the filter at column 7, found 'ORDER'");
+  });
+});
+
+describe("parseQuery: bounded nesting and LIKE patterns", () => {
+  it("accepts nesting up to the limit", () => {
+    const parens = "(".repeat(MAX_NESTING) + "a = 1" + ")".repeat(MAX_NESTING);
+    expect(where(parens)).toEqual({ kind: "compare", field: "a", operator: "=", value: 1 });
+    const nots = "NOT ".repeat(MAX_NESTING) + "a = 1";
+    expect(where(nots)).toBeDefined();
+    const mixed = "NOT (".repeat(MAX_NESTING / 2) + "a = 1" + ")".repeat(MAX_NESTING / 2);
+    expect(where(mixed)).toBeDefined();
+  });
+
+  it("refuses one level more with BAD_QUERY at the opening column", () => {
+    const text = "(".repeat(MAX_NESTING + 1) + "a = 1" + ")".repeat(MAX_NESTING + 1);
+    const message = `the filter nests more than ${MAX_NESTING} levels of parentheses and NOT at column ${MAX_NESTING + 1}`;
+    const error = syntaxError(text);
+    expect(error.message).toBe(message);
+    expect(error.errors).toEqual([{ path: "/q", message }]);
+  });
+
+  it.each([
+    ["15,000 parentheses", "(".repeat(15_000) + "a = 1" + ")".repeat(15_000)],
+    ["NOT 20,000 times", "NOT ".repeat(20_000) + "a = 1"],
+    ["unclosed parentheses", "(".repeat(100_000)],
+  ])("answers BAD_QUERY, not a stack overflow, to %s", (_name, text) => {
+    // On the old parser these threw RangeError (Maximum call stack size exceeded): a 500.
+    expect(syntaxError(text).code).toBe("BAD_QUERY");
+    expect(() => parseFilter(text)).toThrow(/nests more than/);
+  });
+
+  it("refuses a LIKE pattern longer than the maximum, counting code points", () => {
+    expect(where(`a LIKE '${"😀".repeat(MAX_LIKE_LENGTH)}'`)).toBeDefined();
+    expect(syntaxError(`a LIKE '${"x".repeat(MAX_LIKE_LENGTH + 1)}'`).message).toBe(
+      `the LIKE pattern has ${MAX_LIKE_LENGTH + 1} characters; at most ${MAX_LIKE_LENGTH} are allowed at column 8`,
+    );
+  });
+
+  it("refuses more wildcards than the maximum; a run of % counts once, escaped ones not at all", () => {
+    const atLimit = "%_".repeat(MAX_LIKE_WILDCARDS / 2);
+    expect(where(`a LIKE '${atLimit}'`)).toBeDefined();
+    expect(where(`a LIKE '${"%%%".repeat(1) + "\\\\%".repeat(50) + "_".repeat(MAX_LIKE_WILDCARDS - 1)}'`)).toBeDefined();
+    expect(syntaxError(`a LIKE '${atLimit}_'`).message).toBe(
+      `the LIKE pattern has ${MAX_LIKE_WILDCARDS + 1} wildcards; at most ${MAX_LIKE_WILDCARDS} are allowed at column 8`,
+    );
   });
 });

@@ -2,6 +2,8 @@ import type { CompareOperator, Direction, Expression, OrderBy, Query, Value } fr
 import { queryError } from "./fail.ts";
 import { RESERVED } from "./keywords.ts";
 import { tokenize, type Token } from "./lexer.ts";
+import { likePatternProblem } from "./like.ts";
+import { MAX_NESTING } from "./limits.ts";
 import { setColumn } from "./positions.ts";
 
 /** Parses a full query; empty or blank text is a query for every record. */
@@ -21,6 +23,8 @@ const MAX_LIMIT = Number.MAX_SAFE_INTEGER;
 class Parser {
   private readonly tokens: Token[];
   private position = 0;
+  /** Open parentheses and NOTs around the current position: bounded, so recursion is too. */
+  private depth = 0;
 
   constructor(text: string) {
     this.tokens = tokenize(text);
@@ -81,13 +85,25 @@ class Parser {
   }
 
   private unary(): Expression {
-    if (this.acceptKeyword("NOT")) return { kind: "not", operand: this.unary() };
+    const token = this.peek();
+    if (this.acceptKeyword("NOT")) return { kind: "not", operand: this.nested(token, () => this.unary()) };
     if (this.acceptPunct("(")) {
-      const inner = this.or();
-      this.expectPunct(")", "AND, OR or ')'");
-      return inner;
+      return this.nested(token, () => {
+        const inner = this.or();
+        this.expectPunct(")", "AND, OR or ')'");
+        return inner;
+      });
     }
     return this.predicate();
+  }
+
+  private nested(opening: Token, parse: () => Expression): Expression {
+    if (++this.depth > MAX_NESTING) {
+      throw queryError(`the filter nests more than ${MAX_NESTING} levels of parentheses and NOT at column ${opening.column}`);
+    }
+    const expression = parse();
+    this.depth--;
+    return expression;
   }
 
   private predicate(): Expression {
@@ -103,6 +119,8 @@ class Parser {
     if (this.acceptKeyword("LIKE")) {
       const pattern = this.next();
       if (pattern.kind !== "string") throw this.unexpected(pattern, "a quoted pattern after LIKE");
+      const problem = likePatternProblem(pattern.value);
+      if (problem !== undefined) throw queryError(`${problem} at column ${pattern.column}`);
       return setColumn({ kind: "like", field, pattern: pattern.value }, column);
     }
     if (this.acceptKeyword("IN")) {

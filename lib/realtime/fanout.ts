@@ -5,7 +5,7 @@ import { Context } from "../core/context.ts";
 import type { LifecycleEvent, LifecycleKind } from "../core/events.ts";
 import { errorFields, log } from "../core/log.ts";
 import type { ModelInfo } from "../core/model-info.ts";
-import { evaluate, parseFilter, type Expression } from "../query/index.ts";
+import { evaluate, evaluationCost, parseFilter, type Expression } from "../query/index.ts";
 import { graphqlContext } from "../graphql/context.ts";
 import type { DocumentCache } from "../graphql/documents.ts";
 import { formatError } from "../graphql/errors.ts";
@@ -20,6 +20,13 @@ import { classifyPostError, type PostFailure, type Target, type Transport } from
 
 /** Parsed subscription filters an instance keeps (each a small AST); more are parsed again. */
 export const PARSED_FILTERS_KEPT = 1_000;
+
+/**
+ * Matcher steps (query/cost.ts) above which a subscription's filter is costly for an event: costly
+ * groups are matched after every other group of the event has its frames queued, one at a time,
+ * so a costly filter delays its own subscription and never the others'.
+ */
+export const COSTLY_FILTER_STEPS = 100_000;
 
 export interface FanoutDeps {
   app: Application;
@@ -46,6 +53,14 @@ export interface DeliveryReport {
 
 /** The `type` of a `<Model>Event`: a patch is an update to the subscriber. */
 export const EVENT_TYPES: Record<LifecycleKind, string> = { Created: "CREATED", Updated: "UPDATED", Patched: "UPDATED", Deleted: "DELETED" };
+
+/**
+ * The `type` of the one event a list subscriber gets when a record it was shown leaves its sight:
+ * the change made it stop matching the filter, or unreadable to the subscriber. The record field
+ * is null (its new state may not be the subscriber's to see); nothing follows for that record
+ * until it matches again.
+ */
+export const LEFT_TYPE = "LEFT";
 
 type Result = { data?: Record<string, unknown> | null; errors?: GraphQLFormattedError[] };
 type PostOutcome = "ok" | "timeout" | PostFailure;
@@ -101,6 +116,24 @@ export class Fanout {
     // Per group (document, variables, user): its payload, shared by the group's rows on every page.
     const payloads = new Map<string, Promise<string | undefined>>();
     const executions = new Map<string, Promise<string>>();
+    const deliverGroup = async (members: SubscriptionRow[]): Promise<void> => {
+      const first = members[0] as SubscriptionRow;
+      let payload = payloads.get(first.group);
+      if (!payload) {
+        payload = this.payloadFor(info, event, first, executions, report);
+        payloads.set(first.group, payload);
+        payload.catch((error: unknown) => log.error("subscription execution failed", { event: event.name, subscription: first.id, ...errorFields(error) }));
+      }
+      let data: string | undefined;
+      try {
+        data = await payload;
+      } catch {
+        report.failed += members.length;
+        return;
+      }
+      if (data !== undefined) for (const row of members) outbox.push({ target: row, data: nextFrame(row.id, data) });
+    };
+    const deferred: SubscriptionRow[][] = [];
     try {
       // Two pools' worth of rows first, so the first posts leave while the rest are read; then
       // pages of at most four, so no page's parsing holds the event loop long while posts wait on it.
@@ -116,24 +149,15 @@ export class Fanout {
           if (members) members.push(row);
           else groups.set(row.group, [row]);
         }
-        await forEachBounded([...groups.values()], concurrency, async (members) => {
-          const first = members[0] as SubscriptionRow;
-          let payload = payloads.get(first.group);
-          if (!payload) {
-            payload = this.payloadFor(info, event, first, executions, report);
-            payloads.set(first.group, payload);
-            payload.catch((error: unknown) => log.error("subscription execution failed", { event: event.name, subscription: first.id, ...errorFields(error) }));
-          }
-          let data: string | undefined;
-          try {
-            data = await payload;
-          } catch {
-            report.failed += members.length;
-            return;
-          }
-          if (data !== undefined) for (const row of members) outbox.push({ target: row, data: nextFrame(row.id, data) });
+        const cheap = [...groups.values()].filter((members) => {
+          const costly = this.filterCost(members[0] as SubscriptionRow, event) > COSTLY_FILTER_STEPS;
+          if (costly) deferred.push(members);
+          return !costly;
         });
+        await forEachBounded(cheap, concurrency, deliverGroup);
       }
+      // Costly filters last and one at a time: the posts already queued proceed between them.
+      await forEachBounded(deferred, 1, deliverGroup);
     } finally {
       outbox.close();
       await posting;
@@ -186,11 +210,14 @@ export class Fanout {
   private async payloadFor(info: ModelInfo, event: LifecycleEvent, row: SubscriptionRow, executions: Map<string, Promise<string>>, report: DeliveryReport): Promise<string | undefined> {
     const ctx = new Context({ requestId: `${event.name}:${row.group}`, ...(row.userId ? { userId: row.userId } : {}) });
     const output = await this.deps.app.domain.view(ctx, info, event.record);
-    if (output === undefined) return undefined;
+    const filter = row.kind === "list" ? this.filter(row.filter) : undefined;
+    const inSight = (shown: Record<string, unknown> | undefined): shown is Record<string, unknown> => shown !== undefined && (!filter || evaluate(filter, shown));
     let value: unknown;
-    if (row.kind === "list") {
-      const filter = this.filter(row.filter);
-      if (filter && !evaluate(filter, output)) return undefined;
+    if (!inSight(output)) {
+      // Out of sight now: one last event if it was in sight before this change.
+      if (!event.previous || !inSight(await this.deps.app.domain.view(ctx, info, event.previous))) return undefined;
+      value = row.kind === "list" ? { type: LEFT_TYPE, key: event.key, [camel(info.name)]: null } : null;
+    } else if (row.kind === "list") {
       value = { type: EVENT_TYPES[event.kind], key: event.key, [camel(info.name)]: output };
     } else {
       value = event.kind === "Deleted" ? null : output;
@@ -233,6 +260,13 @@ export class Fanout {
       this.payloadOnly.set(document, known);
     }
     return known;
+  }
+
+  /** What matching `row`'s filter against this event's record may cost (0 without a filter). */
+  private filterCost(row: SubscriptionRow, event: LifecycleEvent): number {
+    const filter = row.kind === "list" ? this.filter(row.filter) : undefined;
+    if (!filter) return 0;
+    return evaluationCost(filter, event.record) + (event.previous ? evaluationCost(filter, event.previous) : 0);
   }
 
   private filter(text: string | undefined): Expression | undefined {

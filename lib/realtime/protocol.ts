@@ -158,16 +158,17 @@ export class GraphQLWsProtocol {
     const duplicate = (): Promise<MessageOutcome> => this.close(request, CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`, id);
     if (await this.deps.store.hasSubscription(request.connectionId, id)) return duplicate();
     const { maxSubscriptionsPerConnection, maxFilterLength } = this.deps.options;
-    const held = (await this.deps.store.subscriptionsOf(request.connectionId)).length;
-    if (held >= maxSubscriptionsPerConnection) {
-      const reason = `This connection holds ${held} subscriptions; at most ${maxSubscriptionsPerConnection} are allowed`;
-      await this.refuse(request, id, "TOO_MANY_SUBSCRIPTIONS", reason, maxSubscriptionsPerConnection, held + 1);
-      return {};
-    }
     const ctx = new Context({ requestId: request.requestId, ...(connection.userId ? { userId: connection.userId } : {}) });
     const planned = await this.deps.planner.plan(ctx, payload, { maxFilterLength });
     if (!planned.ok) {
       await this.send(request, { id, type: MessageType.Error, payload: planned.errors });
+      return {};
+    }
+    // The place is taken by a conditional write, so a burst of subscribes admits exactly the limit.
+    const taken = await this.deps.store.takePlace(request.connectionId, maxSubscriptionsPerConnection, connection.expiresAt);
+    if (!("place" in taken)) {
+      const reason = `This connection holds ${taken.held} subscriptions; at most ${maxSubscriptionsPerConnection} are allowed`;
+      await this.refuse(request, id, "TOO_MANY_SUBSCRIPTIONS", reason, maxSubscriptionsPerConnection, taken.held + 1);
       return {};
     }
     const variables = payload.variables ?? undefined;
@@ -185,7 +186,9 @@ export class GraphQLWsProtocol {
       endpoint: connection.endpoint,
       group: groupKey({ query: payload.query, operationName, variables, userId: connection.userId }),
       expiresAt: connection.expiresAt,
+      place: taken.place,
     });
+    if (outcome !== "added") await this.deps.store.releasePlace(request.connectionId, taken.place);
     if (outcome === "exists") return duplicate();
     countEvent("Subscriptions");
     return {};

@@ -47,6 +47,8 @@ export interface SubscriptionRow {
   /** Subscriptions sharing document, variables and user share one execution per event. */
   group: string;
   expiresAt: number;
+  /** The connection's subscription place this one holds (`takePlace`), freed with it. */
+  place?: number;
 }
 
 export type AddOutcome = "added" | "exists" | "completed";
@@ -61,6 +63,19 @@ export interface RealtimeRepositories {
 /** The client completed an id before its subscribe was processed (API Gateway may reorder messages). */
 const TOMBSTONE = "completed";
 const TOMBSTONE_LIFETIME_S = 300;
+
+/**
+ * A connection's subscription places are rows of its partition, `\u0000place:<n>` for n below the
+ * limit, each taken by a conditional create: of subscribes racing for the last place exactly one
+ * gets it (counting the rows first let 60 subscribes sent at once leave 35 live for a limit of 25).
+ */
+const PLACE = "place";
+const placeId = (place: number): string => `\u0000place:${place}`;
+
+/** Rows of a connection's partition that are not subscriptions. */
+function isSubscription(item: Item): boolean {
+  return item.state !== TOMBSTONE && item.state !== PLACE;
+}
 
 function str(item: Item, field: string): string {
   const value = item[field];
@@ -113,6 +128,7 @@ function toSubscription(item: Item): SubscriptionRow {
     if (value !== undefined) optional[field] = value;
   }
   Object.assign(optional, credentialOf(item));
+  if (typeof item[PLACE] === "number") optional.place = item[PLACE];
   return {
     connectionId: str(item, "connectionId"),
     id: str(item, "id"),
@@ -184,6 +200,34 @@ export class RealtimeStore {
     }
   }
 
+  /**
+   * One of the connection's `max` subscription places, or how many it holds when none is free. The
+   * places seen free are tried in random order, so a burst spreads over them instead of all racing
+   * for the first; each try is one conditional create.
+   */
+  async takePlace(connectionId: string, max: number, expiresAt: number): Promise<{ place: number } | { held: number }> {
+    const items = await this.subscriptions.findByField("connectionId", [connectionId]);
+    const taken = new Set(items.filter((item) => item.state === PLACE).map((item) => item[PLACE]));
+    const free = Array.from({ length: max }, (_, place) => place).filter((place) => !taken.has(place));
+    for (let i = free.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1));
+      [free[i], free[j]] = [free[j] as number, free[i] as number];
+    }
+    for (const place of free) {
+      try {
+        await this.subscriptions.create({ connectionId, id: placeId(place), state: PLACE, [PLACE]: place, [TTL_ATTRIBUTE]: expiresAt });
+        return { place };
+      } catch (error) {
+        if (!(error instanceof ConflictError)) throw error;
+      }
+    }
+    return { held: max };
+  }
+
+  async releasePlace(connectionId: string, place: number): Promise<void> {
+    await ignoreMissing(this.subscriptions.delete({ connectionId, id: placeId(place) }));
+  }
+
   async hasSubscription(connectionId: string, id: string): Promise<boolean> {
     const item = await this.subscriptions.get({ connectionId, id });
     return this.live(item) && item.state !== TOMBSTONE;
@@ -213,7 +257,8 @@ export class RealtimeStore {
   /** A complete for an id not stored yet leaves a tombstone, so the late subscribe is dropped. */
   async completeSubscription(connectionId: string, id: string): Promise<void> {
     try {
-      await this.subscriptions.delete({ connectionId, id });
+      const removed = await this.subscriptions.delete({ connectionId, id });
+      if (typeof removed[PLACE] === "number" && removed.state !== PLACE) await this.releasePlace(connectionId, removed[PLACE]);
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       const expiresAt = Math.ceil(this.now() / 1000) + TOMBSTONE_LIFETIME_S;
@@ -240,7 +285,7 @@ export class RealtimeStore {
 
   async subscriptionsOf(connectionId: string): Promise<SubscriptionRow[]> {
     const items = await this.subscriptions.findByField("connectionId", [connectionId]);
-    return items.filter((item) => item.state !== TOMBSTONE).map(toSubscription);
+    return items.filter(isSubscription).map(toSubscription);
   }
 
   /** Live connection rows by id; missing and expired ones are absent from the map. */

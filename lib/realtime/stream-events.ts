@@ -37,7 +37,9 @@ export function lifecycleEventsOf(app: Application, prefix: string, records: rea
     if (!info || !image) continue;
     // aws-lambda's AttributeValue and the SDK's describe the same JSON.
     const item = unmarshall(image as unknown as Image);
-    events.push({ name: `${info.name}.${kind}`, model: info.name, kind, key: keyOf(info, item), record: item });
+    const old = kind === "Updated" ? record.dynamodb?.OldImage : undefined;
+    const previous = old ? { previous: unmarshall(old as unknown as Image) } : {};
+    events.push({ name: `${info.name}.${kind}`, model: info.name, kind, key: keyOf(info, item), record: item, ...previous });
   }
   return events;
 }

@@ -61,7 +61,7 @@ export async function listEach(source: BatchSource, request: ListEachRequest): P
         const { items, next } = filled[g] as { items: Item[]; next?: Item };
         const last = items[items.length - 1];
         if (ambiguous(items, next, groups[g] as Item[], key.range)) return;
-        pages[s] = next && last ? { items, next: resumeAfter(last, next, cursorFields, common.limit) } : { items };
+        pages[s] = next ? { items, next: resumeAfter(last, next, cursorFields, common.limit) } : { items };
       });
     }
   }
@@ -90,8 +90,8 @@ function queryOrder(table: TableShape, range: string | undefined, forward: boole
 }
 
 /** The cursor `list` gives when `next` is the first record after the page. */
-function resumeAfter(last: Item, next: Item, cursorFields: string[], limit: number): Cursor {
-  return { ...cursorOf(last, cursorFields), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), [SIZE]: Math.min(MAX_PAGE, (limit + 1) * 2) };
+function resumeAfter(last: Item | undefined, next: Item, cursorFields: string[], limit: number): Cursor {
+  return { ...(last ? cursorOf(last, cursorFields) : {}), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), [SIZE]: Math.min(MAX_PAGE, (limit + 1) * 2) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { countDynamoDBCalls } from "./dynamodb-metrics.ts";
+import { meterCost } from "./dynamodb-cost.ts";
 
 /**
  * One client per process, built at first use. `DYNAMODB_ENDPOINT` points the service at DynamoDB
@@ -20,10 +21,12 @@ export function createDocumentClient(endpoint = process.env.DYNAMODB_ENDPOINT, c
   // through the schema's sensitive-data filter first (a fifth of the CPU of reading 1,000 rows).
   if (!config.logger) client.middlewareStack.remove("loggerMiddleware");
   countDynamoDBCalls(client);
-  return DynamoDBDocumentClient.from(client, {
+  const documents = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     unmarshallOptions: { wrapNumbers: false },
   });
+  meterCost(documents);
+  return documents;
 }
 
 export function documentClient(): DynamoDBDocumentClient {

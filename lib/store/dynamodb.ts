@@ -5,7 +5,7 @@ import { AHEAD, MAX_PAGE, SIZE } from "./dynamodb-cursor.ts";
 import { findByFieldPages } from "./dynamodb-pages.ts";
 import { DynamoRecords } from "./dynamodb-records.ts";
 import { cursorOf, keyFieldsOf, pickKey } from "./keys.ts";
-import { acceptedRows, PageFill, type Item, type Key, type KeyValue, type ListEachRequest, type ListRequest, type Page, type PageSizes } from "./repository.ts";
+import { acceptedRows, PageFill, type Cursor, type Item, type Key, type KeyValue, type ListEachRequest, type ListRequest, type Page, type PageSizes } from "./repository.ts";
 
 /**
  * The document client refuses a JS number beyond ±2^53 (it could not read one back exactly), yet a
@@ -36,6 +36,8 @@ export class DynamoRepository extends DynamoRecords {
    * exactly when more exist), growing the read size when the filter rejects most of what it reads.
    * The look-ahead's key rides in the cursor: the next page starts by re-reading that one record
    * and resumes after it, instead of scanning again the stretch the look-ahead already crossed.
+   * The read budget (`maxRead`) caps what DynamoDB evaluates (its `Limit` counts items read before
+   * the filter): when it ends first, the page is short and the cursor is DynamoDB's own resume key.
    */
   override async list(request: ListRequest): Promise<Page> {
     const where = request.where as Expression | undefined;
@@ -49,7 +51,9 @@ export class DynamoRepository extends DynamoRecords {
     const { [AHEAD]: aheadKey, [SIZE]: carriedSize, ...resumeKey } = request.after ?? {};
     let startKey: Record<string, unknown> | undefined | null = request.after ? resumeKey : undefined;
     const ahead = typeof aheadKey === "string" ? (JSON.parse(aheadKey) as Key) : undefined;
+    let budget = Math.max(1, request.maxRead ?? Number.POSITIVE_INFINITY);
     if (ahead) {
+      budget--;
       const row = await this.get(pickKey(this.table, ahead));
       for (const accepted of await acceptedRows(request, row && matches(row, false) ? [row] : [])) page.add(accepted);
       startKey = ahead;
@@ -58,10 +62,10 @@ export class DynamoRepository extends DynamoRecords {
     let next: Item | undefined;
     const hasValues = Object.keys(plan.values).length > 0;
     const hasNames = Object.keys(plan.names).length > 0;
-    while (!next && startKey !== null) {
+    while (!next && startKey !== null && budget > 0) {
       const common: ScanCommandInput = {
         TableName: this.tableName,
-        Limit: pageSize,
+        Limit: Math.min(pageSize, budget),
         ExclusiveStartKey: startKey ?? undefined,
         ...(plan.filterExpression ? { FilterExpression: plan.filterExpression } : {}),
         ...(hasNames ? { ExpressionAttributeNames: plan.names } : {}),
@@ -86,11 +90,15 @@ export class DynamoRepository extends DynamoRecords {
         }
       }
       startKey = result.LastEvaluatedKey ?? null;
+      budget -= result.ScannedCount ?? result.Items?.length ?? 0;
       pageSize = Math.min(MAX_PAGE, pageSize * 2);
     }
     const { items } = page;
+    if (!next && startKey) return { items, next: { ...(startKey as Cursor), [SIZE]: pageSize } };
     const last = items[items.length - 1];
-    if (!next || !last) return { items };
-    return { items, next: { ...cursorOf(last, cursorFields), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), [SIZE]: pageSize } };
+    if (!next) return { items };
+    // An empty page (the response's byte budget could not hold its first record) resumes at that
+    // record: its key rides as the look-ahead, which the next page reads first.
+    return { items, next: { ...(last ? cursorOf(last, cursorFields) : {}), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), [SIZE]: pageSize } };
   }
 }

@@ -7,7 +7,7 @@ import { evaluate } from "../query/evaluate.ts";
 import { copyItem } from "./copy.ts";
 import { assertPartitionField, compareValues, cursorOf, keyFieldsOf, keyString, pickKey } from "./keys.ts";
 import { fillPages } from "./fill-pages.ts";
-import { acceptedRows, PageFill, type Item, type Key, type KeyValue, type ListEachRequest, type ListRequest, type OrderTerm, type Page, type Repository, type WriteOptions } from "./repository.ts";
+import { acceptedRows, PageFill, type Cursor, type Item, type Key, type KeyValue, type ListEachRequest, type ListRequest, type OrderTerm, type Page, type Repository, type WriteOptions } from "./repository.ts";
 
 /**
  * A row without an envelope (written by another program: a v3 export, a hand-made JSON file) has
@@ -125,26 +125,34 @@ export abstract class ItemStore implements Repository {
   async list(request: ListRequest): Promise<Page> {
     const { order, compare } = this.ordering(request.orderBy);
     const where = request.where as Expression | undefined;
-    const sorted = this.sorted(await this.all(), order, compare);
-    const rows = where ? sorted.filter((item) => evaluate(where, item)) : sorted;
+    const rows = this.sorted(await this.all(), order, compare);
     const after = request.after;
     let start = 0;
     if (after) {
       const marker: Item = { ...after };
-      while (start < rows.length && compare(rows[start] as Item, marker) <= 0) start++;
+      // A cursor marked AT resumes at its record (an empty page's), any other after it.
+      const past = after[AT] === 1 ? 0 : 1;
+      while (start < rows.length && compare(rows[start] as Item, marker) < past) start++;
     }
     const page = new PageFill(request);
+    const fields = order.map((t) => t.field);
     let next: Page["next"];
-    // Permission is asked in batches, as the DynamoDB store does per page it reads.
+    // Records are evaluated in batches (permission asked once per batch, as the DynamoDB store does
+    // per page it reads), at most `maxRead` of them, as DynamoDB's Limit counts them.
     const batch = Math.max(request.limit + 1, 100);
-    scan: for (let i = start; i < rows.length; i += batch) {
-      for (const row of await acceptedRows(request, rows.slice(i, i + batch))) {
+    const end = Math.min(rows.length, start + Math.max(1, request.maxRead ?? rows.length));
+    let i = start;
+    scan: for (; i < end; i += batch) {
+      const read = rows.slice(i, Math.min(i + batch, end));
+      for (const row of await acceptedRows(request, where ? read.filter((item) => evaluate(where, item)) : read)) {
         if (!page.add(row)) {
-          next = cursorOf(page.items[page.items.length - 1] as Item, order.map((t) => t.field));
+          next = resumeAt(page.items[page.items.length - 1], row, fields);
           break scan;
         }
       }
     }
+    // The budget ended before the records did: resume after the last one read.
+    if (!next && end < rows.length) next = cursorOf(rows[end - 1] as Item, fields);
     const { items } = page;
     return next ? { items, next } : { items };
   }
@@ -167,8 +175,7 @@ export abstract class ItemStore implements Repository {
       (byValue.get(value) ?? []).filter((item) => !where || evaluate(where as Expression, item)).sort(compare));
     return (await fillPages(groups, common)).map(({ items, next }) => {
       const copies = items.map((item) => copyItem(item));
-      const last = items[items.length - 1];
-      return next && last ? { items: copies, next: cursorOf(last, order.map((t) => t.field)) } : { items: copies };
+      return next ? { items: copies, next: resumeAt(items[items.length - 1], next, order.map((t) => t.field)) } : { items: copies };
     });
   }
 
@@ -199,4 +206,12 @@ export abstract class ItemStore implements Repository {
     };
     return { order, compare };
   }
+}
+
+/** Cursor entry of a page that ended before its first record: resume at the record, not after it. */
+const AT = "~at";
+
+/** Resume after the page's last record, or at `next` when the page is empty. */
+function resumeAt(last: Item | undefined, next: Item, fields: string[]): Cursor {
+  return last ? cursorOf(last, fields) : { ...cursorOf(next, fields), [AT]: 1 };
 }

@@ -2,7 +2,7 @@
 // lib/core/repository.ts. It is re-exported here for the implementations beside it; what follows
 // is what those implementations share.
 export type {
-  Cursor, Item, Key, KeyValue, ListEachRequest, ListRequest, OrderTerm, Page, PageSizes, Repository,
+  ByteBudget, Cursor, Item, Key, KeyValue, ListEachRequest, ListRequest, OrderTerm, Page, PageSizes, Repository,
   RepositoryFactory, StoreGuard, WriteOptions,
 } from "../core/repository.ts";
 export { listEachOf } from "../core/repository.ts";
@@ -18,10 +18,15 @@ export class PageFill {
   /** Adds the record, or answers false when the page is full without it. */
   add(item: Item): boolean {
     if (this.items.length >= this.request.limit) return false;
-    const { maxBytes, sizeOf } = this.request;
-    const size = maxBytes !== undefined && sizeOf ? sizeOf(item) : 0;
+    const { maxBytes, sizeOf, responseBytes: shared } = this.request;
+    const size = (maxBytes !== undefined || shared) && sizeOf ? sizeOf(item) : 0;
     if (maxBytes !== undefined && this.items.length > 0 && this.bytes + size > maxBytes) return false;
+    if (shared && size > shared.remaining && shared.spent > 0) return false;
     this.bytes += size;
+    if (shared) {
+      shared.remaining -= size;
+      shared.spent += size;
+    }
     this.items.push(item);
     return true;
   }

@@ -55,10 +55,35 @@ describe("abuse limits, before any resolver runs", () => {
     expect(await refusal(aliased("LIMIT 1000"))).toBe("QUERY_TOO_COSTLY");
   });
 
-  it("does not count introspection, so GraphiQL's schema query passes", async () => {
+  it("lets GraphiQL's schema query pass: introspection nests deeper than 10 but is not counted for depth", async () => {
     const { getIntrospectionQuery } = await import("graphql");
     const answer = await g.post(getIntrospectionQuery());
     expect(answer.body.errors).toBeUndefined();
+  });
+
+  // The issue's cases: 300 aliased __typename passed (alias limit 15), inside Posts(limit: 1000)
+  // too, and 15 aliased introspection queries answered 543 KB; all passed on the old code.
+  it("counts __typename toward aliases and cost like any other field", async () => {
+    const typenames = (n: number) => Array.from({ length: n }, (_, i) => `t${i}: __typename`).join(" ");
+    expect(await refusal(`{ ${typenames(15)} }`)).toBeUndefined();
+    expect(await refusal(`{ ${typenames(16)} }`)).toBe("TOO_MANY_ALIASES");
+    expect(await refusal(`{ ${typenames(300)} }`)).toBe("TOO_MANY_ALIASES");
+    const wide = graphqlBlog({ limits: { maxDepth: 10, maxAliases: 1000, maxRootFields: 20, maxTokens: 2000, maxCost: 10_000, listFactor: 10 } });
+    const inList = await wide.post(`{ Posts(limit: 1000) { results { ${typenames(10)} } } }`);
+    expect(inList.body.errors?.[0]?.extensions.code).toBe("QUERY_TOO_COSTLY");
+    expect((await wide.post(`{ Posts(limit: 1000) { results { slug } } }`)).body.errors).toBeUndefined();
+  });
+
+  it("counts introspection toward aliases and cost, each field once", async () => {
+    const schemaQuery = "__schema { types { name fields { name } } }";
+    expect(await refusal(`{ ${Array.from({ length: 15 }, (_, i) => `s${i}: ${schemaQuery}`).join(" ")} }`)).toBeUndefined();
+    expect(await refusal(`{ ${Array.from({ length: 16 }, (_, i) => `s${i}: ${schemaQuery}`).join(" ")} }`)).toBe("TOO_MANY_ALIASES");
+    expect(await refusal(`{ ${Array.from({ length: 16 }, (_, i) => `s${i}: __type(name: "Post") { name }`).join(" ")} }`)).toBe("TOO_MANY_ALIASES");
+    // Five fields a schema query (__schema, types, name, fields, name): four cost 20, five 25.
+    const tight = graphqlBlog({ limits: { maxDepth: 10, maxAliases: 15, maxRootFields: 20, maxTokens: 1000, maxCost: 20, listFactor: 10 } });
+    const schemas = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `s${i}: ${schemaQuery}`).join(" ")} }`;
+    expect((await tight.post(schemas(4))).body.errors).toBeUndefined();
+    expect((await tight.post(schemas(5))).body.errors?.map((e) => [e.extensions.code, e.extensions.actual])).toEqual([["QUERY_TOO_COSTLY", 25]]);
   });
 
   // Found by the fuzzer: each fragment spreading the next twice made the limits walk 2^depth

@@ -199,6 +199,77 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
       expect(seen.map((i) => i.id).sort()).toEqual(sizes.map((_, i) => `b${String(i).padStart(2, "0")}`));
     });
 
+    it("stops at the read budget: a short (even empty) page whose next resumes exactly there", async () => {
+      await Promise.all(Array.from({ length: 45 }, (_, i) => single.create({ id: `m${String(i).padStart(2, "0")}`, group: i % 2 ? "odd" : "even", rank: i, secret: i % 5 === 0 })));
+      // Nothing matches: each request reads at most 10 records, so the table takes 5 requests.
+      const none = parseFilter("rank > 1000");
+      let after: Cursor | undefined;
+      let requests = 0;
+      do {
+        const page = await single.list({ where: none, limit: 5, maxRead: 10, ...(after ? { after } : {}) });
+        expect(page.items).toEqual([]);
+        after = page.next;
+        requests++;
+      } while (after && requests < 100);
+      expect(requests).toBeGreaterThanOrEqual(5);
+      expect(requests).toBeLessThanOrEqual(6);
+      // A filter and a permission check, on a Scan and on an index Query in both orders: following
+      // the cursors yields every match once, in order where an order was asked.
+      const accept = async (items: Item[]) => items.map((item) => item.secret !== true);
+      const cases: { where: Expression | undefined; orderBy?: { field: string; direction: "ASC" | "DESC" }[]; expected: number[] }[] = [
+        { where: parseFilter("rank >= 10 AND rank < 40"), expected: Array.from({ length: 30 }, (_, i) => i + 10) },
+        { where: parseFilter("group = 'odd' AND rank > 20"), orderBy: [{ field: "rank", direction: "ASC" }], expected: Array.from({ length: 12 }, (_, i) => 21 + 2 * i) },
+        { where: parseFilter("group = 'even' AND id LIKE '%4'"), orderBy: [{ field: "rank", direction: "DESC" }], expected: [44, 34, 24, 14, 4] },
+      ];
+      for (const { where, orderBy, expected } of cases) {
+        for (const [limit, maxRead] of [[3, 8], [5, 1], [50, 7]] as const) {
+          const seen: Item[] = [];
+          let cursor: Cursor | undefined;
+          for (let pages = 0; pages < 200; pages++) {
+            const page = await single.list({ where, ...(orderBy ? { orderBy } : {}), limit, maxRead, accept, ...(cursor ? { after: cursor } : {}) });
+            expect(page.items.length).toBeLessThanOrEqual(limit);
+            seen.push(...page.items);
+            cursor = page.next;
+            if (!cursor) break;
+          }
+          expect(cursor).toBeUndefined();
+          const ranks = seen.map((item) => Number(item.rank));
+          const wanted = expected.filter((rank) => rank % 5 !== 0);
+          expect(orderBy ? ranks : [...ranks].sort((a, b) => a - b), `${JSON.stringify(where)} limit ${limit} maxRead ${maxRead}`).toEqual(orderBy ? wanted : [...wanted].sort((a, b) => a - b));
+        }
+      }
+    });
+
+    it("shares one response's byte budget across pages: a page it cannot start is empty and resumes at its first record", async () => {
+      await Promise.all(Array.from({ length: 10 }, (_, i) => single.create({ id: `s${i}`, group: i < 5 ? "a" : "b", rank: i, body: "x".repeat(100) })));
+      const sizeOf = (item: Item) => String(item.body).length;
+      const everything = (await single.list({ limit: 50 })).items.map((item) => item.id);
+      const shared = { remaining: 450, spent: 0 };
+      const first = await single.list({ limit: 50, sizeOf, responseBytes: shared });
+      expect(first.items.map((item) => item.id)).toEqual(everything.slice(0, 4));
+      expect(shared).toEqual({ remaining: 50, spent: 400 });
+      const second = await single.list({ limit: 50, sizeOf, responseBytes: shared });
+      expect(second.items).toEqual([]);
+      expect(second.next).toBeDefined();
+      // In a later response (a budget of its own), each cursor resumes exactly where its page ended.
+      expect((await rest(single, { limit: 50 }, second.next as Cursor)).map((item) => item.id)).toEqual(everything);
+      expect((await rest(single, { limit: 50 }, first.next as Cursor)).map((item) => item.id)).toEqual(everything.slice(4));
+      // A response's first record is never refused, however large: the response always progresses.
+      const tiny = { remaining: 10, spent: 0 };
+      expect((await single.list({ limit: 50, sizeOf, responseBytes: tiny })).items).toHaveLength(1);
+      // Many scopes at once draw from the same budget, in scope order.
+      if (!single.listEach) return;
+      const byRank = [{ field: "rank", direction: "ASC" as const }];
+      const together = { remaining: 350, spent: 0 };
+      const pages = await single.listEach({ field: "group", scopes: ["a", "b"].map((v) => ({ value: v, where: scoped("group", v) })), orderBy: byRank, limit: 50, sizeOf, responseBytes: together });
+      const [a, b] = pages as [{ items: Item[]; next?: Cursor }, { items: Item[]; next?: Cursor }];
+      expect(a.items.length + b.items.length).toBe(3);
+      const rests = [a, b].map((page, i) => page.next ? rest(single, { where: scoped("group", i === 0 ? "a" : "b"), orderBy: byRank, limit: 50 }, page.next) : Promise.resolve([]));
+      const [restA, restB] = await Promise.all(rests);
+      expect([...a.items, ...(restA ?? [])].map((item) => item.rank)).toEqual([0, 1, 2, 3, 4]);
+      expect([...b.items, ...(restB ?? [])].map((item) => item.rank)).toEqual([5, 6, 7, 8, 9]);
+    });
+
     it("lists what every write before it left, in order, however often the same listing was read before", async () => {
       const byRank = { where: parseFilter("group = 'a'"), orderBy: [{ field: "rank", direction: "ASC" as const }], limit: 10 };
       const ids = async (request: Omit<Parameters<Repository["list"]>[0], "after">) => (await single.list(request)).items.map((i) => i.id);
