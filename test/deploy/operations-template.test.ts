@@ -39,6 +39,7 @@ async function packaged(name: string, extra: string[]): Promise<Template> {
     "package", "--stage", "prod", "--package", out, "--param", `appSecret=${"s".repeat(48)}`,
     "--param", `authSigningKey=${JSON.stringify(generateSigningJwk())}`,
     "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client", "--param", `idpClientSecret=${"c".repeat(32)}`,
+    "--param", "publicUrl=https://api.example.com",
     ...extra.flatMap((p) => ["--param", p]),
   ], { cwd: root, env: shellEnv(), maxBuffer: 16 * 1024 * 1024 });
   return JSON.parse(await readFile(join(out, "cloudformation-template-update-stack.json"), "utf8")) as Template;
