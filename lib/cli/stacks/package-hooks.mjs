@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fitRolePolicies } from "./role-policies.mjs";
 import { routeGroups } from "./route-groups.mjs";
 import { shareLogGroups } from "./shared-log-groups.mjs";
-import { splitTemplate } from "./split.mjs";
+import { ALARMS_GROUP, splitTemplate } from "./split.mjs";
 
 /** CloudFormation refuses a stack of more resources than this. */
 export const HARD_LIMIT = 500;
@@ -55,7 +55,7 @@ export async function shapeTemplate(serverless) {
   const shared = shareLogGroups(template, groups, `/aws/lambda/${service.service}-${provider.getStage()}`);
   const policies = fitRolePolicies(template).length;
   const templateUrl = templateUrlFor(template, service.package.artifactDirectoryName);
-  const children = splitTemplate(template, { groupOfFunction: groups, limit, templateUrl, description: (g) => `${service.service} ${provider.getStage()}: the routes under /${g}` });
+  const children = splitTemplate(template, { groupOfFunction: groups, limit, templateUrl, description: (g) => (g === ALARMS_GROUP ? `${service.service} ${provider.getStage()}: the alarms on its tables, API, stream and metrics` : `${service.service} ${provider.getStage()}: the routes under /${g}`) });
 
   const dir = join(serverless.serviceDir, ".serverless");
   for (const stale of (await readdir(dir).catch(() => [])).filter((f) => NESTED_FILE.test(f))) await rm(join(dir, stale));

@@ -10,3 +10,4 @@ export function splitTemplate<T extends CfnTemplate>(
   template: T,
   options: { groupOfFunction: Map<string, string>; limit: number; maxResources?: number; templateUrl: (file: string) => unknown; description?: (group: string) => string },
 ): { id: string; group: string; file: string; template: T & { Description: string } }[];
+export const ALARMS_GROUP: string;

@@ -35,6 +35,9 @@ const MAX_RESOURCES = 500;
 const MAX_PARAMETERS = 200;
 const MAX_OUTPUTS = 200;
 
+/** The group of the alarms that watch only the root's resources (see assignGroups). */
+export const ALARMS_GROUP = "cloudwatch alarms";
+
 const alnum = (text) => String(text).replace(/[^A-Za-z0-9]/g, "");
 
 function movable(resource) {
@@ -71,6 +74,14 @@ export function assignGroups(resources, groupOfFunction) {
         changed = true;
       }
     }
+  }
+  // Alarms on the root's own resources (tables, the API, the stream, the custom metrics) go to a
+  // stack of their own: a table adds two, and past the limit they are what would keep the root
+  // over it. An alarm on functions of several groups stays in the root (its functions would all
+  // become parameters of one stack, past CloudFormation's 200).
+  for (const [id, resource] of Object.entries(resources)) {
+    if (assigned.has(id) || !movable(resource) || resource.Type !== "AWS::CloudWatch::Alarm") continue;
+    if (names.get(id).every((n) => !assigned.has(n))) assigned.set(id, ALARMS_GROUP);
   }
   return assigned;
 }

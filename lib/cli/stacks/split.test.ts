@@ -143,6 +143,25 @@ describe("nested stacks", () => {
     expect(unresolved(stacks)).toEqual([]);
   });
 
+  it("moves the alarms on the root's own resources into a stack of their own, and leaves one on two groups' functions in the root", () => {
+    const { template, groups } = sample();
+    template.Resources.TableThrottlesAlarm = { Type: "AWS::CloudWatch::Alarm", Properties: { Dimensions: [{ Name: "TableName", Value: { Ref: "PostTable" } }] } };
+    template.Resources.LockoutsAlarm = { Type: "AWS::CloudWatch::Alarm", Properties: { MetricName: "Lockouts", Namespace: "blog/prod" } };
+    template.Resources.ErrorsAlarm = {
+      Type: "AWS::CloudWatch::Alarm",
+      Properties: { Metrics: [{ Dimensions: [{ Value: { Ref: "PostsGetLambdaFunction" } }] }, { Dimensions: [{ Value: { Ref: "TagsGetLambdaFunction" } }] }] },
+    };
+    const children = splitTemplate(template, { groupOfFunction: groups, limit: 12, templateUrl: url });
+    const alarms = children.find((c) => c.id === "CloudwatchAlarmsNestedStack");
+    expect(Object.keys(alarms?.template.Resources ?? {}).sort()).toEqual(["LockoutsAlarm", "TableThrottlesAlarm"]);
+    expect(template.Resources.CloudwatchAlarmsNestedStack?.Properties).toMatchObject({ Parameters: { PostTable: { Ref: "PostTable" } } });
+    // On functions of two groups: in the root, reading both groups' outputs.
+    expect(Object.keys(template.Resources)).toContain("ErrorsAlarm");
+    expect(Object.keys(children.find((c) => c.id === "PostsNestedStack")?.template.Resources ?? {})).toContain("PostsGetAlarm");
+    const stacks: Stack[] = [{ id: "root", template }, ...children.map((c) => ({ id: c.id, template: c.template }))];
+    expect(unresolved(stacks)).toEqual([]);
+  });
+
   it("is what the checker catches: a reference left pointing across the boundary", () => {
     const { template, groups } = sample();
     const children = splitTemplate(template, { groupOfFunction: groups, limit: 12, templateUrl: url });
