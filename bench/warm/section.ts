@@ -2,6 +2,7 @@ import { Bench } from "tinybench";
 import { barOn, type Figures, type Measured } from "../lib/figures.ts";
 import type { RunOptions } from "../lib/options.ts";
 import { progress } from "../lib/progress.ts";
+import { seeded, shuffled } from "../lib/order.ts";
 import { summarise } from "../lib/stats.ts";
 import { profileWarm } from "../profile/profile.ts";
 import { warmScenarios, type Scenario } from "./scenarios.ts";
@@ -37,10 +38,14 @@ async function rounds(scenarios: Scenario[], samples: Map<Task, number[]>, optio
   // running; 50 posts: still rising after 4 s), which flattered every ratio to it and widened its
   // spread. Every task gets the same warm-up, ours included.
   const warmUpMs = options.quick ? options.warmTimeMs : WARM_UP_MS;
-  for (const s of scenarios) await round([s.ours, s.floor, s.peer, ...s.references], warmUpMs);
+  // Scenarios, and the tasks within each, in an order shuffled every round (tinybench runs its
+  // tasks one after another, in the order added): no implementation always runs first or last.
+  const random = seeded(options.seed);
+  progress(`warm: ${options.warmRounds} rounds, scenarios and tasks in a random order each round (seed ${options.seed}; --seed=${options.seed} replays it)`);
+  for (const s of shuffled(scenarios, random)) await round(shuffled([s.ours, s.floor, s.peer, ...s.references], random), warmUpMs);
   for (let r = 0; r < options.warmRounds; r++) {
-    for (const s of scenarios) {
-      const result = await round([s.ours, s.floor, s.peer, ...s.references], options.warmTimeMs);
+    for (const s of shuffled(scenarios, random)) {
+      const result = await round(shuffled([s.ours, s.floor, s.peer, ...s.references], random), options.warmTimeMs);
       for (const [task, ops] of result) samples.get(task)?.push(ops);
       progress(`warm round ${r + 1}/${options.warmRounds}: ${s.measure}: ours ${Math.round(result.get(s.ours) ?? 0)} ops/s, ${s.peer.name} ${Math.round(result.get(s.peer) ?? 0)} ops/s`);
     }
