@@ -1,5 +1,6 @@
 import { graphqlHandler } from "../../lib/graphql/handler.ts";
 import { authenticationOf } from "../../lib/auth/service.ts";
+import type { Application } from "../../lib/core/application.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { httpEvent } from "../../test/support/http-events.ts";
 import { yogaFor, yogaLambda } from "../fixtures/yoga-app.ts";
@@ -25,8 +26,8 @@ export interface Scenario {
  * Every warm scenario over one seeded blog on the in-process memory store (the framework's own
  * cost, no store latency), handlers built once as at cold start.
  */
-export async function warmScenarios(): Promise<Scenario[]> {
-  const app = await seededBlog();
+export async function warmScenarios(app?: Application): Promise<Scenario[]> {
+  app ??= await seededBlog();
   const rest = restHandler(app) as unknown as Handler;
   const graphql = graphqlHandler(app);
   const schema = graphql.endpoint.schema;
