@@ -12,6 +12,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../lib/local/local-aws.ts";
 import { tableDefinition } from "../lib/store/dynamodb-tables.ts";
 import type { Figures } from "./lib/figures.ts";
 import type { RunOptions } from "./lib/options.ts";
+import { seeded, shuffled } from "./lib/order.ts";
 import { progress } from "./lib/progress.ts";
 import { summarise } from "./lib/stats.ts";
 
@@ -96,8 +97,8 @@ export async function migrationSection(figures: Figures, options: RunOptions): P
   const data = v3Dataset({ idents: size, cost: 4 });
   const ours: number[] = [];
   const floor: number[] = [];
-  /** One migration and its floor, on fresh tables: idents per second, ours then the floor's. */
-  const round = async (name: string, rows: typeof data.idents): Promise<[number, number]> => {
+  /** One migration on fresh tables: idents per second, the transactions it made, the rows it moved. */
+  const migration = async (name: string, rows: typeof data.idents): Promise<{ rate: number; calls: number; moved: typeof data.idents }> => {
     const drop = await createTables(raw, `bench-m${name}-`);
     try {
       const { client, transactions, detach } = counted(raw);
@@ -115,18 +116,23 @@ export async function migrationSection(figures: Figures, options: RunOptions): P
       }
       const calls = transactions();
       const rate = (report.idents.migrated + report.idents.failed.length) / seconds;
-      const dropFloor = await createTables(raw, `bench-f${name}-`);
-      try {
-        const failed = new Set(report.idents.failed.map((f) => f.key));
-        // The v3 rows the migration moved: not the conflicts, not the rows it skips (already v4,
-        // or a provider v4 lacks), as many as it reports migrated.
-        const moved = rows.filter((row) => !failed.has(String(row.uuid)) && /_(email|idp)$/.test(String(row.uuid))).slice(0, report.idents.migrated);
-        const floorRate = await floorRun(raw, `bench-f${name}-`, moved, calls);
-        progress(`migration ${name}: ${report.idents.migrated} migrated, ${report.idents.failed.length} conflicts in ${seconds.toFixed(1)} s, ${calls} transactions; ${rate.toFixed(0)} idents/s, floor ${floorRate.toFixed(0)}`);
-        return [rate, floorRate];
-      } finally {
-        await dropFloor();
-      }
+      const failed = new Set(report.idents.failed.map((f) => f.key));
+      // The v3 rows the migration moved: not the conflicts, not the rows it skips (already v4,
+      // or a provider v4 lacks), as many as it reports migrated.
+      const moved = rows.filter((row) => !failed.has(String(row.uuid)) && /_(email|idp)$/.test(String(row.uuid))).slice(0, report.idents.migrated);
+      progress(`migration ${name}: ${report.idents.migrated} migrated, ${report.idents.failed.length} conflicts in ${seconds.toFixed(1)} s, ${calls} transactions; ${rate.toFixed(0)} idents/s`);
+      return { rate, calls, moved };
+    } finally {
+      await drop();
+    }
+  };
+  /** The floor on fresh tables: the same rows moved in as many bare transactions. */
+  const floorOn = async (name: string, moved: typeof data.idents, calls: number): Promise<number> => {
+    const drop = await createTables(raw, `bench-f${name}-`);
+    try {
+      const rate = await floorRun(raw, `bench-f${name}-`, moved, calls);
+      progress(`migration ${name}: floor ${rate.toFixed(0)} idents/s`);
+      return rate;
     } finally {
       await drop();
     }
@@ -134,12 +140,19 @@ export async function migrationSection(figures: Figures, options: RunOptions): P
   try {
     // DynamoDB Local's JVM compiles its hot paths over the first several thousand requests:
     // without a discarded round as large as the measured ones, whichever side runs first on a
-    // fresh JVM (ours) pays for that alone (a 1,000-ident warm-up still left round 1 slower).
-    await round("warmup", data.idents);
+    // fresh JVM pays for that alone (a 1,000-ident warm-up still left round 1 slower). The
+    // warm-up also fixes what the floor repeats: the same data gives the same moves every round.
+    const reference = await migration("warmup", data.idents);
+    await floorOn("warmup", reference.moved, reference.calls);
+    // Ours and the floor in a random order each round (seed printed), not always ours first.
+    const random = seeded(options.seed);
+    progress(`migration: ours and the floor in a random order each round (seed ${options.seed})`);
     for (let r = 0; r < rounds; r++) {
-      const [o, f] = await round(String(r), data.idents);
-      ours.push(o);
-      floor.push(f);
+      const sides = shuffled(["ours", "floor"] as const, random);
+      for (const side of sides) {
+        if (side === "ours") ours.push((await migration(String(r), data.idents)).rate);
+        else floor.push(await floorOn(String(r), reference.moved, reference.calls));
+      }
     }
     const oursSummary = summarise(ours);
     const floorSummary = summarise(floor);

@@ -14,5 +14,9 @@ const imported = performance.now();
 const response = await handler(event, context);
 const answered = performance.now();
 
-process.stdout.write(`${JSON.stringify({ boot: started, import: imported - started, request: answered - imported, total: answered, status: response?.statusCode, body: String(response?.body ?? "").slice(0, 200) })}\n`);
+// A function that is no HTTP handler (stream, migrate) answers a plain value: status 0, and that
+// value as the body.
+const http = typeof response?.statusCode === "number";
+const body = http ? String(response.body ?? "") : JSON.stringify(response ?? null);
+process.stdout.write(`${JSON.stringify({ boot: started, import: imported - started, request: answered - imported, total: answered, status: http ? response.statusCode : 0, body: body.slice(0, 200) })}\n`);
 process.exit(0);

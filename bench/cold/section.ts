@@ -4,12 +4,13 @@ import { bundle } from "../build/bundle.ts";
 import { barOn, type Figures, type Measured } from "../lib/figures.ts";
 import type { RunOptions } from "../lib/options.ts";
 import { progress } from "../lib/progress.ts";
+import { seeded, shuffled } from "../lib/order.ts";
 import { summarise } from "../lib/stats.ts";
 import { profileCold } from "../profile/profile.ts";
 import { coldEnv, coldStart } from "./spawn.ts";
 import { passwordCheck } from "./password.ts";
 import { startStubDynamoDb } from "./stub-dynamodb.ts";
-import { AUTH, baselineVariants, FLOOR_A, FLOOR_B, FLOOR_B_GRAPHQL, FLOOR_B_NO_CALL, FLOOR_B_WEBSOCKET, GRAPHQL, REST, VARIANTS, WEBSOCKET, YOGA, type Variant } from "./variants.ts";
+import { AUTH, baselineVariants, FLOOR_A, FLOOR_B, FLOOR_B_GRAPHQL, FLOOR_B_NO_CALL, FLOOR_B_WEBSOCKET, GRAPHQL, LOGIN, MIGRATE, REST, REST_ALL, STREAM, VARIANTS, WEBSOCKET, YOGA, type Variant } from "./variants.ts";
 
 export interface Prepared {
   variant: Variant;
@@ -33,12 +34,14 @@ export async function prepareCold(outDir: string, variants: Variant[] = VARIANTS
 
 /**
  * Fresh processes, interleaved (one of each variant per round) so that a noisy neighbour slows
- * every variant alike; one warm-up round first fills the page cache.
+ * every variant alike, in an order shuffled every round from `seed`; one warm-up round first fills
+ * the page cache.
  */
-export async function measureCold(prepared: Prepared[], runs: number, endpoint: string): Promise<Map<Variant, number[]>> {
+export async function measureCold(prepared: Prepared[], runs: number, endpoint: string, seed = 0): Promise<Map<Variant, number[]>> {
   const totals = new Map<Variant, number[]>(prepared.map((p) => [p.variant, []]));
+  const random = seeded(seed);
   for (let round = -1; round < runs; round++) {
-    for (const p of prepared) {
+    for (const p of shuffled(prepared, random)) {
       const result = await coldStart(p.bundle, p.event, coldEnv(endpoint));
       if (result.status !== p.variant.status || !p.variant.body.test(result.body)) {
         throw new Error(`${p.variant.name}: expected status ${p.variant.status} and a body matching ${p.variant.body.source}, got ${result.status}: ${result.body}`);
@@ -56,7 +59,8 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
   const prepared = await prepareCold(options.outDir, [...VARIANTS, ...before]);
   // Stays up for the whole section: the profiles of missed bars are taken later, against it too.
   const stub = await startStubDynamoDb();
-  const totals = await measureCold(prepared, options.coldRuns, stub.endpoint);
+  progress(`cold start: ${options.coldRuns} rounds, variants in a random order each round (seed ${options.seed}; --seed=${options.seed} replays it)`);
+  const totals = await measureCold(prepared, options.coldRuns, stub.endpoint, options.seed);
   const profile = (v: Variant) => async () => {
     const p = prepared.find((x) => x.variant === v);
     if (!p) return [];
@@ -78,19 +82,19 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
   const yoga = measured(YOGA, "yoga");
   figures.add({
     section, measure: GRAPHQL.name, unit: "ms", higherIsBetter: false, ours: graphql, floor: floorGraphql, peer: yoga,
-    bar: barOn("<= 1.15x (b)+graphql-js", graphql, floorGraphql, 1.15, true),
+    bar: barOn("<= 1.15x (b)+graphql-js (goal, reported)", graphql, floorGraphql, 1.15, true),
     profile: profile(GRAPHQL),
   });
   figures.add({
     section, measure: `${GRAPHQL.name} vs yoga`, unit: "ms", higherIsBetter: false, ours: graphql, peer: yoga,
-    bar: barOn("<= 0.7x yoga", graphql, yoga, 0.7, true),
+    bar: barOn("<= 0.8x yoga (built as the function is)", graphql, yoga, 0.8, true),
     profile: profile(GRAPHQL),
   });
   const rest = measured(REST);
   const floorB = measured(FLOOR_B, "(b)");
   figures.add({
     section, measure: REST.name, unit: "ms", higherIsBetter: false, ours: rest, floor: floorB,
-    bar: barOn("<= 1.1x (b)", rest, floorB, 1.1, true),
+    bar: barOn("<= 1.1x (b) (goal, reported)", rest, floorB, 1.1, true),
     profile: profile(REST),
     note: "DynamoDB store configured (client built, one GetItem to a loopback stub that finds nothing, answered 404): the route lookup, domain read and error mapping are those of a hit",
   });
@@ -113,6 +117,14 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
     profile: profile(AUTH),
     note: "an unknown refresh token, answered 401 after one read of the (stub) refresh table",
   });
+  // Every other function kind, each against floor (b) from the same rounds: no bar, the cost of
+  // what each carries beyond the floor, reported.
+  figures.add({ section, measure: `${GRAPHQL.name} vs floor (b)`, unit: "ms", higherIsBetter: false, ours: graphql, floor: floorB });
+  figures.add({ section, measure: `${WEBSOCKET.name} vs floor (b)`, unit: "ms", higherIsBetter: false, ours: measured(WEBSOCKET), floor: floorB });
+  figures.add({ section, measure: REST_ALL.name, unit: "ms", higherIsBetter: false, ours: measured(REST_ALL), floor: floorB, note: "the function of every model route without its own (writes, queries), answering the same read as the route function" });
+  figures.add({ section, measure: LOGIN.name, unit: "ms", higherIsBetter: false, ours: measured(LOGIN), floor: floorB, note: "one lookup (the stub finds nothing), then a password verify against a dummy hash at the default scrypt cost, so an unknown address costs what a known one does: the password check row below is most of it" });
+  figures.add({ section, measure: STREAM.name, unit: "ms", higherIsBetter: false, ours: measured(STREAM), floor: floorB, note: "Post.Created from the record, its subscribers looked up (the stub has none)" });
+  figures.add({ section, measure: MIGRATE.name, unit: "ms", higherIsBetter: false, ours: measured(MIGRATE), floor: floorB, note: "the v3 auth migration's dry run over empty (stub) tables" });
   figures.add(await passwordCheck(options.coldRuns));
   return prepared;
 }

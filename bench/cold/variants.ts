@@ -37,6 +37,24 @@ const websocketEvent = {
 // route table) and answers 401 after one read of the refresh table (the stub finds nothing).
 const authEvent = httpEvent("POST", "/auth/refresh", { body: { refresh_token: "x".repeat(43) }, routeKey: "POST /auth/refresh" });
 
+// A login with an address no account has: the login function (email provider's flows, jose,
+// scrypt) is loaded, looks the address up (the stub finds nothing), verifies the password against
+// a dummy hash so an unknown address costs what a known one does, and answers 401.
+const loginEvent = httpEvent("POST", "/auth/email/login", { body: { email: "nobody@example.com", password: "not the password 123" }, routeKey: "POST /auth/email/login" });
+
+// One INSERT on the posts table: the stream function (realtime face) turns it into Post.Created and
+// looks its subscribers up (the stub has none).
+const streamEvent = {
+  Records: [{
+    eventID: "1", eventName: "INSERT", eventSource: "aws:dynamodb", awsRegion: "us-east-1",
+    eventSourceARN: "arn:aws:dynamodb:us-east-1:123456789012:table/blog-bench-Post/stream/2026-01-01T00:00:00.000",
+    dynamodb: { Keys: { slug: { S: "hello-world" } }, NewImage: { slug: { S: "hello-world" }, title: { S: "Hello" }, content: { S: "c" }, status: { S: "published" }, viewCount: { N: "0" } }, SequenceNumber: "1", StreamViewType: "NEW_AND_OLD_IMAGES" },
+  }],
+};
+
+// A dry run of the v3 migration over empty tables (the stub's Scans find nothing).
+const migrateEvent = { dryRun: true };
+
 // The floors answer {"ok":true}; the GraphQL function and yoga list no posts (the stub finds none).
 const OK = /^\{"ok":true\}$/;
 const NO_POSTS = /^\{"data":\{"Posts":\{"results":\[\]\}\}\}$/;
@@ -55,7 +73,13 @@ export const WEBSOCKET: Variant = { name: "ws function ($connect)", entry: "func
 // The function API Gateway sends `POST /auth/refresh` to (per-route packaging: the session routes' own).
 export const AUTH: Variant = { name: "auth route function (POST /auth/refresh)", entry: "functions/auth-session.ts", event: authEvent, status: 401, body: /"reason":"INVALID_REFRESH_TOKEN"/ };
 
-export const VARIANTS = [FLOOR_A, FLOOR_B, FLOOR_B_NO_CALL, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, YOGA, GRAPHQL, REST, WEBSOCKET, AUTH];
+// The catch-all REST function (every model route not given its own function: writes, queries).
+export const REST_ALL: Variant = { name: "REST catch-all function (GET /posts/{slug})", entry: "functions/rest.ts", event: restEvent, status: 404, body: /^\{"code":404,"message":"Post not found"\}$/ };
+export const LOGIN: Variant = { name: "login function (POST /auth/email/login, unknown address)", entry: "functions/auth.ts", event: loginEvent, status: 401, body: /"code":401/ };
+export const STREAM: Variant = { name: "stream function (one INSERT)", entry: "functions/stream.ts", event: streamEvent, status: 0, body: /^\{"batchItemFailures":\[\]\}$/ };
+export const MIGRATE: Variant = { name: "migrate function (dry run, empty tables)", entry: "functions/migrate.ts", event: migrateEvent, status: 0, body: /^\{"dryRun":true,"passes":1,"idents":\{"migrated":0,"skipped":0,"failed":\[\].*"incomplete":false/ };
+
+export const VARIANTS = [FLOOR_A, FLOOR_B, FLOOR_B_NO_CALL, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, YOGA, GRAPHQL, REST, REST_ALL, WEBSOCKET, AUTH, LOGIN, STREAM, MIGRATE];
 
 // Where a checkout older than the per-route functions served the same request.
 const EARLIER_ENTRY: Record<string, string> = { "functions/rest-read.ts": "functions/rest.ts", "functions/auth-session.ts": "functions/auth.ts" };

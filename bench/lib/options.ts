@@ -12,6 +12,8 @@ export interface RunOptions {
   only: string[];
   /** Where bundles, events and profiles go. */
   outDir: string;
+  /** Seeds the order of every round in every section (bench/lib/order.ts); `--seed=N` replays one. */
+  seed: number;
   /** A checkout of an earlier commit (`--baseline=DIR`): its functions are cold-started beside ours. */
   baseline?: string;
 }
@@ -19,6 +21,7 @@ export interface RunOptions {
 export function runOptions(argv: readonly string[]): RunOptions {
   const quick = argv.includes("--quick");
   const baseline = argv.find((a) => a.startsWith("--baseline="))?.slice("--baseline=".length);
+  const seedArg = argv.find((a) => a.startsWith("--seed="))?.slice("--seed=".length);
   const only = argv.filter((a) => a.startsWith("--only=")).flatMap((a) => a.slice("--only=".length).split(","));
   return {
     quick,
@@ -28,6 +31,7 @@ export function runOptions(argv: readonly string[]): RunOptions {
     fanoutSizes: quick ? [100] : [100, 1_000, 10_000],
     fanoutRepeats: quick ? 1 : 3,
     only,
+    seed: seedArg !== undefined ? Number(seedArg) : Date.now() % 1_000_000,
     outDir: "bench/out",
     ...(baseline ? { baseline } : {}),
   };

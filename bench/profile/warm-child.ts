@@ -3,10 +3,10 @@
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { warmScenarios } from "../warm/scenarios.ts";
-import { enableTestUser } from "../warm/section.ts";
+import { productionEnv } from "../warm/section.ts";
 
 const [index = "0", ms = "3000", out = "warm.cpuprofile"] = process.argv.slice(2);
-enableTestUser();
+productionEnv();
 const scenario = (await warmScenarios())[Number(index)];
 if (!scenario) throw new Error(`no warm scenario ${index}`);
 process.stdout.write = (() => true) as typeof process.stdout.write;

@@ -1,9 +1,15 @@
+import { randomBytes } from "node:crypto";
 import { Bench } from "tinybench";
+import { generateSigningJwk } from "../../lib/auth/keys.ts";
 import { barOn, type Figures, type Measured } from "../lib/figures.ts";
 import type { RunOptions } from "../lib/options.ts";
 import { progress } from "../lib/progress.ts";
+import { seeded, shuffled } from "../lib/order.ts";
 import { summarise } from "../lib/stats.ts";
 import { profileWarm } from "../profile/profile.ts";
+import { startDynamoDbLocal } from "../../lib/local/dynamodb-local.ts";
+import { localAwsEnv } from "../../lib/local/local-aws.ts";
+import { dynamoBlog } from "./dynamodb.ts";
 import { warmScenarios, type Scenario } from "./scenarios.ts";
 import type { Task } from "./tasks.ts";
 
@@ -37,19 +43,36 @@ async function rounds(scenarios: Scenario[], samples: Map<Task, number[]>, optio
   // running; 50 posts: still rising after 4 s), which flattered every ratio to it and widened its
   // spread. Every task gets the same warm-up, ours included.
   const warmUpMs = options.quick ? options.warmTimeMs : WARM_UP_MS;
-  for (const s of scenarios) await round([s.ours, s.floor, s.peer, ...s.references], warmUpMs);
+  // Scenarios, and the tasks within each, in an order shuffled every round (tinybench runs its
+  // tasks one after another, in the order added): no implementation always runs first or last.
+  const random = seeded(options.seed);
+  progress(`warm: ${options.warmRounds} rounds, scenarios and tasks in a random order each round (seed ${options.seed}; --seed=${options.seed} replays it)`);
+  for (const s of shuffled(scenarios, random)) await round(shuffled([s.ours, s.floor, s.peer, ...s.references], random), warmUpMs);
   for (let r = 0; r < options.warmRounds; r++) {
-    for (const s of scenarios) {
-      const result = await round([s.ours, s.floor, s.peer, ...s.references], options.warmTimeMs);
+    for (const s of shuffled(scenarios, random)) {
+      const result = await round(shuffled([s.ours, s.floor, s.peer, ...s.references], random), options.warmTimeMs);
       for (const [task, ops] of result) samples.get(task)?.push(ops);
       progress(`warm round ${r + 1}/${options.warmRounds}: ${s.measure}: ours ${Math.round(result.get(s.ours) ?? 0)} ops/s, ${s.peer.name} ${Math.round(result.get(s.peer) ?? 0)} ops/s`);
     }
   }
 }
 
-export async function warmSection(figures: Figures, options: RunOptions): Promise<Scenario[]> {
-  enableTestUser();
-  const scenarios = await warmScenarios();
+/**
+ * As a deployed function runs: no `serverless offline` (IS_OFFLINE: readable logs, the test-user
+ * hook), so logs are the production JSON lines and writes authenticate with a bearer token. The
+ * signing key and application secret are deploy parameters; the bench brings its own, as the
+ * tests do.
+ */
+export function productionEnv(): void {
+  delete process.env.IS_OFFLINE;
+  delete process.env.ALLOW_TEST_USER;
+  delete process.env.LOG_FORMAT;
+  process.env.AUTH_SIGNING_KEY ??= JSON.stringify(generateSigningJwk());
+  process.env.APP_SECRET ??= randomBytes(48).toString("base64url");
+}
+
+/** Checks every task once, then the recorded rounds; a row per scenario labelled with its store. */
+async function measureStore(figures: Figures, options: RunOptions, scenarios: Scenario[], store: string, inProcess: boolean): Promise<void> {
   const samples = new Map<Task, number[]>();
   // Our handlers write an access-log line per request: building it is counted, the write to this
   // terminal is not (in Lambda it is a pipe write the peers, which log nothing, would not pay either).
@@ -71,15 +94,35 @@ export async function warmSection(figures: Figures, options: RunOptions): Promis
     const ours = measured(s.ours);
     const peer = measured(s.peer);
     figures.add({
-      section: "warm", measure: s.measure, unit: "ops/s", higherIsBetter: true, ours, floor: measured(s.floor), peer,
-      ...(s.barVsPeer ? { bar: barOn(`>= ${s.barVsPeer}x ${s.peer.name}`, ours, peer, s.barVsPeer, false) } : {}),
-      profile: () => profileWarm(index, options.outDir),
+      section: "warm", measure: `${s.measure} [${store}]`, unit: "ops/s", higherIsBetter: true, ours, floor: measured(s.floor), peer,
+      // The bars are the framework's overhead, so on the in-process store; with DynamoDB Local the
+      // store's round trips dominate every side, reported without a bar.
+      ...(s.barVsPeer && inProcess ? { bar: barOn(`>= ${s.barVsPeer}x ${s.peer.name}`, ours, peer, s.barVsPeer, false) } : {}),
+      ...(inProcess ? { profile: () => profileWarm(index, options.outDir) } : {}),
       // A request's whole cost shared out over its records (routing, parsing and execution included).
       ...(s.records ? { note: `ours: ${(1e6 / (ours.summary.median * s.records)).toFixed(1)} µs per record (1 / (ops/s x ${s.records}))` } : {}),
     });
     for (const ref of s.references) {
-      figures.add({ section: "warm", measure: `${s.measure}: ${ref.name} (reference)`, unit: "ops/s", higherIsBetter: true, ours: measured(ref), floor: measured(s.floor), peer });
+      figures.add({ section: "warm", measure: `${s.measure} [${store}]: ${ref.name} (reference)`, unit: "ops/s", higherIsBetter: true, ours: measured(ref), floor: measured(s.floor), peer });
     }
   }
-  return scenarios;
+}
+
+/** The warm scenarios on two stores: in-process (the framework alone), then DynamoDB Local over loopback. */
+export async function warmSection(figures: Figures, options: RunOptions): Promise<void> {
+  productionEnv();
+  await measureStore(figures, options, await warmScenarios(), "in-process store", true);
+  for (const [name, value] of Object.entries(localAwsEnv())) process.env[name] ??= value;
+  progress("warm: starting DynamoDB Local");
+  const db = await startDynamoDbLocal();
+  try {
+    const blog = await dynamoBlog(db.endpoint, `bench-warm-${process.pid}-`);
+    try {
+      await measureStore(figures, options, await warmScenarios(blog.app), "DynamoDB Local", false);
+    } finally {
+      blog.close();
+    }
+  } finally {
+    await db.stop();
+  }
 }

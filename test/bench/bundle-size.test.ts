@@ -30,9 +30,16 @@ describe("function bundles as serverless package builds them", () => {
 
   it("explains an overrun by name, size, budget and largest inputs", () => {
     const fake: Bundle = { entry: "functions/heavy.ts", file: "heavy.mjs", bytes: 2_000_000, inputs: [{ path: "node_modules/huge/index.js", bytes: 1_500_000 }] };
-    const message = overBudget(fake, ["heavy"], { default: 1_000_000 }) ?? "";
+    const message = overBudget(fake, ["heavy"], { recordedAt: "abc", tolerance: 0.05, sizes: {}, default: 1_000_000 }) ?? "";
     expect(message).toContain("functions/heavy.ts (function heavy)");
     expect(message).toContain("1953.1 KB, over its budget of 976.6 KB");
     expect(message).toContain("node_modules/huge/index.js");
+  });
+
+  it("budgets a bundle against its size recorded at an earlier commit, plus the tolerance", () => {
+    const budgets = { recordedAt: "abc", tolerance: 0.05, sizes: { "functions/x.ts": 1000 }, default: 1_000_000 };
+    const at = (bytes: number) => overBudget({ entry: "functions/x.ts", file: "x.mjs", bytes, inputs: [] }, ["x"], budgets);
+    expect(at(1050)).toBeUndefined();
+    expect(at(1051)).toContain("recorded at abc +5%");
   });
 });

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_IDP_CLIENT_ID, DEV_IDP_KEY_FILE, DEV_IDP_PORT } from "../../lib/local/dev-idp/companion.ts";
 import { followSignIn, forgeIdToken, signInAtProvider, unsignedIdToken } from "../auth/idp-support.ts";
+import { requireChromium, skipWithoutChromium } from "../support/chromium.ts";
 import { CookieJar, locationOf } from "../support/cookie-jar.ts";
 import { startOffline, type Offline } from "../support/offline.ts";
 
@@ -18,7 +18,6 @@ import { startOffline, type Offline } from "../support/offline.ts";
 const PROJECT_DIR = fileURLToPath(new URL("../..", import.meta.url));
 const keyFile = join(PROJECT_DIR, DEV_IDP_KEY_FILE);
 const ISSUER = `http://127.0.0.1:${DEV_IDP_PORT}`;
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 let offline: Offline | undefined;
 let base = "";
@@ -168,12 +167,12 @@ describe("POST /auth/idp/token through npm start", () => {
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM))("Idp browser flow in headless Chromium", () => {
+describe.skipIf(skipWithoutChromium())("Idp browser flow in headless Chromium", () => {
   let browser: Browser;
 
   beforeAll(async () => {
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: requireChromium(),
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"],
     });
   });

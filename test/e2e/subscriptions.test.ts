@@ -1,7 +1,6 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { createClient, type Client } from "graphql-ws";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../lib/local/local-aws.ts";
@@ -143,36 +142,49 @@ describe("GraphQL subscriptions over the WebSocket of npm start (offline + Dynam
       { Posts: { type: "UPDATED", key: { slug: gq }, post: { slug: gq, status: "published", title: "Updated" } } },
       { Posts: { type: "DELETED", key: { slug: gq }, post: { slug: gq, status: "published", title: "Updated" } } },
     ];
-    await waitFor(() => ours(published), (d) => d.length >= expected.length, "the published posts' events");
-    await waitFor(() => ours(aliceAll), (d) => d.length >= 8, "Alice's events");
-    await sleep(1_000); // nothing more may arrive
-    expect(ours(published)).toEqual(expected);
+    // The positive control: one later write every feed must receive. Until it has arrived on a
+    // feed, "nothing more arrived" (no draft for Bob, no extra event) would prove nothing: the
+    // deliveries may only be slow.
+    await rest("POST", "/posts", ALICE, post(rs, "published", "Control"));
+    // Seen as the title where the feed selects it, else as the second creation of the same slug.
+    const control = (feed: Feed) => JSON.stringify(feed.data).includes('"Control"') || JSON.stringify(feed.data).split(`"CREATED","post":{"slug":"${rs}"`).length > 2;
+    for (const [name, feed] of Object.entries({ published, bobAll, aliceAll, watched })) await waitFor(() => feed, control, `the control event on ${name}`);
+    const controlEvent = { Posts: { type: "CREATED", key: { slug: rs }, post: { slug: rs, status: "published", title: "Control" } } };
+    expect(ours(published)).toEqual([...expected, controlEvent]);
     expect(watched.data).toEqual([
       { Post: { slug: rs, title: `Title ${rs}`, status: "published" } },
       { Post: { slug: rs, title: "Patched", status: "published" } },
       { Post: { slug: rs, title: "Replaced", status: "published" } },
       { Post: null },
+      { Post: { slug: rs, title: "Control", status: "published" } },
     ]);
-    // A draft of another user never reaches Bob; its author sees it.
+    // A draft of another user never reaches Bob (written before the control he did receive); its author sees it.
     expect(JSON.stringify(bobAll.data)).not.toContain(draft);
-    expect(ours(bobAll)).toHaveLength(7);
-    expect(ours(aliceAll).map((d) => (d as { Posts: { post: { slug: string } } }).Posts.post.slug)).toEqual([rs, rs, rs, draft, rs, gq, gq, gq]);
+    expect(ours(bobAll)).toHaveLength(8);
+    expect(ours(aliceAll).map((d) => (d as { Posts: { post: { slug: string } } }).Posts.post.slug)).toEqual([rs, rs, rs, draft, rs, gq, gq, gq, rs]);
     expect([published, bobAll, aliceAll, watched].flatMap((f) => f.errors)).toEqual([]);
   }, 120_000);
 
   it("stops delivery after complete", async () => {
     const carol = connect("carol");
     const slug = `complete-${run}`;
-    const feed = subscribe(carol, PUBLISHED);
-    await waitFor(() => rowsWithId(`carol-${run}`), (rows) => rows.length === 1, "Carol's subscription row");
+    const feed = subscribe(carol, PUBLISHED); // id carol-<run>-1
+    // The positive control on the same connection: it stays subscribed and must see the later writes.
+    const control = subscribe(carol, ALL); // id carol-<run>-2
+    await waitFor(() => rowsWithId(`carol-${run}`), (rows) => rows.length === 2, "Carol's subscription rows");
     await graphql(`mutation($p: PostInput!) { createPost(Post: $p) { slug } }`, ALICE, { p: post(slug, "published") });
     await waitFor(() => ours(feed), (d) => d.length === 1, "the first event");
     feed.stop();
     // Gone, or a completion tombstone (lib/realtime/store.ts: a complete that finds no row, e.g. a
     // repeated one, leaves one so a late subscribe is dropped): no live subscription either way.
-    await waitFor(() => rowsWithId(`carol-${run}`), (rows) => rows.every((r) => r.state === "completed"), "the completed subscription's row to go");
+    await waitFor(() => rowsWithId(`carol-${run}-1`), (rows) => rows.every((r) => r.state === "completed"), "the completed subscription's row to go");
     await graphql(`mutation { deletePost(uuid: "${slug}") { success } }`, ALICE);
-    await sleep(1_500);
+    // A second published post after the delete: once the control has it, the delete (and this
+    // post) went out to Carol's connection, and the completed subscription must have had neither.
+    const later = `complete-later-${run}`;
+    await graphql(`mutation($p: PostInput!) { createPost(Post: $p) { slug } }`, ALICE, { p: post(later, "published") });
+    await waitFor(() => ours(control), (d) => JSON.stringify(d).includes(later), "the control event after complete");
+    expect(ours(control).map((d) => (d as { Posts: { type: string; post: { slug: string } } }).Posts).map((p) => `${p.type} ${p.post.slug}`)).toEqual([`CREATED ${slug}`, `DELETED ${slug}`, `CREATED ${later}`]);
     expect(ours(feed)).toHaveLength(1);
   }, 120_000);
 

@@ -1,15 +1,15 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphiqlHandler, serveGraphiQL } from "../../lib/graphql/graphiql.ts";
 import { DEFAULT_DOCUMENT } from "../../lib/graphql/graphiql-page.ts";
 import { ALICE, as, blog, model, post } from "../support/blog.ts";
+import { requireChromium, skipWithoutChromium } from "../support/chromium.ts";
 import { httpEvent, lambdaContext } from "../support/http-events.ts";
 import { serveHandlers } from "./serve.ts";
 import { graphqlBlog } from "./support.ts";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const app = blog();
 const graphiql = graphiqlHandler(app);
 
@@ -82,7 +82,7 @@ describe("GraphiQL page", () => {
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM))("GraphiQL in headless Chromium", () => {
+describe.skipIf(skipWithoutChromium())("GraphiQL in headless Chromium", () => {
   let browser: Browser;
   let server: Awaited<ReturnType<typeof serveHandlers>>;
 
@@ -91,7 +91,7 @@ describe.skipIf(!existsSync(CHROMIUM))("GraphiQL in headless Chromium", () => {
     await g.app.domain.create(as(ALICE), model(g.app, "Post"), post("graphiql-seen"));
     server = await serveHandlers([["/graphiql", graphiql], ["/graphql", g.handler]]);
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: requireChromium(),
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"],
     });
   });

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import WebSocket from "ws";
 import { runScheduled } from "./schedule.ts";
 import { MARKER, type FuzzRequest, type GraphqlRequest, type RestRequest, type WsSession } from "./inputs.ts";
+import { graphqlWrites, restWrite, type AcceptedWrite } from "./writes.ts";
 
 /** One answer the oracle refused, kept with what caused it. */
 export interface Finding {
@@ -18,7 +19,8 @@ export interface Tally {
   status5xx: number;
   errorBodies: number;
   errorBodiesInShape: number;
-  accepted: { method: string; path: string; body: string }[];
+  /** Every write the service accepted: method, the key it named, its answer (writes.ts). */
+  accepted: AcceptedWrite[];
   /** Answers the local emulator (serverless-offline's hapi server, Node's HTTP parser) gave itself. */
   emulator: number;
   /** Requests sent again once because the server closed a kept-alive connection as they went out. */
@@ -104,7 +106,8 @@ async function sendRest(base: string, r: RestRequest, cls: string, t: Tally): Pr
   if (r.refuseUser !== undefined && (text.includes(r.refuseUser) || (response.status < 300 && r.method !== "GET"))) {
     t.findings.push({ cls, problem: "an invalid credential was accepted", request: describeRequest(r), status: response.status, body: excerpt(text) });
   }
-  if (response.status < 300 && r.method !== "GET" && r.method !== "HEAD") t.accepted.push({ method: r.method, path: r.path, body: text });
+  const write = restWrite(r.method, sent.pathname, response.status, text);
+  if (write) t.accepted.push(write);
 }
 
 async function sendGraphql(base: string, r: GraphqlRequest, cls: string, t: Tally): Promise<void> {
@@ -118,7 +121,7 @@ async function sendGraphql(base: string, r: GraphqlRequest, cls: string, t: Tall
   if (r.refuseUser !== undefined && (text.includes(r.refuseUser) || /"data":\{"\w+":\{/.test(text))) {
     t.findings.push({ cls, problem: "an invalid credential was accepted", request: describeRequest(r), status: response.status, body: excerpt(text) });
   }
-  if (response.status < 300 && /"data":\{"create|"data":\{"update|"data":\{"patch|"data":\{"delete/.test(text)) t.accepted.push({ method: "POST", path: "/graphql", body: text });
+  t.accepted.push(...graphqlWrites(response.status, text));
 }
 
 function judgeHttp(cls: string, request: string, response: Response, text: string, face: "rest" | "graphql", t: Tally, path = ""): void {

@@ -1,0 +1,29 @@
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { definition } from "../../app/index.ts";
+import { authTables } from "../../lib/auth/tables.ts";
+import { Application } from "../../lib/core/application.ts";
+import { ensureTables } from "../../lib/local/tables.ts";
+import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
+import { tableDefinitions, tableName } from "../../lib/store/dynamodb-tables.ts";
+import { DynamoRepository } from "../../lib/store/dynamodb.ts";
+import { seedBlog } from "./blog.ts";
+
+/**
+ * The warm scenarios' blog with every table (models and the auth service's sessions, refresh
+ * tokens and idents) in DynamoDB Local at `endpoint`: what a request costs with a real store over
+ * loopback, the same seed as the in-process one.
+ */
+export async function dynamoBlog(endpoint: string, prefix: string): Promise<{ app: Application; close: () => void }> {
+  const documents = createDocumentClient(endpoint);
+  const admin = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? "us-east-1" });
+  const app = new Application(definition).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
+  await ensureTables(admin, [...tableDefinitions(app, prefix), ...authTables(prefix)]);
+  await seedBlog(app);
+  return {
+    app,
+    close: () => {
+      admin.destroy();
+      documents.destroy();
+    },
+  };
+}
