@@ -1,8 +1,14 @@
-import { describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { afterAll, describe, expect, it } from "vitest";
 import { Application } from "../../lib/core/application.ts";
 import type { ModelInfo } from "../../lib/core/model-info.ts";
 import { belongsTo, manyToMany, Model, Type, type Action, type Decision, type ListLimits, type RelationDeclarations } from "../../lib/index.ts";
+import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
+import { tableName } from "../../lib/store/dynamodb-tables.ts";
+import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { memoryStore } from "../../lib/store/local-stores.ts";
+import type { RepositoryFactory } from "../../lib/store/repository.ts";
+import { createModelTables } from "../support/model-tables.ts";
 import { as } from "../support/blog.ts";
 import { graphqlBlog } from "./support.ts";
 
@@ -46,8 +52,14 @@ class Thing extends Model {
 
 const LABELS = Array.from({ length: 12 }, (_, i) => `l${String(i).padStart(2, "0")}`);
 
-async function things() {
-  const app = new Application({ name: "things", version: "0", models: [Thing, Label, ThingLabel], serviceTypes: [], services: {} }).useStore(memoryStore);
+const documents = createDocumentClient(process.env.DYNAMODB_ENDPOINT);
+afterAll(() => documents.destroy());
+
+async function things(store: "memory" | "dynamodb") {
+  const prefix = `m2m-${randomUUID().slice(0, 8)}-`;
+  const factory: RepositoryFactory = store === "memory" ? memoryStore : (name, table) => new DynamoRepository(documents, tableName(prefix, name), table);
+  const app = new Application({ name: "things", version: "0", models: [Thing, Label, ThingLabel], serviceTypes: [], services: {} }).useStore(factory);
+  if (store === "dynamodb") await createModelTables(app, prefix);
   const [thing, label, join] = ["Thing", "Label", "ThingLabel"].map((n) => app.model(n) as ModelInfo) as [ModelInfo, ModelInfo, ModelInfo];
   await app.domain.create(as(), thing, { id: "t1" });
   await app.domain.create(as(), thing, { id: "t2" });
@@ -62,9 +74,9 @@ interface Page {
   continuationToken: string | null;
 }
 
-describe("a many-to-many relation list under the join model's read budget", () => {
+describe.each(["memory", "dynamodb"] as const)("a many-to-many relation list under the join model's read budget (%s)", (store) => {
   it("reads at most the budget of join rows; the join model's list resumes where it ended", async () => {
-    const g = await things();
+    const g = await things(store);
     const data = await g.data(`{ Things { results { id labels(limit: 20) { id } } } }`);
     const results = (data.Things as { results: { id: string; labels: { id: string }[] }[] }).results;
     const byId = Object.fromEntries(results.map((r) => [r.id, r.labels.map((l) => l.id)]));
