@@ -9,6 +9,7 @@ import { runOptions, type RunOptions } from "./lib/options.ts";
 import { progress } from "./lib/progress.ts";
 import { migrationSection } from "./migration.ts";
 import { updateReadme } from "./readme.ts";
+import { scaleSection } from "./scale/section.ts";
 import { warmSection } from "./warm/section.ts";
 
 // Lambda runs Node 22; the SDK's notice about Node 20 support is noise here.
@@ -30,6 +31,7 @@ const SECTIONS: [string, Section][] = [
   ["dynamodb", dynamoSection],
   ["fanout", fanoutSection],
   ["migration", migrationSection],
+  ["scale", scaleSection],
 ];
 
 const options = runOptions(process.argv.slice(2));

@@ -3,6 +3,8 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 export interface Call {
   command: string;
   capacity: number;
+  /** Items DynamoDB evaluated: a Query's or Scan's ScannedCount, else the items it returned. */
+  items: number;
   indexName?: string;
 }
 
@@ -12,6 +14,20 @@ interface Capacity {
 
 // Data-plane commands that accept ReturnConsumedCapacity (table management does not).
 const WITH_CAPACITY = /^(Get|Put|Update|Delete|Query|Scan|BatchGet|BatchWrite|TransactGet|TransactWrite|ExecuteStatement|BatchExecuteStatement|ExecuteTransaction)/;
+
+interface Read {
+  ScannedCount?: number;
+  Items?: unknown[];
+  Item?: unknown;
+  Responses?: Record<string, unknown[]>;
+}
+
+function itemsRead(output: Read): number {
+  if (typeof output.ScannedCount === "number") return output.ScannedCount;
+  if (Array.isArray(output.Items)) return output.Items.length;
+  if (output.Item !== undefined) return 1;
+  return Object.values(output.Responses ?? {}).reduce((sum, items) => sum + items.length, 0);
+}
 
 function units(capacity: Capacity | Capacity[] | undefined): number {
   if (!capacity) return 0;
@@ -30,8 +46,8 @@ export function recordCalls(client: DynamoDBDocumentClient): { calls: Call[]; re
       const input = args.input as { ReturnConsumedCapacity?: string; IndexName?: string };
       if (WITH_CAPACITY.test(command)) input.ReturnConsumedCapacity = "TOTAL";
       const result = await next(args);
-      const output = result.output as { ConsumedCapacity?: Capacity | Capacity[] };
-      calls.push({ command: command.replace(/Command$/, ""), capacity: units(output.ConsumedCapacity), ...(input.IndexName ? { indexName: input.IndexName } : {}) });
+      const output = result.output as { ConsumedCapacity?: Capacity | Capacity[] } & Read;
+      calls.push({ command: command.replace(/Command$/, ""), capacity: units(output.ConsumedCapacity), items: itemsRead(output), ...(input.IndexName ? { indexName: input.IndexName } : {}) });
       return result;
     },
     { step: "initialize", name: "benchRecordCalls" },

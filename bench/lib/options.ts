@@ -8,6 +8,9 @@ export interface RunOptions {
   /** Subscriber counts for the fan-out section. */
   fanoutSizes: number[];
   fanoutRepeats: number;
+  /** Posts tables the scale section grows through, and the timed runs of each request per size. */
+  scaleSizes: number[];
+  scaleRepeats: number;
   /** Sections to run; all when empty. */
   only: string[];
   /** Where bundles, events and profiles go. */
@@ -30,6 +33,8 @@ export function runOptions(argv: readonly string[]): RunOptions {
     warmTimeMs: quick ? 50 : 400,
     fanoutSizes: quick ? [100] : [100, 1_000, 10_000],
     fanoutRepeats: quick ? 1 : 3,
+    scaleSizes: quick ? [1_000, 2_000] : [1_000, 10_000, 100_000],
+    scaleRepeats: quick ? 2 : 7,
     only,
     seed: seedArg !== undefined ? Number(seedArg) : Date.now() % 1_000_000,
     outDir: "bench/out",

@@ -25,7 +25,7 @@ export interface ListLimits {
   maxBytes?: number;
   /**
    * The read budget: a list request evaluates at most this many stored records (read by the store,
-   * before its filter and the read permission), `DEFAULT_READ_BUDGET` (2000) unless given. When it
+   * before its filter and the read permission), `DEFAULT_READ_BUDGET` (1000) unless given. When it
    * ends before the page is full, the page is short and its continuation token resumes there.
    */
   maxRead?: number;

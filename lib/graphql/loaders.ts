@@ -22,13 +22,13 @@ function recordId(info: ModelInfo, key: Record<string, unknown>): string {
 
 /**
  * Per-request loaders: one batched read per model for records by key (BatchGetItem), and one per
- * (model, attribute) for records by a partition attribute (the join rows of many-to-many).
+ * (model, scope attributes, arguments) for the first pages of children (contains relations, and
+ * the join rows of many-to-many).
  * Every record passes the read permission check and the model's redaction.
  */
 export class Loaders {
   // Made on first use: every GraphQL request gets loaders, and a single-record query uses none.
   private records?: Map<string, Batcher<KeyValues, Item | null>>;
-  private related?: Map<string, Batcher<KeyValue, Item[]>>;
   private pages?: Map<string, Batcher<Record<string, KeyValue>, PromiseSettledResult<ListResult>>>;
 
   constructor(
@@ -75,34 +75,5 @@ export class Loaders {
     const page = await batcher.load(scope);
     if (page.status === "rejected") throw page.reason;
     return page.value;
-  }
-
-  /**
-   * `parentsRead`: the `value`s are keys of records of the model `field` belongs to, which this
-   * request has read (relation parents), so the rows' read rule on them holds without reading them.
-   */
-  byField(info: ModelInfo, field: string, value: KeyValue, parentsRead: boolean): Promise<Item[]> {
-    const id = `${info.name}.${field}.${String(parentsRead)}`;
-    let batcher = (this.related ??= new Map()).get(id);
-    if (!batcher) {
-      batcher = new Batcher<KeyValue, Item[]>(
-        valueId,
-        async (values) => {
-          const groups = new Map<string, Item[]>();
-          for (const item of await this.app.domain.loadByField(this.ctx, info, field, values, { parentsRead })) {
-            const value = item[field];
-            // The store matched `field` against the values asked: a string or a number, as they are.
-            if (typeof value !== "string" && typeof value !== "number") continue;
-            const group = groups.get(valueId(value));
-            if (group) group.push(item);
-            else groups.set(valueId(value), [item]);
-          }
-          return groups;
-        },
-        [],
-      );
-      this.related.set(id, batcher);
-    }
-    return batcher.load(value);
   }
 }

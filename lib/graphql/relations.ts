@@ -79,13 +79,13 @@ function containsField(relation: Contains, parent: ModelInfo, child: ModelInfo, 
 }
 
 /**
- * The join rows of every parent in view are read together (one lookup per 50 parents), then the
- * targets in one batched read; both pass the read permission check.
+ * The join rows of every parent in view are read together, as a contains relation reads children
+ * (a PartiQL `IN` per 50 parents): each parent's first `limit` join rows, under the join model's
+ * read budget (`limits.maxRead`) and the response's byte budget, never all of a parent's rows. Then
+ * the targets in one batched read; both pass the read permission check. When the budget ends
+ * first the list is short; the join model's own list (its `continuationToken`) reads on from there.
  */
 function manyToManyField(relation: ManyToMany, parent: ModelInfo, target: ModelInfo, through: ModelInfo, types: ModelTypes): Field {
-  // Only a one-field key is what the join rows' `from` attribute points at, so only then may the
-  // rows' read rule on it be taken as shown; a composite parent's rows are checked in full.
-  const single = parent.keyFields.length === 1;
   const targetKey = target.keyFields[0] as string;
   const { default: fallback, max } = relation.limits;
   return {
@@ -100,17 +100,15 @@ function manyToManyField(relation: ManyToMany, parent: ModelInfo, target: ModelI
       }
       const scope = scopeOf(parent, relation.fromFields, record);
       if (!scope) return [];
-      const found = await loaders.byField(through, relation.from, scope[relation.from] as KeyValue, single);
-      // The rows were read by `from`, the whole of a one-field parent key: only a composite one
-      // leaves other parts to match.
-      const rows = single ? found : found.filter((row) => relation.fromFields.every((f) => row[f] === scope[f]));
+      // Scoped by every part of the parent's key; the rows' read rule on a one-field parent holds
+      // as shown (the parent was read through this request), a composite one's is checked in full.
+      const page = await loaders.children(through, scope, { q: "", limit }, parent);
       const keys: KeyValue[] = [];
-      for (const row of rows) {
+      for (const row of page.results) {
         const key = row[relation.to];
         if (isKeyValue(key)) keys.push(key);
       }
       keys.sort(compareKeys);
-      if (keys.length > limit) keys.length = limit;
       const targets = await Promise.all(keys.map((key) => loaders.record(target, { [targetKey]: key })));
       return targets.filter((t): t is Item => t !== null);
     },

@@ -28,6 +28,21 @@ export const PARSED_FILTERS_KEPT = 1_000;
  */
 export const COSTLY_FILTER_STEPS = 100_000;
 
+/**
+ * The matching budget of one subscription for one event, in the same steps (about ten
+ * milliseconds of matching): a filter whose matching this event's record (and its previous state)
+ * would cost more is not run. Its subscribers get, for this event only, a `next` whose payload is
+ * the error `FILTER_TOO_COSTLY` (if they may read the record, else nothing); the subscription
+ * stays, and every other subscriber's delivery is unaffected.
+ */
+export const MAX_FILTER_STEPS_PER_EVENT = 1_000_000;
+
+/** The payload of that `next`: an execution result without data, as for a field that failed. */
+const TOO_COSTLY = JSON.stringify({
+  data: null,
+  errors: [{ message: `This subscription's filter would cost more than ${MAX_FILTER_STEPS_PER_EVENT} matching steps on this record: it was not matched`, extensions: { code: "FILTER_TOO_COSTLY" } }],
+});
+
 export interface FanoutDeps {
   app: Application;
   schema: GraphQLSchema;
@@ -116,11 +131,12 @@ export class Fanout {
     // Per group (document, variables, user): its payload, shared by the group's rows on every page.
     const payloads = new Map<string, Promise<string | undefined>>();
     const executions = new Map<string, Promise<string>>();
+    const overBudget = new Set<string>();
     const deliverGroup = async (members: SubscriptionRow[]): Promise<void> => {
       const first = members[0] as SubscriptionRow;
       let payload = payloads.get(first.group);
       if (!payload) {
-        payload = this.payloadFor(info, event, first, executions, report);
+        payload = overBudget.has(first.group) ? this.tooCostly(info, event, first) : this.payloadFor(info, event, first, executions, report);
         payloads.set(first.group, payload);
         payload.catch((error: unknown) => log.error("subscription execution failed", { event: event.name, subscription: first.id, ...errorFields(error) }));
       }
@@ -150,7 +166,15 @@ export class Fanout {
           else groups.set(row.group, [row]);
         }
         const cheap = [...groups.values()].filter((members) => {
-          const costly = this.filterCost(members[0] as SubscriptionRow, event) > COSTLY_FILTER_STEPS;
+          const first = members[0] as SubscriptionRow;
+          const cost = this.filterCost(first, event);
+          // Over the budget nothing is matched: its answer is as cheap as any other group's.
+          if (cost > MAX_FILTER_STEPS_PER_EVENT) {
+            if (!overBudget.has(first.group)) log.warn("subscription filter over the matching budget", { event: event.name, subscription: first.id, steps: cost });
+            overBudget.add(first.group);
+            return true;
+          }
+          const costly = cost > COSTLY_FILTER_STEPS;
           if (costly) deferred.push(members);
           return !costly;
         });
@@ -234,6 +258,18 @@ export class Fanout {
       executions.set(key, execution);
     }
     return execution;
+  }
+
+  /**
+   * For a group whose filter is over the matching budget for this event: the FILTER_TOO_COSTLY
+   * payload if the record (as changed, or as it was) is readable by the group, else nothing, so
+   * that the error says no more about a hidden record than a cheap filter's silence does.
+   */
+  private async tooCostly(info: ModelInfo, event: LifecycleEvent, row: SubscriptionRow): Promise<string | undefined> {
+    const ctx = new Context({ requestId: `${event.name}:${row.group}`, ...(row.userId ? { userId: row.userId } : {}) });
+    if ((await this.deps.app.domain.view(ctx, info, event.record)) !== undefined) return TOO_COSTLY;
+    if (event.previous && (await this.deps.app.domain.view(ctx, info, event.previous)) !== undefined) return TOO_COSTLY;
+    return undefined;
   }
 
   private async execute(ctx: Context, row: SubscriptionRow, value: unknown): Promise<Result> {

@@ -52,12 +52,16 @@ export async function listEach(source: BatchSource, request: ListEachRequest): P
       const budget = Math.max(MAX_PAGE, chunk.length * (common.limit + 1) * LIST_EACH_READ_FACTOR);
       const rows = await readIn(source, field, plan.indexName, [...chunkValues], budget);
       if (!rows) continue;
-      const groups = chunk.map((s) => {
+      // A scope holding more records than the read budget is listed on its own: `list` stops at the
+      // budget and its cursor resumes right after the last record read.
+      const maxRead = common.maxRead ?? Number.POSITIVE_INFINITY;
+      const within = chunk.filter((s) => rows.filter((row) => row[field] === (scopes[s] as { value: KeyValue }).value).length <= maxRead);
+      const groups = within.map((s) => {
         const { value, where } = scopes[s] as { value: KeyValue; where: unknown };
         return rows.filter((row) => row[field] === value && (!where || evaluate(where as Expression, row))).sort(compare);
       });
       const filled = await fillPages(groups, common);
-      chunk.forEach((s, g) => {
+      within.forEach((s, g) => {
         const { items, next } = filled[g] as { items: Item[]; next?: Item };
         const last = items[items.length - 1];
         if (ambiguous(items, next, groups[g] as Item[], key.range)) return;

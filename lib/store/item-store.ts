@@ -171,12 +171,19 @@ export abstract class ItemStore implements Repository {
       if (group) group.push(item);
       else byValue.set(value, [item]);
     }
-    const groups = scopes.map(({ value, where }) =>
+    // A scope holding more records than the read budget is listed on its own, as the DynamoDB store
+    // does: `list` stops at the budget and resumes right after the last record read.
+    const maxRead = common.maxRead ?? Number.POSITIVE_INFINITY;
+    const within = scopes.filter(({ value }) => (byValue.get(value)?.length ?? 0) <= maxRead);
+    const groups = within.map(({ value, where }) =>
       (byValue.get(value) ?? []).filter((item) => !where || evaluate(where as Expression, item)).sort(compare));
-    return (await fillPages(groups, common)).map(({ items, next }) => {
+    const filled = await fillPages(groups, common);
+    const pages = new Map<(typeof scopes)[number], Page>(within.map((scope, g) => {
+      const { items, next } = filled[g] as { items: Item[]; next?: Item };
       const copies = items.map((item) => copyItem(item));
-      return next ? { items: copies, next: resumeAt(items[items.length - 1], next, order.map((t) => t.field)) } : { items: copies };
-    });
+      return [scope, next ? { items: copies, next: resumeAt(items[items.length - 1], next, order.map((t) => t.field)) } : { items: copies }];
+    }));
+    return Promise.all(scopes.map((scope) => pages.get(scope) ?? this.list({ ...common, ...(scope.where ? { where: scope.where } : {}) })));
   }
 
   private readonly orders = new WeakMap<readonly Item[], Map<string, readonly Item[]>>();

@@ -121,7 +121,7 @@ describe("the default read budget", () => {
   }
 
   it(`is ${DEFAULT_READ_BUDGET} records: one more ends the first page early with a token`, async () => {
-    expect(DEFAULT_READ_BUDGET).toBe(2000);
+    expect(DEFAULT_READ_BUDGET).toBe(1000);
     const over = await plain(DEFAULT_READ_BUDGET + 1);
     const first = await over.app.domain.query(as(), over.info, { q: "n < 0" });
     expect(first.results).toEqual([]);
