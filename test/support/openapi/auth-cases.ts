@@ -275,8 +275,10 @@ export function authCases({ projectDir, baseUrl, unverifiedAccount }: AuthCaseOp
           { ...success, expect: 400, body: { token: "x", tokens: { id_token: "x" } }, invalidBody: true },
           { ...success, expect: 401, body: { token: await forgeIdToken(claims(), "stranger") } },
           { ...success, expect: 403, body: { token: await forgeIdToken(claims({ hd: undefined }), { keyFile }) } },
-          // The email belongs to a verified account and the provider does not assert it verified.
-          { ...success, expect: 409, body: { token: await forgeIdToken(claims({ email: account.email, email_verified: false }), { keyFile }) } },
+          // The email belongs to a verified account and the provider does not assert it verified:
+          // npm start's Idp takes only verified example.com addresses (allowedEmailDomains), so
+          // this is refused before any linking decision (the 409 is test/auth/idp-linking.test.ts's).
+          { ...success, expect: 403, body: { token: await forgeIdToken(claims({ email: account.email, email_verified: false }), { keyFile }) } },
         ],
         extra: [{ ...success, body: { tokens: { id_token: await forgeIdToken(claims(), { keyFile }), access_token: "provider-access-token" } } }],
       };
