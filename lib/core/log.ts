@@ -32,11 +32,18 @@ export function setLogCorrelation(requestId?: string, traceId?: string): void {
   else correlation = requestId === undefined ? { traceId } : { requestId, traceId };
 }
 
+function withCorrelation(given: Fields, ids: Fields): Fields {
+  const fields = { ...given };
+  for (const key in ids) if (!(key in fields)) fields[key] = ids[key];
+  return fields;
+}
+
 function write(level: Level, message: string, given: Fields): void {
   const { threshold, readable } = configured();
   if (ORDER[level] < threshold) return;
-  // The line's own fields win: a line about another request keeps that request's id.
-  const fields = correlation ? { ...correlation, ...given } : given;
+  // The line's own fields first and winning: a line about another request keeps that request's
+  // id, and a readable line reads as it always did, its ids at the end.
+  const fields = correlation ? withCorrelation(given, correlation) : given;
   const stream = level === "error" || level === "warn" ? process.stderr : process.stdout;
   if (readable) {
     const extras = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");
