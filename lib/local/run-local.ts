@@ -261,6 +261,7 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
   const reload = options.liveReload;
   if (reload) await prepareReloadStamp(options.projectDir);
   const spawnIt = (): ChildProcess => spawnOffline({ projectDir: options.projectDir, dynamodbEndpoint: db.endpoint, tablePrefix, env, params });
+  const offlineStarted = Date.now();
   const offline = superviseOffline(spawnIt, db, companions);
   const firstAnswer = waitForHttp(offline.current());
   if (options.banner) {
@@ -279,6 +280,7 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
         tablePrefix,
         watch: reload.watch,
         served: { files: reload.files, tables: options.tables(tablePrefix) },
+        offlineStarted,
         ensureTables: (tables) => createTables(db.endpoint, env, tables, true),
         restartOffline: offline.restart,
         log,

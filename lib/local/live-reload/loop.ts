@@ -26,6 +26,8 @@ export interface LiveReloadOptions {
   watch: readonly string[];
   /** The version offline serves now. */
   served: Version;
+  /** When the running offline started (its bundles are newer). */
+  offlineStarted: number;
   /** Creates missing tables and indexes; called before the new version is served. */
   ensureTables: (tables: CreateTableCommandInput[]) => Promise<void>;
   /** Starts serverless offline again (it reads serverless.yml and what it includes only at start). */
@@ -40,24 +42,28 @@ export async function prepareReloadStamp(projectDir: string): Promise<void> {
   await writeFile(file, `${Date.now()}\n`);
 }
 
-async function newestBundle(dir: string): Promise<number> {
+async function bundleTimes(dir: string): Promise<number[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  let newest = 0;
+  const times: number[] = [];
   for (const entry of entries) {
     if (!entry.isFile() || !entry.name.endsWith(".mjs")) continue;
     const { mtimeMs } = await stat(join(entry.parentPath, entry.name)).catch(() => ({ mtimeMs: 0 }));
-    newest = Math.max(newest, mtimeMs);
+    times.push(mtimeMs);
   }
-  return newest;
+  return times;
 }
 
-/** Asks serverless-esbuild to rebundle; resolves once a bundle newer than the request is written. */
-async function rebundle(projectDir: string): Promise<boolean> {
+/**
+ * Asks serverless-esbuild to rebundle; resolves once every bundle of the last build (files written
+ * since `lastBuild`; older ones are leftovers of functions gone) has been rewritten.
+ */
+async function rebundle(projectDir: string, lastBuild: number): Promise<boolean> {
   const asked = Date.now();
   await writeFile(join(projectDir, RELOAD_STAMP), `${asked}\n`);
   const deadline = asked + BUNDLE_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if ((await newestBundle(join(projectDir, BUNDLE_DIR))) >= asked) {
+    const current = (await bundleTimes(join(projectDir, BUNDLE_DIR))).filter((t) => t >= lastBuild);
+    if (current.length > 0 && current.every((t) => t >= asked)) {
       // serverless-esbuild writes every function's bundle, then tells offline to drop its handlers.
       await sleep(500);
       return true;
@@ -75,6 +81,8 @@ function seconds(since: number): string {
 export function startLiveReload(options: LiveReloadOptions): () => void {
   const { projectDir, log } = options;
   let served = options.served;
+  // Every bundle offline serves now was written after its start, which preceded this call.
+  let lastBuild = options.offlineStarted;
   const apply = async (changed: string[]): Promise<void> => {
     const began = Date.now();
     log(`live reload: ${changed.join(", ")} changed; checking`);
@@ -83,20 +91,27 @@ export function startLiveReload(options: LiveReloadOptions): () => void {
       log(`live reload: the change does not load; still serving the last good version.\n${result.error.trim()}`);
       return;
     }
+    log(`live reload: checked in ${seconds(began)}`);
     const yml = await readFile(join(projectDir, "serverless.yml"), "utf8");
     const change = diffVersions(served, result, includedCacheFiles(yml));
     await writeCache(join(projectDir, "schema-cache"), result.files);
     await options.ensureTables(result.tables);
-    for (const line of change.lines) log(`  ${line}`);
     served = { files: result.files, tables: result.tables };
+    let outcome: string;
     if (change.restart) {
       log("live reload: restarting serverless offline (DynamoDB Local, its data and the ports stay)");
+      const restarted = Date.now();
       const ready = await options.restartOffline();
-      log(ready ? `live reload: serving the new version (${seconds(began)})` : "live reload: serverless offline did not come back");
-      return;
+      lastBuild = restarted;
+      outcome = ready ? `serving the new version (${seconds(began)})` : "serverless offline did not come back";
+    } else {
+      const asked = Date.now();
+      const bundled = await rebundle(projectDir, lastBuild);
+      lastBuild = asked;
+      outcome = bundled ? `serving the new version (${seconds(began)})` : "no new bundle appeared; see serverless-esbuild's output above";
     }
-    const bundled = await rebundle(projectDir);
-    log(bundled ? `live reload: serving the new version (${seconds(began)})` : "live reload: no new bundle appeared; see serverless-esbuild's output above");
+    // After offline's own output (its route table on a restart), where a user looks last.
+    log([`live reload: ${outcome}`, ...change.lines.map((line) => `  ${line}`)].join("\n"));
   };
   const run = async (changed: string[]): Promise<void> => {
     try {
