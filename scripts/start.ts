@@ -34,7 +34,8 @@ try {
   const { app, createApp } = await import("../app/index.ts");
   const { seed } = await import("../app/seed/data.ts");
   // serverless.yml includes schema-cache/: offline must not serve routes the models no longer have.
-  const changed = await writeCache(fileURLToPath(new URL("../schema-cache", import.meta.url)), await renderCache(app, cacheRenderers));
+  const files = await renderCache(app, cacheRenderers);
+  const changed = await writeCache(fileURLToPath(new URL("../schema-cache", import.meta.url)), files);
   if (changed.length > 0) {
     process.stdout.write(`warning: schema-cache/ was stale and has been regenerated (${changed.join(", ")}); commit it.\n`);
   }
@@ -43,6 +44,8 @@ try {
     argv: process.argv.slice(2),
     tables: (prefix) => serviceTables(app, prefix),
     defaultTablePrefix: "blog-local-",
+    // Edits under these folders are checked in a fresh process and served without a restart.
+    liveReload: { appModule: fileURLToPath(new URL("../app/index.ts", import.meta.url)), watch: ["app", "lib", "functions"], files },
     // The sample's Idp signs in against a development OpenID provider on loopback (local stage only).
     companions: [devIdpCompanion(projectDir, (line) => process.stdout.write(`${line}\n`))],
     seed: async ({ endpoint, tablePrefix }) => {

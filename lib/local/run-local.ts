@@ -12,6 +12,9 @@ import { launchers, whenAnyExits } from "./ancestors.ts";
 import { assertPortsFree, isPortFree, LOCAL_HOST } from "./ports.ts";
 import { parseStartOptions, START_USAGE } from "./start-options.ts";
 import { ensureTables } from "./tables.ts";
+import { ensureIndexes } from "./table-indexes.ts";
+import { prepareReloadStamp, startLiveReload } from "./live-reload/loop.ts";
+import type { CacheFiles } from "../cli/cache.ts";
 import type { StartOptions } from "./start-options.ts";
 
 export interface RunLocalOptions {
@@ -28,6 +31,12 @@ export interface RunLocalOptions {
    * embedded database only (never for a DYNAMODB_ENDPOINT someone else owns), and not with --empty.
    */
   seed?: (database: LocalDatabase) => Promise<"seeded" | "kept">;
+  /**
+   * Live reload: watch these folders, and serve each edit of the application that loads and passes
+   * its check (schema-cache/ rewritten, new tables and indexes created, offline restarted only when
+   * serverless.yml's includes changed). `files` is the schema-cache/ offline starts with.
+   */
+  liveReload?: { appModule: string; watch: string[]; files: CacheFiles };
   /** Printed once the HTTP API answers. */
   banner?: (ready: { database: LocalDatabase; seeded: "seeded" | "kept" | "empty" }) => string;
 }
@@ -87,8 +96,8 @@ function offlineEnv(db: Database, tablePrefix: string): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Creates the tables as the handlers will see them: same endpoint, same identity. */
-async function createTables(endpoint: string, env: NodeJS.ProcessEnv, definitions: CreateTableCommandInput[]): Promise<void> {
+/** Creates the tables (and indexes they lack) as the handlers will see them: same endpoint, same identity. */
+async function createTables(endpoint: string, env: NodeJS.ProcessEnv, definitions: CreateTableCommandInput[], quiet = false): Promise<void> {
   const client = new DynamoDBClient({
     endpoint,
     region: env.AWS_REGION,
@@ -100,6 +109,9 @@ async function createTables(endpoint: string, env: NodeJS.ProcessEnv, definition
   });
   try {
     const { created, existing } = await ensureTables(client, definitions);
+    // A --persist database from an older version of the models may lack a newer index.
+    await ensureIndexes(client, definitions.filter((d) => existing.includes(d.TableName ?? "")));
+    if (quiet) return;
     const names = [...created.map((n) => `${n} (new)`), ...existing].sort();
     log(`tables: ${names.length > 0 ? names.join(", ") : "(none)"}`);
   } finally {
@@ -120,50 +132,95 @@ async function waitForHttp(offline: ChildProcess): Promise<boolean> {
   return false;
 }
 
-/** Resolves with the exit code once offline has stopped (by itself or on a signal) and the database too. */
-function superviseOffline(offline: ChildProcess, db: Database, companions: readonly Companion[]): Promise<number> {
-  const pid = offline.pid;
-  if (pid === undefined) return Promise.resolve(1);
-  const sendGroup = (signal: NodeJS.Signals): void => signalGroup(pid, signal);
-  const unregister = killWithParent(sendGroup);
+/** The running offline, and how to replace it (live reload) without stopping the rest. */
+interface SupervisedOffline {
+  /** Resolves with the exit code once offline has stopped for good (by itself or on a signal) and the database too. */
+  running: Promise<number>;
+  /** Stops offline and starts it again on the same ports; resolves once the new one answers HTTP. */
+  restart: () => Promise<boolean>;
+  current: () => ChildProcess;
+}
 
-  return new Promise((resolve) => {
-    let stopping = false;
-    const stop = async (code: number): Promise<void> => {
-      if (stopping) return;
-      stopping = true;
-      stopWatching();
-      await terminate(offline, sendGroup, OFFLINE_GRACE_MS);
-      // Whatever offline left in its group (an esbuild service) goes with it.
-      sendGroup("SIGKILL");
-      unregister();
-      await Promise.all(companions.map((c) => c.stop().catch(() => undefined)));
-      await db.local?.stop();
-      resolve(code);
-    };
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (stopping) {
-        // A second Ctrl-C: the user does not want to wait for a graceful stop.
-        sendGroup("SIGKILL");
-        process.exit(130);
-      }
-      log(`\n${signal}: stopping serverless offline and DynamoDB`);
-      void stop(0);
-    };
-    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
-    const stopWatching = whenAnyExits(launchers(), (gone) => {
-      log(`\nprocess ${gone} that started npm start has gone: stopping serverless offline and DynamoDB`);
-      void stop(0);
-    });
-    offline.once("error", (error) => {
+function superviseOffline(spawnIt: () => ChildProcess, db: Database, companions: readonly Companion[]): SupervisedOffline {
+  let offline = spawnIt();
+  // Always the current offline's group: a restart replaces the process the signals go to.
+  const sendGroup = (signal: NodeJS.Signals): void => {
+    if (offline.pid !== undefined) signalGroup(offline.pid, signal);
+  };
+  const unregister = killWithParent(sendGroup);
+  let stopping = false;
+  let replacing = false;
+  let resolveRunning: (code: number) => void = () => undefined;
+  const running = new Promise<number>((resolve) => {
+    resolveRunning = resolve;
+  });
+
+  const stop = async (code: number): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    stopWatching();
+    await terminate(offline, sendGroup, OFFLINE_GRACE_MS);
+    // Whatever offline left in its group (an esbuild service) goes with it.
+    sendGroup("SIGKILL");
+    unregister();
+    await Promise.all(companions.map((c) => c.stop().catch(() => undefined)));
+    await db.local?.stop();
+    resolveRunning(code);
+  };
+  const watchOffline = (child: ChildProcess): void => {
+    child.once("error", (error) => {
       log(`serverless offline could not start: ${error.message}`);
       void stop(1);
     });
-    offline.once("exit", (code, signal) => {
+    child.once("exit", (code, signal) => {
+      // A restart ends this offline on purpose; only the current one ending stops npm start.
+      if (replacing || child !== offline) return;
       if (!stopping) log(`serverless offline exited (${code ?? signal}); stopping DynamoDB`);
       void stop(stopping ? 0 : (code ?? 1));
     });
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping) {
+      // A second Ctrl-C: the user does not want to wait for a graceful stop.
+      sendGroup("SIGKILL");
+      process.exit(130);
+    }
+    log(`\n${signal}: stopping serverless offline and DynamoDB`);
+    void stop(0);
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
+  const stopWatching = whenAnyExits(launchers(), (gone) => {
+    log(`\nprocess ${gone} that started npm start has gone: stopping serverless offline and DynamoDB`);
+    void stop(0);
   });
+  watchOffline(offline);
+
+  const restart = async (): Promise<boolean> => {
+    if (stopping) return false;
+    replacing = true;
+    try {
+      await terminate(offline, sendGroup, OFFLINE_GRACE_MS);
+      sendGroup("SIGKILL");
+      // The ports must be free again before the new offline binds them.
+      await waitForPortsFree();
+      if (stopping) return false;
+      offline = spawnIt();
+      watchOffline(offline);
+    } finally {
+      replacing = false;
+    }
+    return waitForHttp(offline);
+  };
+  return { running, restart, current: () => offline };
+}
+
+async function waitForPortsFree(): Promise<void> {
+  const deadline = Date.now() + OFFLINE_GRACE_MS;
+  while (Date.now() < deadline) {
+    const free = await Promise.all(Object.values(OFFLINE_PORTS).map((p) => isPortFree(p)));
+    if (free.every(Boolean)) return;
+    await sleep(100);
+  }
 }
 
 /** `npm start`: DynamoDB Local, the tables, then serverless offline until Ctrl-C. Returns the exit code. */
@@ -200,19 +257,37 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
     await db.local?.stop();
     throw error;
   }
-  const offline = spawnOffline({
-    projectDir: options.projectDir,
-    dynamodbEndpoint: db.endpoint,
-    tablePrefix,
-    env,
-    params: Object.assign({}, ...companions.map((c) => c.params)) as Record<string, string>,
-  });
-  const running = superviseOffline(offline, db, companions);
+  const params = Object.assign({}, ...companions.map((c) => c.params)) as Record<string, string>;
+  const reload = options.liveReload;
+  if (reload) await prepareReloadStamp(options.projectDir);
+  const spawnIt = (): ChildProcess => spawnOffline({ projectDir: options.projectDir, dynamodbEndpoint: db.endpoint, tablePrefix, env, params });
+  const offlineStarted = Date.now();
+  const offline = superviseOffline(spawnIt, db, companions);
+  const firstAnswer = waitForHttp(offline.current());
   if (options.banner) {
     const render = options.banner;
-    void waitForHttp(offline).then((ready) => {
+    void firstAnswer.then((ready) => {
       if (ready) log(render({ database, seeded }));
     });
   }
-  return running;
+  if (reload) {
+    // Watching starts once the first bundle is served: offline's own start is not a change.
+    void firstAnswer.then((ready) => {
+      if (!ready) return;
+      const stop = startLiveReload({
+        projectDir: options.projectDir,
+        appModule: reload.appModule,
+        tablePrefix,
+        watch: reload.watch,
+        served: { files: reload.files, tables: options.tables(tablePrefix) },
+        offlineStarted,
+        ensureTables: (tables) => createTables(db.endpoint, env, tables, true),
+        restartOffline: offline.restart,
+        log,
+      });
+      void offline.running.then(stop);
+      log(`live reload: watching ${reload.watch.map((d) => `${d}/`).join(", ")}`);
+    });
+  }
+  return offline.running;
 }

@@ -1,0 +1,42 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { checkInChild } from "./rebuild.ts";
+
+const PROJECT_DIR = fileURLToPath(new URL("../../..", import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), "live-reload-check-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function module(name: string, text: string): string {
+  const file = join(scratch, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+describe("checkInChild", { timeout: 60_000 }, () => {
+  it("renders the application's schema-cache and tables in a fresh process", async () => {
+    const result = await checkInChild(PROJECT_DIR, join(PROJECT_DIR, "app", "index.ts"), "live-");
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(Object.keys(result.files)).toEqual(expect.arrayContaining(["routes.json", "functions.json", "validators.mjs"]));
+    expect(result.tables.map((t) => t.TableName)).toContain("live-Post");
+  });
+
+  it("reports a definition that fails its check, with the check's message", async () => {
+    const failing = module("refused.ts", 'throw new Error("service publisher: option destination must be a string");\nexport const app = {};\n');
+    expect(await checkInChild(PROJECT_DIR, failing, "live-")).toEqual({ ok: false, error: expect.stringContaining("option destination must be a string") });
+  });
+
+  it("reports a syntax error naming the file", async () => {
+    const broken = module("broken.ts", "export const = ;\n");
+    const result = await checkInChild(PROJECT_DIR, broken, "live-");
+    expect(result).toEqual({ ok: false, error: expect.stringContaining("broken.ts") });
+  });
+
+  it("reports a module without an app", async () => {
+    const empty = module("empty.ts", "export const nothing = 1;\n");
+    expect(await checkInChild(PROJECT_DIR, empty, "live-")).toEqual({ ok: false, error: expect.stringContaining("exports no `app`") });
+  });
+});
