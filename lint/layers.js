@@ -29,8 +29,8 @@ export const LAYERS = [
     { folder: "lib/realtime", to: "the WebSocket face imports lib/query, lib/core, lib/store, lib/http, lib/graphql and lib/auth/index.ts; move what it shares with the local tools down to lib/core or lib/http", beside: ["lib/auth/index.ts", "lib/graphql"] },
   ],
   [
-    { folder: "lib/local", to: "lib/local (npm start, seeding) uses the framework; what a deployed function needs belongs below it, in lib/core, lib/http or a face" },
-    { folder: "lib/cli", to: "the webda command uses the framework; what a deployed function needs belongs below it, in lib/core, lib/http or a face", beside: ["lib/local"] },
+    { folder: "lib/local", to: "lib/local (npm start, seeding, live reload) uses the framework and the build (lib/cli's schema-cache renderers); what a deployed function needs belongs below it, in lib/core, lib/http or a face", beside: ["lib/cli"] },
+    { folder: "lib/cli", to: "the webda command uses the framework; what a deployed function needs belongs below it, in lib/core, lib/http or a face; what npm start shares with it, below both (lib/store/local-credentials.ts)" },
     { folder: "lib/index.ts", to: "lib/index.ts is the public module an application imports: it re-exports the framework and nothing imports it from inside lib/", beside: ["lib/local"] },
   ],
   [

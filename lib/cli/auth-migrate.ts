@@ -8,7 +8,7 @@ import { EXIT, exitCode, type MigrationReport } from "../auth/v3/report.ts";
 import { migrationTables } from "../auth/v3/setup.ts";
 import { TokenSealer } from "../auth/v3/tokens.ts";
 import { configuredIssuers } from "../auth/idp-keys.ts";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../local/local-aws.ts";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../store/local-credentials.ts";
 import { renderReport } from "./migrate-report.ts";
 
 export const MIGRATE_USAGE = `usage: webda auth migrate [--dryRun] [--batch N] [--json] [--local | --stage NAME] [--endpoint URL]

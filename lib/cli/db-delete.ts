@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { DeleteItemCommand, DescribeTableCommand, DynamoDBClient, type AttributeValue } from "@aws-sdk/client-dynamodb";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../local/local-aws.ts";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../store/local-credentials.ts";
 
 export const DB_DELETE_USAGE = `usage: webda db delete --table NAME --key VALUE [--sort VALUE] [--local | --endpoint URL]
 

@@ -1,9 +1,9 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 
-// DynamoDB Local accepts any credentials but rejects keys with symbols, and `-sharedDb` makes the
-// key and region irrelevant to which database is seen; everything local uses these.
-export const LOCAL_REGION = "us-east-1";
-export const LOCAL_CREDENTIALS = { accessKeyId: "local", secretAccessKey: "local" } as const;
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../store/local-credentials.ts";
+
+// Declared in lib/store, where the webda command (lib/cli) reads them too; re-exported for the local tools.
+export { LOCAL_CREDENTIALS, LOCAL_REGION };
 
 /** Environment that makes any AWS SDK client in a child process talk with the dummy identity. */
 export function localAwsEnv(): Record<string, string> {
