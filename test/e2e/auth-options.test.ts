@@ -230,10 +230,12 @@ describe("verification 'none', and the Idp linking to demo accounts (provider's 
     expect(logs).toMatch(new RegExp(`audit: signed in user=${alice} provider=idp`));
     expect(logs).toMatch(new RegExp(`audit: provider tokens received user=${alice} provider=idp kinds=\\S*id_token`));
 
-    // bob@example.com is a verified demo account; the provider does not vouch for bob's email.
+    // bob@example.com is a verified demo account; the provider does not vouch for bob's email, and
+    // npm start's Idp admits only verified example.com addresses (allowedEmailDomains): refused
+    // before any linking decision, with no session either way.
     const bob = new CookieJar();
     const refused = await followSignIn(bob, `${base}/auth/idp`, DEV_ISSUER, "bob");
-    expect(new URL(refused.url).searchParams.get("reason")).toBe("ACCOUNT_EXISTS");
+    expect(new URL(refused.url).searchParams.get("reason")).toBe("EMAIL_NOT_VERIFIED");
     expect(bob.get("127.0.0.1:3000", "session")).toBeUndefined();
   });
 });
