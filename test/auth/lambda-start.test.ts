@@ -25,7 +25,8 @@ describe("a Lambda runtime", () => {
   for (const [name, types] of Object.entries(functionTypes)) {
     it(`${name}: starts with the floor cost and a signing key, refuses a weaker cost or no key`, () => {
       for (const flags of flagSets) {
-        environment({ AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", ...flags });
+        // A deployed stage names its public URL (the base of mailed links; packaging refuses without it).
+        environment({ AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", PUBLIC_URL: "https://api.example.com", ...flags });
         expect(() => buildApp(types)).not.toThrow();
         expect(() => buildApp(types, weakCost)).toThrow(ConfigurationError);
         expect(() => buildApp(types, weakCost)).toThrow(/password\.cost.*OWASP/);
