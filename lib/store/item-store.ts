@@ -130,9 +130,11 @@ export abstract class ItemStore implements Repository {
     let start = 0;
     if (after) {
       const marker: Item = { ...after };
-      // A cursor marked AT resumes at its record (an empty page's), any other after it.
-      const past = after[AT] === 1 ? 0 : 1;
-      while (start < rows.length && compare(rows[start] as Item, marker) < past) start++;
+      // A cursor marked AT resumes at its record (an empty page's), any other after it. (compare
+      // answers any sign, a number's difference included: never compare it with 1.)
+      const atRecord = after[AT] === 1;
+      const before = (row: Item): boolean => (atRecord ? compare(row, marker) < 0 : compare(row, marker) <= 0);
+      while (start < rows.length && before(rows[start] as Item)) start++;
     }
     const page = new PageFill(request);
     const fields = order.map((t) => t.field);
