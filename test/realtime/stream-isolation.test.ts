@@ -5,14 +5,8 @@ import { evaluationCost, parseFilter, type Expression } from "../../lib/query/in
 import { ALICE, as, blog, model, post } from "../support/blog.ts";
 import { ENDPOINT, FakeTransport, memoryRepositories, realtimeFor } from "./support.ts";
 
-/**
- * Stream isolation (issue 27): five costly LIKE filters on one anonymous socket held the stream step
- * for every subscriber. A costly filter is now matched after every other subscription of the event
- * has its frame queued, so it delays only itself. On the old code the costly subscriber, subscribed
- * first, is matched and posted first.
- */
-describe("a costly subscription filter", () => {
-  it("is matched after the cheap ones: every other subscriber's frame leaves first", async () => {
+/** The blog with its realtime face on memory stores, events fanned out, and a way to subscribe. */
+function subscribedBlog() {
     const app = blog();
     const transport = new FakeTransport();
     const realtime = realtimeFor(app, transport, memoryRepositories());
@@ -25,6 +19,18 @@ describe("a costly subscription filter", () => {
       await frame({ type: MessageType.ConnectionInit });
       await frame({ id: "s", type: MessageType.Subscribe, payload: { query } });
     };
+  return { app, transport, realtime, open };
+}
+
+/**
+ * Stream isolation (issue 27): five costly LIKE filters on one anonymous socket held the stream step
+ * for every subscriber. A costly filter is now matched after every other subscription of the event
+ * has its frame queued, so it delays only itself. On the old code the costly subscriber, subscribed
+ * first, is matched and posted first.
+ */
+describe("a costly subscription filter", () => {
+  it("is matched after the cheap ones: every other subscriber's frame leaves first", async () => {
+    const { app, transport, open } = subscribedBlog();
     const pattern = `%${"a".repeat(400)}_b`;
     const content = `${"a".repeat(90_000)}xb`;
     expect(evaluationCost(parseFilter(`content LIKE '${pattern}'`) as Expression, { content })).toBeGreaterThan(COSTLY_FILTER_STEPS);
@@ -54,18 +60,7 @@ describe("a costly subscription filter", () => {
  */
 describe("the per-event matching budget", () => {
   it("answers an over-budget filter with FILTER_TOO_COSTLY for that event only, others unaffected", async () => {
-    const app = blog();
-    const transport = new FakeTransport();
-    const realtime = realtimeFor(app, transport, memoryRepositories());
-    app.events.on("*", async (event) => {
-      await realtime.fanout.deliver(event);
-    });
-    const open = async (connectionId: string, query: string) => {
-      await realtime.protocol.connect({ connectionId, endpoint: ENDPOINT, connectedAt: Date.now(), headers: { "sec-websocket-protocol": "graphql-transport-ws" }, cookies: [] });
-      const frame = (message: unknown) => realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
-      await frame({ type: MessageType.ConnectionInit });
-      await frame({ id: "s", type: MessageType.Subscribe, payload: { query } });
-    };
+    const { app, transport, open } = subscribedBlog();
     // Eleven wildcards over 100,000 characters: about 1.2 million steps.
     const pattern = `%${"a%".repeat(10)}`;
     const content = "a".repeat(100_000);

@@ -4,23 +4,12 @@ import type { Row } from "../../../lib/auth/v3/field-map.ts";
 import { migrate, type MigrationTables } from "../../../lib/auth/v3/migrate.ts";
 import { v3Dataset, writeRows } from "../../../lib/auth/v3/seed-data.ts";
 import { clients, freshTables, scanAll, seal, sealer, V3_IDP_ISSUER } from "./support.ts";
+import { seeded as seededRandom } from "../../../bench/lib/order.ts";
 
 const NOW = new Date("2026-01-02T03:04:05.000Z");
 const { raw, client } = clients();
 const data = v3Dataset({ idents: 600, cost: 4 });
 const drops: (() => Promise<void>)[] = [];
-
-/** mulberry32: a small seeded generator, so that a failing seed can be replayed. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class InjectedCrash extends Error {}
 
@@ -94,7 +83,7 @@ describe("a migration killed at a random point, then run again", () => {
 
   for (const seed of [1, 7, 42, 1234]) {
     it(`ends in the uninterrupted run's state, nothing lost or duplicated (seed ${seed})`, async () => {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const at = 1 + Math.floor(next() * transactions);
       const afterCommit = next() < 0.5;
       const tables = await seeded();
