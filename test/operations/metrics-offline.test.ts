@@ -5,12 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { percentile, summarise } from "../../lib/local/metrics-summary.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
 import { ALICE, blog, post } from "../support/blog.ts";
-import { parseEmf } from "../support/emf.ts";
+import { parseEmf, stdoutLinesOf } from "../support/emf.ts";
 import { call, httpEvent } from "../support/http-events.ts";
 import { asServerlessOffline } from "../support/offline-env.ts";
 
@@ -30,16 +30,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function stdoutOf(work: () => Promise<unknown>): Promise<string[]> {
-  const lines: string[] = [];
-  const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => (lines.push(String(chunk)), true));
-  try {
-    await work();
-  } finally {
-    spy.mockRestore();
-  }
-  return lines;
-}
+const stdoutOf = stdoutLinesOf;
 
 describe("metrics under npm start (serverless offline)", () => {
   it("writes the same EMF lines to the metrics file, a readable line to the terminal, and `npm run metrics` sums them up", async () => {

@@ -58,6 +58,11 @@ export function unitOf(line: EmfLine, metric: string): string | undefined {
 
 /** The EMF lines `work` writes to stdout (as a Lambda does), parsed and checked. */
 export async function emfLinesOf(work: () => Promise<unknown>): Promise<EmfLine[]> {
+  return (await stdoutLinesOf(work)).filter((l) => l.startsWith('{"_aws"')).map(parseEmf);
+}
+
+/** Everything `work` writes to stdout, chunk by chunk, kept from the terminal. */
+export async function stdoutLinesOf(work: () => Promise<unknown>): Promise<string[]> {
   const { vi } = await import("vitest");
   const lines: string[] = [];
   const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => (lines.push(String(chunk)), true));
@@ -66,5 +71,5 @@ export async function emfLinesOf(work: () => Promise<unknown>): Promise<EmfLine[
   } finally {
     spy.mockRestore();
   }
-  return lines.filter((l) => l.startsWith('{"_aws"')).map(parseEmf);
+  return lines;
 }
