@@ -3,8 +3,9 @@
  * (DynamoDB calls and capacity, auth and WebSocket events) and leaves one embedded-metric-format
  * line when it ends. Lambda runs one invocation at a time per instance, so the tally is
  * module state, reset when an invocation starts: no AsyncLocalStorage (whose promise hooks slow
- * every await on Node 22) for a figure that is exact in Lambda. Several requests served at once
- * by one process (in-process tests) share it.
+ * every await: 10-15% of a warm request's CPU when the request cost was kept that way) for a figure
+ * that is exact in Lambda. The request log line's cost (invocationCost) is read from the same tally.
+ * Several requests served at once by one process (in-process tests, `npm start`) share it.
  */
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -40,6 +41,8 @@ const tally = {
   dynamoCalls: 0,
   readUnits: 0,
   writeUnits: 0,
+  /** Items DynamoDB evaluated (a Query's or Scan's ScannedCount, else the items returned). */
+  itemsRead: 0,
   throttles: 0,
   events: new Map<EventMetric, number>(),
   /** X-Ray's trace id, read once per invocation: process.env lookups are slow. */
@@ -50,6 +53,7 @@ function reset(): void {
   tally.dynamoCalls = 0;
   tally.readUnits = 0;
   tally.writeUnits = 0;
+  tally.itemsRead = 0;
   tally.throttles = 0;
   tally.traceId = undefined;
   if (tally.events.size > 0) tally.events.clear();
@@ -72,11 +76,26 @@ export function countEvent(name: EventMetric, value = 1): void {
   tally.events.set(name, EVENT_METRICS[name] === "Milliseconds" ? Math.max(before, value) : before + value);
 }
 
-/** One DynamoDB call as the application made it (retries are one call), with its consumed capacity. */
-export function countDynamoDBCall(readUnits: number, writeUnits: number): void {
+/** One DynamoDB call as the application made it (retries are one call), with its consumed capacity and the items it read. */
+export function countDynamoDBCall(readUnits: number, writeUnits: number, itemsRead = 0): void {
   tally.dynamoCalls += 1;
   tally.readUnits += readUnits;
   tally.writeUnits += writeUnits;
+  tally.itemsRead += itemsRead;
+}
+
+/** What the current invocation has cost the database so far, for its request log line (issue 27). */
+export interface InvocationCost {
+  /** DynamoDB calls sent (retries by the SDK count once). */
+  dynamodbCalls: number;
+  /** Capacity units DynamoDB reported (ReturnConsumedCapacity: TOTAL), reads and writes together. */
+  consumedCapacity: number;
+  /** Items DynamoDB evaluated: a Query's or Scan's ScannedCount, else the items returned. */
+  itemsRead: number;
+}
+
+export function invocationCost(): InvocationCost {
+  return { dynamodbCalls: tally.dynamoCalls, consumedCapacity: round(tally.readUnits + tally.writeUnits), itemsRead: tally.itemsRead };
 }
 
 /** One DynamoDB attempt refused for throughput (the SDK retries it). */

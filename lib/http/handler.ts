@@ -1,9 +1,8 @@
 import middy, { type MiddlewareObj } from "@middy/core";
 import { UnavailableError } from "../core/errors.ts";
 import type { Context as LambdaContext } from "aws-lambda";
-import { newCost, withCost, type RequestCost } from "../core/cost.ts";
 import { log, setLogCorrelation } from "../core/log.ts";
-import { finishInvocation, startInvocation } from "../core/metrics.ts";
+import { finishInvocation, invocationCost, startInvocation } from "../core/metrics.ts";
 import { errorResponse } from "./errors.ts";
 import { fromApiGateway, type ApiGatewayEvent, type HttpRequest } from "./request.ts";
 import { toApiGateway, type HttpResponse } from "./response.ts";
@@ -14,9 +13,6 @@ type Internal = { started: number };
 
 /** The request as the handler parsed it, by event: the access log reads it instead of parsing again. */
 const parsed = new WeakMap<ApiGatewayEvent, HttpRequest>();
-
-/** What each request cost the database, by event, for its log line. */
-const costs = new WeakMap<ApiGatewayEvent, RequestCost>();
 
 function accessLog(name: string, event: ApiGatewayEvent, lambda: LambdaContext | undefined, status: number, started: number | undefined, body?: string): void {
   const request = parsed.get(event) ?? fromApiGateway(event);
@@ -30,7 +26,8 @@ function accessLog(name: string, event: ApiGatewayEvent, lambda: LambdaContext |
     route: request.routeKey,
     status,
     durationMs,
-    ...costs.get(event),
+    // What the request cost the database: the invocation's tally, which its metrics read too.
+    ...invocationCost(),
     bytes: body === undefined ? 0 : Buffer.byteLength(body),
   });
   // The route key, never the path: one metric per declared route, whatever clients send.
@@ -73,8 +70,6 @@ export function httpHandler(name: string, handle: HttpHandler) {
       parsed.set(event, request);
       // Offline gives every request the same requestContext id; Lambda's own id is unique everywhere.
       if (lambda?.awsRequestId) request.requestId = lambda.awsRequestId;
-      const cost = newCost();
-      costs.set(event, cost);
-      return toApiGateway(await withCost(cost, () => handle(request, lambda)), request);
+      return toApiGateway(await handle(request, lambda), request);
     });
 }

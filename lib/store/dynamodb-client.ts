@@ -1,7 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { countDynamoDBCalls } from "./dynamodb-metrics.ts";
-import { meterCost } from "./dynamodb-cost.ts";
 
 /**
  * One client per process, built at first use. `DYNAMODB_ENDPOINT` points the service at DynamoDB
@@ -25,7 +24,6 @@ export function createDocumentClient(endpoint = process.env.DYNAMODB_ENDPOINT, c
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     unmarshallOptions: { wrapNumbers: false },
   });
-  meterCost(documents);
   return documents;
 }
 

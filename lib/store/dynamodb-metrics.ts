@@ -37,10 +37,31 @@ export function unitsOf(consumed: Capacity | Capacity[] | undefined, writes: boo
 
 const WRITES = /^(Put|Update|Delete|BatchWrite|TransactWrite)/;
 
+interface Output {
+  ConsumedCapacity?: Capacity | Capacity[];
+  ScannedCount?: number;
+  Items?: unknown[];
+  Item?: unknown;
+  Responses?: Record<string, unknown[]> | unknown[];
+}
+
+/** Items a call made DynamoDB evaluate: a Query's or Scan's ScannedCount, else the items it returned. */
+export function itemsOf(output: Output): number {
+  if (typeof output.ScannedCount === "number") return output.ScannedCount;
+  if (Array.isArray(output.Items)) return output.Items.length;
+  if (output.Item !== undefined) return 1;
+  const responses = output.Responses;
+  if (Array.isArray(responses)) return responses.length;
+  let items = 0;
+  if (responses) for (const table in responses) items += responses[table]?.length ?? 0;
+  return items;
+}
+
 /**
- * Counts every call the application makes into the invocation's metrics (lib/core/metrics.ts):
- * asks DynamoDB for the capacity each call consumed (a member of the request, no extra call) and
- * counts throttled attempts inside the SDK's retries.
+ * Counts every call the application makes into the invocation's tally (lib/core/metrics.ts), which
+ * both its metrics and its request log line read: asks DynamoDB for the capacity each call
+ * consumed (a member of the request, no extra call), counts the items it read, and counts
+ * throttled attempts inside the SDK's retries.
  */
 export function countDynamoDBCalls(client: DynamoDBClient): void {
   client.middlewareStack.add(
@@ -50,12 +71,15 @@ export function countDynamoDBCalls(client: DynamoDBClient): void {
       // A copy: the caller's input object (perhaps reused) is left as it was.
       const input = reporting ? { ...(args.input as object), ReturnConsumedCapacity: "TOTAL" } : args.input;
       let units = { read: 0, write: 0 };
+      let items = 0;
       try {
         const result = await next({ ...args, input });
-        if (reporting) units = unitsOf((result.output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity, WRITES.test(name) || (name === "ExecuteStatementCommand" && !/^\s*select/i.test(String((args.input as { Statement?: string }).Statement))));
+        const output = result.output as Output;
+        if (reporting) units = unitsOf(output.ConsumedCapacity, WRITES.test(name) || (name === "ExecuteStatementCommand" && !/^\s*select/i.test(String((args.input as { Statement?: string }).Statement))));
+        items = itemsOf(output);
         return result;
       } finally {
-        countDynamoDBCall(units.read, units.write);
+        countDynamoDBCall(units.read, units.write, items);
       }
     },
     { step: "initialize", name: "metricsCallsMiddleware", override: true },
