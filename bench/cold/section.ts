@@ -10,7 +10,8 @@ import { profileCold } from "../profile/profile.ts";
 import { coldEnv, coldStart } from "./spawn.ts";
 import { passwordCheck } from "./password.ts";
 import { startStubDynamoDb } from "./stub-dynamodb.ts";
-import { AUTH, baselineVariants, FLOOR_A, FLOOR_B, FLOOR_B_GRAPHQL, FLOOR_B_NO_CALL, FLOOR_B_WEBSOCKET, GRAPHQL, LOGIN, MIGRATE, REST, REST_ALL, STREAM, VARIANTS, WEBSOCKET, YOGA, type Variant } from "./variants.ts";
+import { startUdpSink } from "./udp-sink.ts";
+import { AUTH, baselineVariants, FLOOR_A, FLOOR_B, FLOOR_B_EMF, FLOOR_B_GRAPHQL, FLOOR_B_NO_CALL, FLOOR_B_POWERTOOLS, FLOOR_B_WEBSOCKET, GRAPHQL, LOGIN, MIGRATE, REST, REST_ALL, STREAM, tracedGraphql, VARIANTS, WEBSOCKET, YOGA, type Variant } from "./variants.ts";
 
 export interface Prepared {
   variant: Variant;
@@ -42,7 +43,7 @@ export async function measureCold(prepared: Prepared[], runs: number, endpoint: 
   const random = seeded(seed);
   for (let round = -1; round < runs; round++) {
     for (const p of shuffled(prepared, random)) {
-      const result = await coldStart(p.bundle, p.event, coldEnv(endpoint));
+      const result = await coldStart(p.bundle, p.event, coldEnv(endpoint, p.variant.env));
       if (result.status !== p.variant.status || !p.variant.body.test(result.body)) {
         throw new Error(`${p.variant.name}: expected status ${p.variant.status} and a body matching ${p.variant.body.source}, got ${result.status}: ${result.body}`);
       }
@@ -56,7 +57,10 @@ export async function measureCold(prepared: Prepared[], runs: number, endpoint: 
 export async function coldSection(figures: Figures, options: RunOptions): Promise<Prepared[]> {
   progress("cold start: bundling functions, floors and peers with serverless.yml's esbuild options");
   const before = options.baseline ? baselineVariants(options.baseline) : [];
-  const prepared = await prepareCold(options.outDir, [...VARIANTS, ...before]);
+  // The X-Ray daemon of the traced variant: a UDP socket that takes the subsegments and counts them.
+  const daemon = await startUdpSink();
+  const traced = tracedGraphql(daemon.address);
+  const prepared = await prepareCold(options.outDir, [...VARIANTS, traced, ...before]);
   // Stays up for the whole section: the profiles of missed bars are taken later, against it too.
   const stub = await startStubDynamoDb();
   progress(`cold start: ${options.coldRuns} rounds, variants in a random order each round (seed ${options.seed}; --seed=${options.seed} replays it)`);
@@ -72,6 +76,7 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
     }
   };
   await stub.close();
+  await daemon.close();
   const measured = (v: Variant, name = v.name): Measured => ({ name, summary: summarise(totals.get(v) ?? []) });
   const section = "cold start";
   for (const v of [FLOOR_A, FLOOR_B, FLOOR_B_NO_CALL, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, YOGA]) {
@@ -125,6 +130,15 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
   figures.add({ section, measure: LOGIN.name, unit: "ms", higherIsBetter: false, ours: measured(LOGIN), floor: floorB, note: "one lookup (the stub finds nothing), then a password verify against a dummy hash at the default scrypt cost, so an unknown address costs what a known one does: the password check row below is most of it" });
   figures.add({ section, measure: STREAM.name, unit: "ms", higherIsBetter: false, ours: measured(STREAM), floor: floorB, note: "Post.Created from the record, its subscribers looked up (the stub has none)" });
   figures.add({ section, measure: MIGRATE.name, unit: "ms", higherIsBetter: false, ours: measured(MIGRATE), floor: floorB, note: "the v3 auth migration's dry run over empty (stub) tables" });
+  // The metrics writer's cold-start cost, ours and Powertools' (issue 30: Powertools if within 2 ms
+  // of floor (b), else a writer of our own), as the difference of medians from the same rounds.
+  const overB = (v: Variant) => `${(measured(v).summary.median - floorB.summary.median).toFixed(1)} ms over (b) (difference of medians)`;
+  figures.add({ section, measure: FLOOR_B_EMF.name, unit: "ms", higherIsBetter: false, ours: measured(FLOOR_B_EMF), floor: floorB, note: `the line an HTTP request publishes, written once: ${overB(FLOOR_B_EMF)}` });
+  figures.add({ section, measure: FLOOR_B_POWERTOOLS.name, unit: "ms", higherIsBetter: false, ours: measured(FLOOR_B_POWERTOOLS), floor: floorB, note: `@aws-lambda-powertools/metrics publishing the same metrics once: ${overB(FLOOR_B_POWERTOOLS)}` });
+  figures.add({
+    section, measure: traced.name, unit: "ms", higherIsBetter: false, ours: measured(traced), floor: measured(GRAPHQL, "tracing off"),
+    note: `--param tracing=true: TRACING set, the invocation sampled, its DynamoDB call sent to a loopback daemon as a subsegment (${daemon.received()} subsegments received over the section)`,
+  });
   figures.add(await passwordCheck(options.coldRuns));
   return prepared;
 }

@@ -16,6 +16,8 @@ export interface Variant {
   body: RegExp;
   /** The project root the entry is bundled from (a checkout of the baseline commit for "before" rows). */
   root?: string;
+  /** Environment of its own beside the common one (bench/cold/spawn.ts coldEnv). */
+  env?: Record<string, string>;
 }
 
 const GRAPHQL_QUERY = { query: "{ Posts(limit: 5) { results { slug title status } } }" };
@@ -64,6 +66,9 @@ export const FLOOR_B: Variant = { name: "floor (b) bare+DynamoDB clients+one Get
 export const FLOOR_B_NO_CALL: Variant = { name: "floor (b) without its call (reference)", entry: "bench/fixtures/bare-dynamodb-nocall.ts", event: restEvent, status: 200, body: OK };
 export const FLOOR_B_GRAPHQL: Variant = { name: "floor (b)+graphql-js", entry: "bench/fixtures/bare-graphql.ts", event: graphqlEvent, status: 200, body: /^\{"data":\{"ok":true\}\}$/ };
 export const FLOOR_B_WEBSOCKET: Variant = { name: "floor (b)+management client", entry: "bench/fixtures/bare-websocket.ts", event: websocketEvent, status: 200, body: /^$/ };
+// What a metrics writer costs at cold start: ours and Powertools' Metrics, each on floor (b).
+export const FLOOR_B_EMF: Variant = { name: "floor (b)+our EMF writer (lib/core/metrics.ts)", entry: "bench/fixtures/bare-dynamodb-emf.ts", event: restEvent, status: 200, body: OK };
+export const FLOOR_B_POWERTOOLS: Variant = { name: "floor (b)+Powertools Metrics", entry: "bench/fixtures/bare-dynamodb-powertools.ts", event: restEvent, status: 200, body: OK };
 export const YOGA: Variant = { name: "peer (c) graphql-yoga", entry: "bench/fixtures/yoga.ts", event: graphqlEvent, status: 200, body: NO_POSTS };
 export const GRAPHQL: Variant = { name: "graphql function", entry: "functions/graphql.ts", event: graphqlEvent, status: 200, body: NO_POSTS };
 // The function API Gateway sends `GET /posts/{slug}` to (per-route packaging: a record read's own).
@@ -79,7 +84,19 @@ export const LOGIN: Variant = { name: "login function (POST /auth/email/login, u
 export const STREAM: Variant = { name: "stream function (one INSERT)", entry: "functions/stream.ts", event: streamEvent, status: 0, body: /^\{"batchItemFailures":\[\]\}$/ };
 export const MIGRATE: Variant = { name: "migrate function (dry run, empty tables)", entry: "functions/migrate.ts", event: migrateEvent, status: 0, body: /^\{"dryRun":true,"passes":1,"idents":\{"migrated":0,"skipped":0,"failed":\[\].*"incomplete":false/ };
 
-export const VARIANTS = [FLOOR_A, FLOOR_B, FLOOR_B_NO_CALL, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, YOGA, GRAPHQL, REST, REST_ALL, WEBSOCKET, AUTH, LOGIN, STREAM, MIGRATE];
+/**
+ * The GraphQL function on a stage deployed with `--param tracing=true`: TRACING set, the invocation
+ * sampled (Lambda's trace header), its SDK calls sent as subsegments to a daemon address the
+ * section listens on (`daemon`: set when the section starts).
+ */
+export function tracedGraphql(daemon: string): Variant {
+  return {
+    ...GRAPHQL, name: "graphql function, tracing on",
+    env: { TRACING: "true", AWS_XRAY_DAEMON_ADDRESS: daemon, _X_AMZN_TRACE_ID: "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1" },
+  };
+}
+
+export const VARIANTS = [FLOOR_A, FLOOR_B, FLOOR_B_NO_CALL, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, FLOOR_B_EMF, FLOOR_B_POWERTOOLS, YOGA, GRAPHQL, REST, REST_ALL, WEBSOCKET, AUTH, LOGIN, STREAM, MIGRATE];
 
 // Where a checkout older than the per-route functions served the same request.
 const EARLIER_ENTRY: Record<string, string> = { "functions/rest-read.ts": "functions/rest.ts", "functions/auth-session.ts": "functions/auth.ts" };

@@ -7,7 +7,7 @@ import { yogaFor, yogaLambda } from "../fixtures/yoga-app.ts";
 import { ALICE, seededBlog, WRITERS } from "./blog.ts";
 import { LIST, MUTATION, REST_QUERY, SINGLE } from "./queries.ts";
 import { honoRest } from "./rest-peer.ts";
-import { bareTask, graphqlJsTask, jitTask, lambdaTask, middyBareTask, type Handler, type Task } from "./tasks.ts";
+import { bareTask, graphqlJsTask, jitTask, lambdaTask, middyBareTask, withoutMetrics, type Handler, type Task } from "./tasks.ts";
 
 export interface Scenario {
   measure: string;
@@ -20,6 +20,8 @@ export interface Scenario {
   barVsPeer?: number;
   /** Records one answer carries: the figure's note then gives ours per record (microseconds). */
   records?: number;
+  /** Ours with the service's metrics off: the metrics' cost is ours against it. */
+  withoutMetrics?: Task;
 }
 
 /**
@@ -48,6 +50,7 @@ export async function warmScenarios(app?: Application): Promise<Scenario[]> {
     {
       measure: "REST GET /posts/{slug}", barVsPeer: 2,
       ours: lambdaTask("ours", rest, get), floor: bareTask(), peer: lambdaTask("hono", hono, get), references: [middyBareTask()],
+      withoutMetrics: withoutMetrics(lambdaTask("ours", rest, get)),
     },
     {
       measure: "REST query (PUT /posts, by author)",
@@ -57,6 +60,7 @@ export async function warmScenarios(app?: Application): Promise<Scenario[]> {
       measure: "GraphQL single record (3 fields)", barVsPeer: 10,
       ours: lambdaTask("ours", ours, gql(SINGLE)), floor: jitTask("graphql-jit", app, schema, SINGLE), peer: lambdaTask("yoga", yoga, gql(SINGLE)),
       references: [graphqlJsTask("graphql-js cached", app, schema, SINGLE)],
+      withoutMetrics: withoutMetrics(lambdaTask("ours", ours, gql(SINGLE))),
     },
     {
       measure: "GraphQL 50 posts + author + tags", barVsPeer: 2, records: 50,

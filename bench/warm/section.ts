@@ -19,10 +19,12 @@ export function enableTestUser(): void {
   process.env.ALLOW_TEST_USER = "true";
 }
 
+const tasksOf = (s: Scenario): Task[] => [s.ours, s.floor, s.peer, ...s.references, ...(s.withoutMetrics ? [s.withoutMetrics] : [])];
+
 /** One tinybench round over every task; ops/s by task. */
 async function round(tasks: Task[], timeMs: number): Promise<Map<Task, number>> {
   const bench = new Bench({ time: timeMs, warmupTime: Math.min(100, timeMs), throws: true });
-  for (const task of tasks) bench.add(task.name, task.run);
+  for (const task of tasks) bench.add(task.name, task.run, { ...(task.before ? { beforeAll: task.before } : {}), ...(task.after ? { afterAll: task.after } : {}) });
   await bench.run();
   const out = new Map<Task, number>();
   bench.tasks.forEach((t, i) => {
@@ -47,10 +49,10 @@ async function rounds(scenarios: Scenario[], samples: Map<Task, number[]>, optio
   // tasks one after another, in the order added): no implementation always runs first or last.
   const random = seeded(options.seed);
   progress(`warm: ${options.warmRounds} rounds, scenarios and tasks in a random order each round (seed ${options.seed}; --seed=${options.seed} replays it)`);
-  for (const s of shuffled(scenarios, random)) await round(shuffled([s.ours, s.floor, s.peer, ...s.references], random), warmUpMs);
+  for (const s of shuffled(scenarios, random)) await round(shuffled(tasksOf(s), random), warmUpMs);
   for (let r = 0; r < options.warmRounds; r++) {
     for (const s of shuffled(scenarios, random)) {
-      const result = await round(shuffled([s.ours, s.floor, s.peer, ...s.references], random), options.warmTimeMs);
+      const result = await round(shuffled(tasksOf(s), random), options.warmTimeMs);
       for (const [task, ops] of result) samples.get(task)?.push(ops);
       progress(`warm round ${r + 1}/${options.warmRounds}: ${s.measure}: ours ${Math.round(result.get(s.ours) ?? 0)} ops/s, ${s.peer.name} ${Math.round(result.get(s.peer) ?? 0)} ops/s`);
     }
@@ -80,7 +82,7 @@ async function measureStore(figures: Figures, options: RunOptions, scenarios: Sc
   process.stdout.write = (() => true) as typeof process.stdout.write;
   try {
     for (const s of scenarios) {
-      for (const task of [s.ours, s.floor, s.peer, ...s.references]) {
+      for (const task of tasksOf(s)) {
         await task.check();
         samples.set(task, []);
       }
@@ -104,6 +106,15 @@ async function measureStore(figures: Figures, options: RunOptions, scenarios: Sc
     });
     for (const ref of s.references) {
       figures.add({ section: "warm", measure: `${s.measure} [${store}]: ${ref.name} (reference)`, unit: "ops/s", higherIsBetter: true, ours: measured(ref), floor: measured(s.floor), peer });
+    }
+    if (s.withoutMetrics) {
+      // What the metrics cost (issue 30): ours against the same handler with METRICS=off, in the
+      // same rounds. The bar on the in-process store, where nothing else hides the line's CPU.
+      const off = measured(s.withoutMetrics);
+      figures.add({
+        section: "warm", measure: `${s.measure} [${store}]: metrics on vs off`, unit: "ops/s", higherIsBetter: true, ours, floor: off,
+        ...(inProcess ? { bar: barOn(">= 0.97x without metrics", ours, off, 0.97, false) } : {}),
+      });
     }
   }
 }

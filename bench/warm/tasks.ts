@@ -5,6 +5,7 @@ import { compileQuery, isCompiledQuery } from "graphql-jit";
 import type { Application } from "../../lib/core/application.ts";
 import { Context } from "../../lib/core/context.ts";
 import { graphqlContext } from "../../lib/graphql/context.ts";
+import { reloadMetricsSettings } from "../../lib/core/metrics.ts";
 import { lambdaContext } from "../../test/support/http-events.ts";
 
 export type Handler = (event: never, context: LambdaContext) => Promise<unknown>;
@@ -14,6 +15,41 @@ export interface Task {
   run: () => Promise<unknown>;
   /** What a correct answer looks like; checked once before timing, so no error path is measured. */
   check: () => Promise<void>;
+  /** Run before and after each of its timed runs (tinybench's beforeAll/afterAll): a setting of its own. */
+  before?: () => void;
+  after?: () => void;
+}
+
+function metricsOff(): void {
+  process.env.METRICS = "off";
+  reloadMetricsSettings();
+}
+
+function metricsOn(): void {
+  delete process.env.METRICS;
+  reloadMetricsSettings();
+}
+
+/**
+ * The same handler on the same event with the service's metrics off, as `--param metrics=false`
+ * deploys it (METRICS=off: no EMF line; the request log line and its DynamoDB cost stay): what the
+ * metrics cost a warm request is ours against this.
+ */
+export function withoutMetrics(task: Task): Task {
+  return {
+    name: `${task.name} without metrics`,
+    run: task.run,
+    check: async () => {
+      metricsOff();
+      try {
+        await task.check();
+      } finally {
+        metricsOn();
+      }
+    },
+    before: metricsOff,
+    after: metricsOn,
+  };
 }
 
 const lambda = lambdaContext();

@@ -54,6 +54,11 @@ export function addOperations(template, settings, functions, functionPrefix) {
       resource.Properties.Environment ??= { Variables: {} };
       resource.Properties.Environment.Variables.TRACING = "true";
     }
+    if (!settings.metrics && resource.Type === "AWS::Lambda::Function") {
+      // Read by lib/core/metrics.ts: the invocation writes no metric line.
+      resource.Properties.Environment ??= { Variables: {} };
+      resource.Properties.Environment.Variables.METRICS = "off";
+    }
     if (settings.tracing && resource.Type === "AWS::IAM::Role") {
       resource.Properties.ManagedPolicyArns = [...(resource.Properties.ManagedPolicyArns ?? []), XRAY_POLICY];
     }
@@ -70,7 +75,7 @@ export function addOperations(template, settings, functions, functionPrefix) {
   if (settings.dashboard) {
     resources.OperationsDashboard = {
       Type: "AWS::CloudWatch::Dashboard",
-      Properties: { DashboardName: { "Fn::Sub": "${AWS::StackName}" }, DashboardBody: { "Fn::Sub": dashboardBody(settings.namespace, functionPrefix) } },
+      Properties: { DashboardName: { "Fn::Sub": "${AWS::StackName}" }, DashboardBody: { "Fn::Sub": dashboardBody(settings.namespace, functionPrefix, settings.metrics) } },
     };
   }
 }

@@ -128,8 +128,11 @@ export interface Finished {
   status?: number;
 }
 
-function settings(): { namespace: string; offline: boolean; file: string; readable: boolean; tracing: boolean } {
+function settings(): { enabled: boolean; namespace: string; offline: boolean; file: string; readable: boolean; tracing: boolean } {
   return {
+    // `--param metrics=false` sets METRICS=off on every function (lib/cli/operations-plugin.mjs):
+    // the invocation is still tallied (the request log line reads it), no metric line is written.
+    enabled: process.env.METRICS !== "off",
     namespace: process.env.METRICS_NAMESPACE || "modelrest",
     // Offline, or wherever METRICS_FILE names a file (the test runs name /dev/null): to a file.
     offline: isLocalOffline() || Boolean(process.env.METRICS_FILE),
@@ -142,6 +145,14 @@ function settings(): { namespace: string; offline: boolean; file: string; readab
   };
 }
 let configured: ReturnType<typeof settings> | undefined;
+
+/**
+ * Reads the metrics settings from the environment again (they are read once per process, at the
+ * first invocation): for a process that changes them while it runs, as the tests and the bench do.
+ */
+export function reloadMetricsSettings(): void {
+  configured = settings();
+}
 
 /** X-Ray's trace id of this invocation (`Root=1-...;Parent=...`): set by Lambda per invocation. */
 let traced: { header: string; id: string | undefined } = { header: "", id: undefined };
@@ -218,6 +229,7 @@ const round = (n: number): number => Math.round(n * 1000) / 1000;
 export function finishInvocation(done: Finished): void {
   try {
     configured ??= settings();
+    if (!configured.enabled) return;
     const line = metricsLine(done, configured.namespace);
     if (!configured.offline) {
       process.stdout.write(`${line}\n`);

@@ -62,7 +62,7 @@ beforeAll(async () => {
   release = await acquireOfflineLock(600_000);
   defaults = await packaged("defaults", []);
   tuned = await packaged("tuned", [
-    "tracing=true", `alarmTopicArn=${TOPIC}`, "alarmLockouts=off", "alarmApi5xxPercent=2", "logRetentionDays=90", "logLevel=warn", "dashboard=false",
+    "tracing=true", "metrics=false", `alarmTopicArn=${TOPIC}`, "alarmStreamFailures=off", "alarmApi5xxPercent=2", "logRetentionDays=90", "logLevel=warn", "dashboard=false",
   ]);
 }, 600_000);
 afterAll(async () => {
@@ -157,11 +157,20 @@ describe("the packaged template's operations (parameters)", () => {
 
   it("sends every alarm to the topic, takes a changed threshold, drops a disabled alarm and the dashboard", () => {
     const all = alarms(tuned);
-    expect(Object.keys(all).length).toBe(Object.keys(alarms(defaults)).length - 1);
+    // The stream failures alarm is off; metrics=false drops the two alarms on the service's own metrics.
+    expect(Object.keys(all).length).toBe(Object.keys(alarms(defaults)).length - 3);
+    expect(alarms(defaults).AlarmStreamFailures).toBeDefined();
+    expect(all.AlarmStreamFailures).toBeUndefined();
     expect(all.AlarmLockouts).toBeUndefined();
+    expect(all.AlarmRefreshTokenReuse).toBeUndefined();
     expect(all.AlarmApi5xxRate?.Properties.Threshold).toBe(2);
     for (const alarm of Object.values(all)) expect(alarm.Properties).toMatchObject({ AlarmActions: [TOPIC], OKActions: [TOPIC] });
     expect(ofType(tuned, "AWS::CloudWatch::Dashboard")).toEqual([]);
+  });
+
+  it("turns the service's metric lines off with one parameter, on every function", () => {
+    for (const [, fn] of ofType(tuned, "AWS::Lambda::Function")) expect((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.METRICS).toBe("off");
+    for (const [, fn] of ofType(defaults, "AWS::Lambda::Function")) expect((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.METRICS).toBeUndefined();
   });
 
   it("keeps logs as long as asked, at the level asked", () => {

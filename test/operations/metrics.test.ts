@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { log } from "../../lib/core/log.ts";
+import { reloadMetricsSettings } from "../../lib/core/metrics.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { documentClient } from "../../lib/store/dynamodb-client.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
@@ -88,6 +90,30 @@ describe("metrics in CloudWatch's embedded metric format", () => {
     expect(line.DynamoDBReadUnits).toBeGreaterThan(0);
     expect(line).toMatchObject({ DynamoDBWriteUnits: 0, DynamoDBThrottles: 0 });
     expect(typeof line.requestId).toBe("string");
+  });
+
+  it("writes no metric line with METRICS=off (--param metrics=false), while the request log line keeps its DynamoDB cost", async () => {
+    const slug = `emf-${randomUUID().slice(0, 8)}`;
+    await app.domain.create(as(ALICE), model(app, "Post"), post(slug));
+    process.env.METRICS = "off";
+    reloadMetricsSettings();
+    const requests: Record<string, unknown>[] = [];
+    const info = vi.spyOn(log, "info").mockImplementation((message: string, fields?: Record<string, unknown>) => {
+      if (message === "request") requests.push(fields ?? {});
+    });
+    try {
+      const { emf } = await captured(() => call(rest, get(slug)));
+      expect(emf).toEqual([]);
+      expect(requests).toHaveLength(1);
+      expect(requests[0]).toMatchObject({ status: 200, dynamodbCalls: 1, itemsRead: 1 });
+    } finally {
+      info.mockRestore();
+      delete process.env.METRICS;
+      reloadMetricsSettings();
+    }
+    // Positive control: the same request writes its line again once metrics are back on.
+    const { emf } = await captured(() => call(rest, get(slug)));
+    expect(emf).toHaveLength(1);
   });
 
   it("a missing record is a 4xx of the same route, never a path of its own", async () => {

@@ -119,11 +119,11 @@ export function alarmResources(settings, { functions, tables, httpApi, streamFun
     out.AlarmStreamFailures = alarm(settings, "stream-failures", `${a.streamFailures} or more stream batches wait in the failure queue. ${see("Stream failure queue")}`, a.streamFailures,
       single("AWS/SQS", "ApproximateNumberOfMessagesVisible", [{ Name: "QueueName", Value: { "Fn::GetAtt": [failureQueue, "QueueName"] } }], "Maximum"));
   }
-  if (a.refreshTokenReuse !== undefined) {
+  if (a.refreshTokenReuse !== undefined && settings.metrics !== false) {
     out.AlarmRefreshTokenReuse = alarm(settings, "refresh-token-reuse", `${a.refreshTokenReuse} or more refresh tokens came back after use in 5 minutes (families revoked). ${see("Refresh-token reuse")}`, a.refreshTokenReuse,
       single(settings.namespace, "RefreshTokenReuse", [], "Sum"));
   }
-  if (a.lockouts !== undefined) {
+  if (a.lockouts !== undefined && settings.metrics !== false) {
     out.AlarmLockouts = alarm(settings, "lockouts", `${a.lockouts} or more logins were refused by an account lock in 5 minutes. ${see("Lockouts")}`, a.lockouts,
       single(settings.namespace, "Lockouts", [], "Sum"));
   }

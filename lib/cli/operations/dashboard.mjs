@@ -15,7 +15,7 @@ function graph(title, metrics, extra = {}) {
  * The dashboard's body, to put in `Fn::Sub` (its only variable is the region). `functionPrefix` is
  * `<service>-<stage>-`: every function of the stage, and nothing else's, matches it.
  */
-export function dashboardBody(namespace, functionPrefix) {
+export function dashboardBody(namespace, functionPrefix, ownMetrics = true) {
   const ns = namespace;
   const own = (name, stat = "Sum", label = name) => [ns, name, { stat, label }];
   const widgets = [
@@ -38,6 +38,8 @@ export function dashboardBody(namespace, functionPrefix) {
     graph("Authentication", [own("Logins"), own("LoginFailures"), own("Lockouts"), own("RefreshTokenReuse"), own("MailsSent"), own("MailsThrottled")]),
     graph("Migration", [own("MigratedIdents"), own("MigratedUsers"), own("MigrationFailures")]),
   ];
-  widgets.forEach((w, i) => Object.assign(w, { x: (i % 2) * W, y: Math.floor(i / 2) * H }));
-  return JSON.stringify({ widgets });
+  // Without the service's own metrics (`metrics: false`) only the panels on AWS's metrics are left.
+  const shown = ownMetrics ? widgets : widgets.filter((w) => !JSON.stringify(w.properties.metrics).includes(`${ns}`));
+  shown.forEach((w, i) => Object.assign(w, { x: (i % 2) * W, y: Math.floor(i / 2) * H }));
+  return JSON.stringify({ widgets: shown });
 }

@@ -53,6 +53,9 @@ export function operationsSettings(raw = {}) {
   return {
     namespace: String(raw.namespace ?? "modelrest"),
     logRetentionDays: retention,
+    // false: no metric line is written (METRICS=off), and the alarms and panels on the service's
+    // own metrics are left out: they would never see data.
+    metrics: raw.metrics === undefined ? true : flag("metrics", raw.metrics),
     tracing: flag("tracing", raw.tracing),
     alarmTopicArn: topic,
     dashboard: raw.dashboard === undefined ? true : flag("dashboard", raw.dashboard),
