@@ -1,75 +1,34 @@
 import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { randomBytes, randomUUID } from "node:crypto";
-import { createSocket, type Socket } from "node:dgram";
+import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { injectFaults, sdkError } from "../support/faults.ts";
-import { waitFor } from "../support/wait.ts";
+import { newTraceRoot, parsePacket, startXrayDaemon } from "../support/xray-daemon.ts";
 
 /**
  * The AWS SDK's calls as X-Ray subsegments (lib/store/aws-tracing.ts): a UDP socket on loopback
  * stands in for the X-Ray daemon, DynamoDB Local answers the calls.
  */
 
-const ROOT = `1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString("hex")}`;
-
-interface Subsegment {
-  name: string;
-  id: string;
-  trace_id: string;
-  parent_id: string;
-  type: string;
-  namespace: string;
-  start_time: number;
-  end_time: number;
-  error?: boolean;
-  throttle?: boolean;
-  fault?: boolean;
-  cause?: { exceptions: { id: string; type: string; remote: boolean; message?: string }[] };
-  aws: { operation: string; region?: string; request_id?: string; table_name?: string; retries?: number };
-  http?: { response: { status: number } };
-}
-
-/** Every datagram the stand-in daemon received, as sent. */
-const received: string[] = [];
-let daemon: Socket;
+const ROOT = newTraceRoot();
 const table = `tracing-${randomUUID()}`;
 const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION });
+let daemon: Awaited<ReturnType<typeof startXrayDaemon>>;
 let documents: DynamoDBDocumentClient;
-/** The trace header each attempt carried out, seen after the SDK built and signed the request. */
+/** The trace header each attempt carried out, seen after the SDK built the request. */
 const sentHeaders: (string | undefined)[] = [];
 
-function parsePacket(packet: string | undefined): Subsegment {
-  if (packet === undefined) throw new Error("no datagram");
-  const newline = packet.indexOf("\n");
-  expect(packet.slice(0, newline)).toBe('{"format":"json","version":1}');
-  return JSON.parse(packet.slice(newline + 1)) as Subsegment;
-}
-
-/**
- * Runs `work` in an invocation of its own (a sampled header with a new parent, also given to
- * `work`) and returns the datagrams that arrived for it, at least `count`: a late datagram of an
- * earlier test names another parent.
- */
-async function packetsOf(count: number, work: (sampled: string, parent: string) => Promise<unknown>): Promise<string[]> {
-  const parent = randomBytes(8).toString("hex");
-  const sampled = `Root=${ROOT};Parent=${parent};Sampled=1`;
-  process.env._X_AMZN_TRACE_ID = sampled;
+/** Runs `work` as one sampled invocation (test/support/xray-daemon.ts), the headers seen afresh. */
+function packetsOf(count: number, work: (sampled: string, parent: string) => Promise<unknown>): Promise<string[]> {
   sentHeaders.length = 0;
-  await work(sampled, parent);
-  const mine = () => received.filter((packet) => packet.includes(`"parent_id":"${parent}"`));
-  await waitFor(() => mine().length, (n) => n >= count, `${count} subsegment(s) at the daemon`, 10_000);
-  return mine();
+  return daemon.invocation(count, work);
 }
 
-const envBefore = { ...process.env };
+const envBefore = { TRACING: process.env.TRACING, _X_AMZN_TRACE_ID: process.env._X_AMZN_TRACE_ID };
 
 beforeAll(async () => {
-  daemon = createSocket("udp4");
-  daemon.on("message", (message) => received.push(message.toString("utf8")));
-  await new Promise<void>((resolve) => daemon.bind(0, "127.0.0.1", resolve));
-  process.env.AWS_XRAY_DAEMON_ADDRESS = `127.0.0.1:${daemon.address().port}`;
+  daemon = await startXrayDaemon(ROOT);
   // As the template sets on every function of a stage deployed with `--param tracing=true`.
   process.env.TRACING = "true";
   await admin.send(new CreateTableCommand({
@@ -92,9 +51,9 @@ afterAll(async () => {
   await admin.send(new DeleteTableCommand({ TableName: table }));
   admin.destroy();
   daemon.close();
-  for (const name of ["AWS_XRAY_DAEMON_ADDRESS", "TRACING", "_X_AMZN_TRACE_ID"]) {
-    if (envBefore[name] === undefined) delete process.env[name];
-    else process.env[name] = envBefore[name];
+  for (const [name, value] of Object.entries(envBefore)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
   }
 });
 
