@@ -2,6 +2,7 @@ import {
   ApiGatewayManagementApiClient, DeleteConnectionCommand, PostToConnectionCommand,
 } from "@aws-sdk/client-apigatewaymanagementapi";
 import { LOCAL_HOST, OFFLINE_PORTS } from "../http/offline.ts";
+import { traceAwsCalls } from "../store/aws-tracing.ts";
 
 /** One socket, addressed through the management API of the API it belongs to. */
 export interface Target {
@@ -67,6 +68,7 @@ export class ApiGatewayTransport implements Transport {
     if (!client) {
       // Retries are ours (fan-out retries throttling only, within a per-post timeout).
       client = new ApiGatewayManagementApiClient({ endpoint, region: process.env.AWS_REGION ?? "us-east-1", maxAttempts: 1 });
+      traceAwsCalls(client);
       this.clients.set(endpoint, client);
     }
     return client;

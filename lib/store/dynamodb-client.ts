@@ -1,6 +1,7 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { countDynamoDBCalls } from "./dynamodb-metrics.ts";
+import { traceAwsCalls } from "./aws-tracing.ts";
 
 /**
  * One client per process, built at first use. `DYNAMODB_ENDPOINT` points the service at DynamoDB
@@ -20,6 +21,7 @@ export function createDocumentClient(endpoint = process.env.DYNAMODB_ENDPOINT, c
   // through the schema's sensitive-data filter first (a fifth of the CPU of reading 1,000 rows).
   if (!config.logger) client.middlewareStack.remove("loggerMiddleware");
   countDynamoDBCalls(client);
+  traceAwsCalls(client);
   const documents = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     unmarshallOptions: { wrapNumbers: false },

@@ -1,5 +1,6 @@
 import { SESv2Client, SendEmailCommand } from "@aws-sdk/client-sesv2";
 import { log } from "../../core/log.ts";
+import { traceAwsCalls } from "../../store/aws-tracing.ts";
 import type { Mail, MailTransport } from "./transport.ts";
 
 /**
@@ -12,7 +13,10 @@ export class SesTransport implements MailTransport {
   constructor(readonly from: string) {}
 
   async send(mail: Mail): Promise<void> {
-    this.client ??= new SESv2Client({});
+    if (!this.client) {
+      this.client = new SESv2Client({});
+      traceAwsCalls(this.client);
+    }
     await this.client.send(
       new SendEmailCommand({
         FromEmailAddress: this.from,
