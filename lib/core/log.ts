@@ -38,9 +38,14 @@ function withCorrelation(given: Fields, ids: Fields): Fields {
   return fields;
 }
 
-function write(level: Level, message: string, given: Fields): void {
+/**
+ * Writes the line when its level passes; `members` (JSON members as text, without braces) joins a
+ * JSON line at its end. True when the line was written as JSON with them, so that a caller whose
+ * members must reach stdout (the metrics a request's line carries) writes them itself otherwise.
+ */
+function write(level: Level, message: string, given: Fields, members?: string): boolean {
   const { threshold, readable } = configured();
-  if (ORDER[level] < threshold) return;
+  if (ORDER[level] < threshold) return false;
   // The line's own fields first and winning: a line about another request keeps that request's
   // id, and a readable line reads as it always did, its ids at the end.
   const fields = correlation ? withCorrelation(given, correlation) : given;
@@ -48,9 +53,11 @@ function write(level: Level, message: string, given: Fields): void {
   if (readable) {
     const extras = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");
     stream.write(`${level.toUpperCase().padEnd(5)} ${message}${extras ? ` ${extras}` : ""}\n`);
-    return;
+    return false;
   }
-  stream.write(`${jsonLine(level, message, fields)}\n`);
+  const line = jsonLine(level, message, fields);
+  stream.write(members ? `${line.slice(0, -1)},${members}}\n` : `${line}\n`);
+  return members !== undefined;
 }
 
 // Every request logs a line: the timestamp's text is made once per millisecond, not per line.
@@ -79,11 +86,17 @@ function jsonLine(level: Level, message: string, fields: Fields): string {
   return `{"level":"${level}","time":"${now()}","message":${JSON.stringify(message)}${rest === "{}" ? "}" : `,${rest.slice(1)}`}`;
 }
 
+/** Whether a line of `level` would be written: a caller can skip building what only it would carry. */
+export function logs(level: Level): boolean {
+  return ORDER[level] >= configured().threshold;
+}
+
 export const log = {
-  debug: (message: string, fields: Fields = {}) => write("debug", message, fields),
-  info: (message: string, fields: Fields = {}) => write("info", message, fields),
-  warn: (message: string, fields: Fields = {}) => write("warn", message, fields),
-  error: (message: string, fields: Fields = {}) => write("error", message, fields),
+  debug: (message: string, fields: Fields = {}): void => void write("debug", message, fields),
+  /** `members`: see write(); only the request log line passes them (its metrics). */
+  info: (message: string, fields: Fields = {}, members?: string): boolean => write("info", message, fields, members),
+  warn: (message: string, fields: Fields = {}): void => void write("warn", message, fields),
+  error: (message: string, fields: Fields = {}): void => void write("error", message, fields),
 };
 
 export function errorFields(error: unknown): Fields {

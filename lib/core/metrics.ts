@@ -9,7 +9,7 @@
  */
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { directivesJson, emfText, type Directive, type Unit } from "./emf.ts";
+import { directivesJson, type Directive, type Unit } from "./emf.ts";
 import { isLocalOffline, localDataDir } from "./local-secret.ts";
 
 /** Events counted wherever they happen, published without dimensions (alarms read them as they are). */
@@ -182,12 +182,35 @@ function headOf(shape: string, namespace: string, directives: () => Directive[],
 const HTTP_MEMBERS = ["Service", "Route", "StatusClass", "Requests", "Latency", ...DYNAMODB.map((m) => m.name)];
 const INVOCATION_MEMBERS = ["Service", "Invocations", "Latency", ...DYNAMODB.map((m) => m.name)];
 
+/** `"Service":…,"Route":…,"StatusClass":…` by service, route and status class: the same few on every request. */
+const dimensionTexts = new Map<string, string>();
+
+function dimensionsText(done: Finished, http: boolean): string {
+  const statusClass = http ? Math.floor((done.status as number) / 100) : 0;
+  const key = http ? `${done.service} ${statusClass} ${done.route}` : done.service;
+  let text = dimensionTexts.get(key);
+  if (text === undefined) {
+    text = `"Service":${JSON.stringify(done.service)}${http ? `,"Route":${JSON.stringify(done.route)},"StatusClass":"${statusClass}xx"` : ""}`;
+    // Routes are the declared route keys, so the map stays small; bounded all the same.
+    if (dimensionTexts.size < 10_000) dimensionTexts.set(key, text);
+  }
+  return text;
+}
+
 /**
  * The invocation's EMF line. An HTTP request publishes Requests and Latency per route and status
  * class, and per service with its DynamoDB figures; other invocations per service. Events counted
  * during the invocation are published without dimensions. Built as text: it runs on every request.
  */
 export function metricsLine(done: Finished, namespace: string, timestamp = Date.now()): string {
+  return `{${metricsMembers(done, namespace, timestamp, true)}}`;
+}
+
+/**
+ * The line's members as JSON text without braces (`"_aws":{…},"Service":…`); with `ids`, the
+ * request id, trace id and status too, which a request log line carrying them already has.
+ */
+function metricsMembers(done: Finished, namespace: string, timestamp: number, ids: boolean): string {
   const http = done.route !== undefined && done.status !== undefined;
   const kind = http ? "http" : "invocation";
   const names = http ? HTTP_MEMBERS : INVOCATION_MEMBERS;
@@ -209,27 +232,40 @@ export function metricsLine(done: Finished, namespace: string, timestamp = Date.
     return own;
   }, [...names, ...tally.events.keys()]);
   if (shape === "") plain[kind] = { namespace, head };
-  let members = `"Service":${JSON.stringify(done.service)}`;
-  members += http ? `,"Route":${JSON.stringify(done.route)},"StatusClass":"${Math.floor((done.status as number) / 100)}xx","Requests":1` : `,"Invocations":1`;
+  let members = `"_aws":{"Timestamp":${Math.trunc(timestamp)},"CloudWatchMetrics":${head}},${dimensionsText(done, http)}${http ? ',"Requests":1' : ',"Invocations":1'}`;
   members += `,"Latency":${Math.round(done.latencyMs * 100) / 100},"DynamoDBCalls":${tally.dynamoCalls},"DynamoDBReadUnits":${round(tally.readUnits)}`;
   members += `,"DynamoDBWriteUnits":${round(tally.writeUnits)},"DynamoDBThrottles":${tally.throttles}${events}`;
+  if (!ids) return members;
   if (done.requestId !== undefined) members += `,"requestId":${JSON.stringify(done.requestId)}`;
   if (tally.traceId !== undefined) members += `,"traceId":${JSON.stringify(tally.traceId)}`;
   if (http) members += `,"status":${done.status}`;
-  return emfText(timestamp, head, members);
+  return members;
+}
+
+/**
+ * The invocation's metrics as members for its request log line to carry (in Lambda, where both are
+ * JSON on stdout): one line per request instead of two, half the bytes CloudWatch Logs ingests and
+ * bills, and no second JSON text to build. Undefined when metrics are off or go elsewhere (under
+ * `npm start`, to the metrics file); the caller then passes `finishInvocation` what was written.
+ */
+export function metricsForLogLine(done: Finished): string | undefined {
+  configured ??= settings();
+  if (!configured.enabled || configured.offline) return undefined;
+  return metricsMembers(done, configured.namespace, Date.now(), false);
 }
 
 const round = (n: number): number => Math.round(n * 1000) / 1000;
 
 /**
- * Writes the invocation's line: to stdout in Lambda (raw, not through console.log, whose prefix
+ * Ends the invocation. Writes its line, unless its request log line carried the metrics: to stdout in Lambda (raw, not through console.log, whose prefix
  * would hide the JSON from CloudWatch's extraction); under `npm start` a readable line to stdout
  * and the EMF line to `.data/metrics.jsonl` for `npm run metrics`. Never throws into a request.
  */
-export function finishInvocation(done: Finished): void {
+export function finishInvocation(done: Finished, carried = false): void {
   try {
     configured ??= settings();
-    if (!configured.enabled) return;
+    // `carried`: the request's log line held the metrics (metricsForLogLine).
+    if (!configured.enabled || carried) return;
     const line = metricsLine(done, configured.namespace);
     if (!configured.offline) {
       process.stdout.write(`${line}\n`);

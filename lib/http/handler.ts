@@ -1,8 +1,8 @@
 import middy, { type MiddlewareObj } from "@middy/core";
 import { UnavailableError } from "../core/errors.ts";
 import type { Context as LambdaContext } from "aws-lambda";
-import { log, setLogCorrelation } from "../core/log.ts";
-import { finishInvocation, invocationCost, startInvocation } from "../core/metrics.ts";
+import { log, logs, setLogCorrelation } from "../core/log.ts";
+import { finishInvocation, invocationCost, metricsForLogLine, startInvocation, type Finished } from "../core/metrics.ts";
 import { errorResponse } from "./errors.ts";
 import { fromApiGateway, type ApiGatewayEvent, type HttpRequest } from "./request.ts";
 import { toApiGateway, type HttpResponse } from "./response.ts";
@@ -18,7 +18,10 @@ function accessLog(name: string, event: ApiGatewayEvent, lambda: LambdaContext |
   const request = parsed.get(event) ?? fromApiGateway(event);
   const durationMs = started === undefined ? 0 : Math.round((performance.now() - started) * 100) / 100;
   const requestId = lambda?.awsRequestId ?? request.requestId;
-  log.info("request", {
+  // The route key, never the path: one metric per declared route, whatever clients send.
+  const done: Finished = { service: name, route: request.routeKey, status, latencyMs: durationMs, requestId };
+  // In Lambda the line carries the invocation's metrics: one line per request, not two.
+  const carried = log.info("request", {
     requestId,
     method: request.method,
     path: request.path,
@@ -29,9 +32,8 @@ function accessLog(name: string, event: ApiGatewayEvent, lambda: LambdaContext |
     // What the request cost the database: the invocation's tally, which its metrics read too.
     ...invocationCost(),
     bytes: body === undefined ? 0 : Buffer.byteLength(body),
-  });
-  // The route key, never the path: one metric per declared route, whatever clients send.
-  finishInvocation({ service: name, route: request.routeKey, status, latencyMs: durationMs, requestId });
+  }, logs("info") ? metricsForLogLine(done) : undefined);
+  finishInvocation(done, carried === true);
   setLogCorrelation();
 }
 

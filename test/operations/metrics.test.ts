@@ -100,6 +100,7 @@ describe("metrics in CloudWatch's embedded metric format", () => {
     const requests: Record<string, unknown>[] = [];
     const info = vi.spyOn(log, "info").mockImplementation((message: string, fields?: Record<string, unknown>) => {
       if (message === "request") requests.push(fields ?? {});
+      return false;
     });
     try {
       const { emf } = await captured(() => call(rest, get(slug)));

@@ -24,6 +24,7 @@ describe("the request log line (DynamoDB Local)", () => {
     const lines: Record<string, unknown>[] = [];
     vi.spyOn(log, "info").mockImplementation((message: string, fields?: Record<string, unknown>) => {
       if (message === "request") lines.push(fields ?? {});
+      return false;
     });
     const handler = restHandler(app);
     const answer = await call(handler, httpEvent("PUT", "/posts", { body: { q: "title = 'nothing at all'" } }));
