@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { dimensionSetsOf, parseEmf, unitOf } from "../support/emf.ts";
-import { countDynamoDBCall, countDynamoDBThrottle, countEvent, metricsLine, startInvocation } from "../../lib/core/metrics.ts";
+import { countDynamoDBCall, countDynamoDBThrottle, countEvent, metricsLine, millisecondsText, startInvocation } from "../../lib/core/metrics.ts";
 
 describe("an invocation's metric line", () => {
   it("sums counts, keeps the largest age, and publishes events without dimensions", () => {
@@ -31,5 +31,15 @@ describe("an invocation's metric line", () => {
     expect(second).not.toHaveProperty("Logins");
     expect(second).toMatchObject({ StatusClass: "4xx", DynamoDBCalls: 0, status: 429 });
     expect(second._aws.CloudWatchMetrics.flatMap((d) => d.Metrics.map((m) => m.Name))).not.toContain("Logins");
+  });
+
+  it("writes milliseconds as JSON would write them rounded to hundredths, whatever the value", () => {
+    const values = [0, 0.004, 0.005, 0.1, 0.09, 1.25, 12.345, 12.3449, 99.999, 100, 1.5e12, 2 ** 60, 7.07];
+    for (let i = 0; i < 10_000; i++) values.push(Math.random() * 10 ** Math.floor(Math.random() * 7));
+    for (const v of values) {
+      const text = millisecondsText(v);
+      expect(JSON.parse(text), `${v} -> ${text}`).toBe(Math.round(v * 100) / 100);
+      expect(text).toBe(JSON.stringify(Math.round(v * 100) / 100));
+    }
   });
 });
