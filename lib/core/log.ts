@@ -55,8 +55,7 @@ function write(level: Level, message: string, given: Fields, members?: string): 
     stream.write(`${level.toUpperCase().padEnd(5)} ${message}${extras ? ` ${extras}` : ""}\n`);
     return false;
   }
-  const line = jsonLine(level, message, fields);
-  stream.write(members ? `${line.slice(0, -1)},${members}}\n` : `${line}\n`);
+  stream.write(`${jsonLine(level, message, fields, members)}\n`);
   return members !== undefined;
 }
 
@@ -76,14 +75,15 @@ function now(): string {
 /**
  * `{level, time, message, ...fields}` as JSON, written as the fields' own JSON behind the line's
  * three members rather than through a merged copy. Fields that would replace those members in
- * place, or that serialise themselves, take the merged copy.
+ * place, or that serialise themselves, take the merged copy. `members` (JSON text) end the line.
  */
-function jsonLine(level: Level, message: string, fields: Fields): string {
+function jsonLine(level: Level, message: string, fields: Fields, members?: string): string {
+  const tail = members === undefined ? "}" : `,${members}}`;
   if (Object.hasOwn(fields, "level") || Object.hasOwn(fields, "time") || Object.hasOwn(fields, "message") || typeof fields.toJSON === "function") {
-    return JSON.stringify({ level, time: now(), message, ...fields });
+    return `${JSON.stringify({ level, time: now(), message, ...fields }).slice(0, -1)}${tail}`;
   }
   const rest = JSON.stringify(fields);
-  return `{"level":"${level}","time":"${now()}","message":${JSON.stringify(message)}${rest === "{}" ? "}" : `,${rest.slice(1)}`}`;
+  return `{"level":"${level}","time":"${now()}","message":${JSON.stringify(message)}${rest === "{}" ? "" : `,${rest.slice(1, -1)}`}${tail}`;
 }
 
 /** Whether a line of `level` would be written: a caller can skip building what only it would carry. */

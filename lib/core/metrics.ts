@@ -122,6 +122,11 @@ export interface Finished {
   /** The function kind: rest, graphql, auth, graphiql, ws, stream, migrate. */
   service: string;
   latencyMs: number;
+  /**
+   * `performance.now()` when it ended, if the caller read it anyway (for the latency): the line's
+   * timestamp is then derived from it rather than read from the clock again.
+   */
+  endedAt?: number;
   requestId?: string;
   /** An HTTP request's route key (`GET /posts/{slug}`) and status; absent for other invocations. */
   route?: string;
@@ -168,7 +173,13 @@ export function traceId(): string | undefined {
 const heads = new Map<string, string>();
 
 /** The head of the common lines (no event counted), kept apart from the map: no key to build. */
-const plain = { http: { namespace: "", head: "" }, invocation: { namespace: "", head: "" } };
+const plain = { http: { namespace: "", prefix: "" }, invocation: { namespace: "", prefix: "" } };
+
+/** `"_aws":{"CloudWatchMetrics":…,"Timestamp":` for a head: the line's constant start (member order is free in EMF). */
+const prefixOf = (head: string): string => `"_aws":{"CloudWatchMetrics":${head},"Timestamp":`;
+
+/** Wall-clock milliseconds of `performance.now()`'s zero, read once. */
+const TIME_ORIGIN = performance.timeOrigin;
 
 function headOf(shape: string, namespace: string, directives: () => Directive[], members: readonly string[]): string {
   let head = heads.get(shape);
@@ -248,12 +259,15 @@ function metricsMembers(done: Finished, namespace: string, timestamp: number, id
   const names = http ? HTTP_MEMBERS : INVOCATION_MEMBERS;
   let events = "";
   let shape = "";
-  for (const [name, value] of tally.events) {
-    shape += ` ${name}`;
-    events += `,"${name}":${round(value)}`;
+  // Most invocations count no event: no iterator made for an empty map (it showed per request).
+  if (tally.events.size > 0) {
+    for (const [name, value] of tally.events) {
+      shape += ` ${name}`;
+      events += `,"${name}":${round(value)}`;
+    }
   }
-  const common = shape === "" && plain[kind].namespace === namespace ? plain[kind].head : undefined;
-  const head = common ?? headOf(`${kind} ${namespace}${shape}`, namespace, () => {
+  const common = shape === "" && plain[kind].namespace === namespace ? plain[kind].prefix : undefined;
+  const prefix = common ?? prefixOf(headOf(`${kind} ${namespace}${shape}`, namespace, () => {
     const own: Directive[] = http
       ? [
           { dimensions: [["Service", "Route", "StatusClass"]], metrics: REQUEST },
@@ -262,9 +276,9 @@ function metricsMembers(done: Finished, namespace: string, timestamp: number, id
       : [{ dimensions: [["Service"], []], metrics: [...INVOCATION, ...DYNAMODB] }];
     if (tally.events.size > 0) own.push({ dimensions: [[]], metrics: [...tally.events.keys()].map((name) => ({ name, unit: EVENT_METRICS[name] })) });
     return own;
-  }, [...names, ...tally.events.keys()]);
-  if (shape === "") plain[kind] = { namespace, head };
-  let members = `"_aws":{"Timestamp":${timestampText(timestamp)},"CloudWatchMetrics":${head}},${dimensionsText(done, http)}${http ? ',"Requests":1' : ',"Invocations":1'}`;
+  }, [...names, ...tally.events.keys()]));
+  if (shape === "" && common === undefined) plain[kind] = { namespace, prefix };
+  let members = `${prefix}${timestampText(timestamp)}},${dimensionsText(done, http)}${http ? ',"Requests":1' : ',"Invocations":1'}`;
   members += `,"Latency":${millisecondsText(done.latencyMs)},"DynamoDBCalls":${tally.dynamoCalls},"DynamoDBReadUnits":${round(tally.readUnits)}`;
   members += `,"DynamoDBWriteUnits":${round(tally.writeUnits)},"DynamoDBThrottles":${tally.throttles}${events}`;
   if (!ids) return members;
@@ -283,7 +297,7 @@ function metricsMembers(done: Finished, namespace: string, timestamp: number, id
 export function metricsForLogLine(done: Finished): string | undefined {
   configured ??= settings();
   if (!configured.enabled || configured.offline) return undefined;
-  return metricsMembers(done, configured.namespace, Date.now(), false);
+  return metricsMembers(done, configured.namespace, done.endedAt === undefined ? Date.now() : TIME_ORIGIN + done.endedAt, false);
 }
 
 const round = (n: number): number => Math.round(n * 1000) / 1000;

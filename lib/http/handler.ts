@@ -16,10 +16,11 @@ const parsed = new WeakMap<ApiGatewayEvent, HttpRequest>();
 
 function accessLog(name: string, event: ApiGatewayEvent, lambda: LambdaContext | undefined, status: number, started: number | undefined, body?: string): void {
   const request = parsed.get(event) ?? fromApiGateway(event);
-  const durationMs = started === undefined ? 0 : Math.round((performance.now() - started) * 100) / 100;
+  const ended = performance.now();
+  const durationMs = started === undefined ? 0 : Math.round((ended - started) * 100) / 100;
   const requestId = lambda?.awsRequestId ?? request.requestId;
   // The route key, never the path: one metric per declared route, whatever clients send.
-  const done: Finished = { service: name, route: request.routeKey, status, latencyMs: durationMs, requestId };
+  const done: Finished = { service: name, route: request.routeKey, status, latencyMs: durationMs, requestId, endedAt: ended };
   // In Lambda the line carries the invocation's metrics: one line per request, not two.
   const carried = log.info("request", {
     requestId,
