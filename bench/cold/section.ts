@@ -10,7 +10,7 @@ import { profileCold } from "../profile/profile.ts";
 import { coldEnv, coldStart } from "./spawn.ts";
 import { passwordCheck } from "./password.ts";
 import { startStubDynamoDb } from "./stub-dynamodb.ts";
-import { startUdpSink } from "./udp-sink.ts";
+import { startUdpSink } from "../lib/udp-sink.ts";
 import { AUTH, baselineVariants, FLOOR_A, FLOOR_B, FLOOR_B_EMF, FLOOR_B_GRAPHQL, FLOOR_B_NO_CALL, FLOOR_B_POWERTOOLS, FLOOR_B_WEBSOCKET, GRAPHQL, LOGIN, MIGRATE, REST, REST_ALL, STREAM, tracedGraphql, VARIANTS, WEBSOCKET, YOGA, type Variant } from "./variants.ts";
 
 export interface Prepared {

@@ -27,3 +27,21 @@ export async function dynamoBlog(endpoint: string, prefix: string): Promise<{ ap
     },
   };
 }
+
+/**
+ * The same blog (same tables, already seeded) as a stage deployed with `--param tracing=true`
+ * serves it: its DynamoDB client built with TRACING=true, so every call is traced as an X-Ray
+ * subsegment (lib/store/aws-tracing.ts) while the invocation is sampled.
+ */
+export function tracedBlog(endpoint: string, prefix: string): { app: Application; close: () => void } {
+  const before = process.env.TRACING;
+  process.env.TRACING = "true";
+  try {
+    const documents = createDocumentClient(endpoint);
+    const app = new Application(definition).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
+    return { app, close: () => documents.destroy() };
+  } finally {
+    if (before === undefined) delete process.env.TRACING;
+    else process.env.TRACING = before;
+  }
+}

@@ -7,7 +7,7 @@ import { yogaFor, yogaLambda } from "../fixtures/yoga-app.ts";
 import { ALICE, seededBlog, WRITERS } from "./blog.ts";
 import { LIST, MUTATION, REST_QUERY, SINGLE } from "./queries.ts";
 import { honoRest } from "./rest-peer.ts";
-import { bareTask, graphqlJsTask, jitTask, lambdaTask, middyBareTask, withoutMetrics, type Handler, type Task } from "./tasks.ts";
+import { bareTask, graphqlJsTask, jitTask, lambdaTask, middyBareTask, withoutMetrics, withTracing, type Handler, type Task } from "./tasks.ts";
 
 export interface Scenario {
   measure: string;
@@ -22,13 +22,21 @@ export interface Scenario {
   records?: number;
   /** Ours with the service's metrics off: the metrics' cost is ours against it. */
   withoutMetrics?: Task;
+  /** Ours as a traced stage runs it: what tracing costs is ours against this. */
+  withTracing?: Task;
+}
+
+/** A traced copy of the application and where its subsegments go (the DynamoDB Local rows only). */
+export interface Traced {
+  app: Application;
+  daemon: string;
 }
 
 /**
  * Every warm scenario over one seeded blog on the in-process memory store (the framework's own
  * cost, no store latency), handlers built once as at cold start.
  */
-export async function warmScenarios(app?: Application): Promise<Scenario[]> {
+export async function warmScenarios(app?: Application, traced?: Traced): Promise<Scenario[]> {
   app ??= await seededBlog();
   const rest = restHandler(app) as unknown as Handler;
   const graphql = graphqlHandler(app);
@@ -51,6 +59,7 @@ export async function warmScenarios(app?: Application): Promise<Scenario[]> {
       measure: "REST GET /posts/{slug}", barVsPeer: 2,
       ours: lambdaTask("ours", rest, get), floor: bareTask(), peer: lambdaTask("hono", hono, get), references: [middyBareTask()],
       withoutMetrics: withoutMetrics(lambdaTask("ours", rest, get)),
+      ...(traced ? { withTracing: withTracing(lambdaTask("ours", restHandler(traced.app) as unknown as Handler, get), traced.daemon) } : {}),
     },
     {
       measure: "REST query (PUT /posts, by author)",

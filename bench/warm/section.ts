@@ -9,7 +9,8 @@ import { summarise } from "../lib/stats.ts";
 import { profileWarm } from "../profile/profile.ts";
 import { startDynamoDbLocal } from "../../lib/local/dynamodb-local.ts";
 import { localAwsEnv } from "../../lib/local/local-aws.ts";
-import { dynamoBlog } from "./dynamodb.ts";
+import { startUdpSink } from "../lib/udp-sink.ts";
+import { dynamoBlog, tracedBlog } from "./dynamodb.ts";
 import { warmScenarios, type Scenario } from "./scenarios.ts";
 import type { Task } from "./tasks.ts";
 
@@ -19,7 +20,7 @@ export function enableTestUser(): void {
   process.env.ALLOW_TEST_USER = "true";
 }
 
-const tasksOf = (s: Scenario): Task[] => [s.ours, s.floor, s.peer, ...s.references, ...(s.withoutMetrics ? [s.withoutMetrics] : [])];
+const tasksOf = (s: Scenario): Task[] => [s.ours, s.floor, s.peer, ...s.references, ...(s.withoutMetrics ? [s.withoutMetrics] : []), ...(s.withTracing ? [s.withTracing] : [])];
 
 /** One tinybench round over every task; ops/s by task. */
 async function round(tasks: Task[], timeMs: number): Promise<Map<Task, number>> {
@@ -116,6 +117,12 @@ async function measureStore(figures: Figures, options: RunOptions, scenarios: Sc
         ...(inProcess ? { bar: barOn(">= 0.97x without metrics", ours, off, 0.97, false) } : {}),
       });
     }
+    if (s.withTracing) {
+      figures.add({
+        section: "warm", measure: `${s.measure} [${store}]: tracing on vs off`, unit: "ops/s", higherIsBetter: true, ours: measured(s.withTracing), floor: { ...ours, name: "tracing off" },
+        note: "--param tracing=true: the invocation sampled, its DynamoDB call sent as an X-Ray subsegment to a loopback UDP socket standing for the daemon",
+      });
+    }
   }
 }
 
@@ -127,11 +134,16 @@ export async function warmSection(figures: Figures, options: RunOptions): Promis
   progress("warm: starting DynamoDB Local");
   const db = await startDynamoDbLocal();
   try {
-    const blog = await dynamoBlog(db.endpoint, `bench-warm-${process.pid}-`);
+    const prefix = `bench-warm-${process.pid}-`;
+    const blog = await dynamoBlog(db.endpoint, prefix);
+    const traced = tracedBlog(db.endpoint, prefix);
+    const daemon = await startUdpSink();
     try {
-      await measureStore(figures, options, await warmScenarios(blog.app), "DynamoDB Local", false);
+      await measureStore(figures, options, await warmScenarios(blog.app, { app: traced.app, daemon: daemon.address }), "DynamoDB Local", false);
     } finally {
       blog.close();
+      traced.close();
+      await daemon.close();
     }
   } finally {
     await db.stop();

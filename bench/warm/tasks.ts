@@ -30,6 +30,39 @@ function metricsOn(): void {
   reloadMetricsSettings();
 }
 
+/** A sampled invocation's trace header, as Lambda sets it when the function is traced. */
+const TRACE_HEADER = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1";
+
+/**
+ * A handler timed as a traced stage runs it: TRACING set (the trace id on its lines) and the
+ * invocation sampled, its SDK calls sent as subsegments to `daemon` (AWS_XRAY_DAEMON_ADDRESS).
+ * The handler's clients must have been built with TRACING=true (bench/warm/dynamodb.ts tracedBlog).
+ */
+export function withTracing(task: Task, daemon: string): Task {
+  const on = () => {
+    Object.assign(process.env, { TRACING: "true", _X_AMZN_TRACE_ID: TRACE_HEADER, AWS_XRAY_DAEMON_ADDRESS: daemon });
+    reloadMetricsSettings();
+  };
+  const off = () => {
+    for (const name of ["TRACING", "_X_AMZN_TRACE_ID", "AWS_XRAY_DAEMON_ADDRESS"]) delete process.env[name];
+    reloadMetricsSettings();
+  };
+  return {
+    name: `${task.name}, tracing on`,
+    run: task.run,
+    check: async () => {
+      on();
+      try {
+        await task.check();
+      } finally {
+        off();
+      }
+    },
+    before: on,
+    after: off,
+  };
+}
+
 /**
  * The same handler on the same event with the service's metrics off, as `--param metrics=false`
  * deploys it (METRICS=off: no EMF line; the request log line and its DynamoDB cost stay): what the
