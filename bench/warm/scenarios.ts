@@ -24,12 +24,15 @@ export interface Scenario {
   withoutMetrics?: Task;
   /** Ours as a traced stage runs it: what tracing costs is ours against this. */
   withTracing?: Task;
+  /** Subsegments the stand-in daemon has received so far. */
+  subsegments?: () => number;
 }
 
 /** A traced copy of the application and where its subsegments go (the DynamoDB Local rows only). */
 export interface Traced {
   app: Application;
   daemon: string;
+  received: () => number;
 }
 
 /**
@@ -59,7 +62,7 @@ export async function warmScenarios(app?: Application, traced?: Traced): Promise
       measure: "REST GET /posts/{slug}", barVsPeer: 2,
       ours: lambdaTask("ours", rest, get), floor: bareTask(), peer: lambdaTask("hono", hono, get), references: [middyBareTask()],
       withoutMetrics: withoutMetrics(lambdaTask("ours", rest, get)),
-      ...(traced ? { withTracing: withTracing(lambdaTask("ours", restHandler(traced.app) as unknown as Handler, get), traced.daemon) } : {}),
+      ...(traced ? { withTracing: withTracing(lambdaTask("ours", restHandler(traced.app) as unknown as Handler, get), traced.daemon), subsegments: traced.received } : {}),
     },
     {
       measure: "REST query (PUT /posts, by author)",

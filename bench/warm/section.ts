@@ -120,7 +120,7 @@ async function measureStore(figures: Figures, options: RunOptions, scenarios: Sc
     if (s.withTracing) {
       figures.add({
         section: "warm", measure: `${s.measure} [${store}]: tracing on vs off`, unit: "ops/s", higherIsBetter: true, ours: measured(s.withTracing), floor: { ...ours, name: "tracing off" },
-        note: "--param tracing=true: the invocation sampled, its DynamoDB call sent as an X-Ray subsegment to a loopback UDP socket standing for the daemon",
+        note: `--param tracing=true: the invocation sampled, its DynamoDB call sent as an X-Ray subsegment to a loopback UDP socket standing for the daemon (${s.subsegments?.() ?? 0} subsegments received)`,
       });
     }
   }
@@ -139,7 +139,7 @@ export async function warmSection(figures: Figures, options: RunOptions): Promis
     const traced = tracedBlog(db.endpoint, prefix);
     const daemon = await startUdpSink();
     try {
-      await measureStore(figures, options, await warmScenarios(blog.app, { app: traced.app, daemon: daemon.address }), "DynamoDB Local", false);
+      await measureStore(figures, options, await warmScenarios(blog.app, { app: traced.app, daemon: daemon.address, received: daemon.received }), "DynamoDB Local", false);
     } finally {
       blog.close();
       traced.close();

@@ -4,7 +4,7 @@
  * names it in `AWS_XRAY_DAEMON_ADDRESS`. Tracing must never fail or slow a request: nothing here
  * throws, a send is not awaited, and its errors are dropped.
  */
-import { createSocket, type Socket } from "node:dgram";
+import type { Socket } from "node:dgram";
 
 const HEADER = '{"format":"json","version":1}\n';
 const DEFAULT_ADDRESS = "127.0.0.1:2000";
@@ -25,27 +25,47 @@ export function daemonAddressOf(text: string): Address {
   return { text, host, port };
 }
 
-/** One socket per process, opened at the first traced call; unref'd so it never keeps Node alive. */
+/**
+ * One socket per process, opened at the first traced call; unref'd so it never keeps Node alive.
+ * node:dgram itself is loaded then too: every function carries this module, and a function that is
+ * not traced should not load a UDP stack at its cold start.
+ */
 let socket: Socket | undefined;
+let opening: Promise<Socket | undefined> | undefined;
 let address: Address = daemonAddressOf(DEFAULT_ADDRESS);
 
-function open(host: string): Socket {
-  const opened = createSocket(host.includes(":") ? "udp6" : "udp4");
-  opened.on("error", () => {});
-  opened.unref();
-  return opened;
+function open(host: string): Promise<Socket | undefined> {
+  return import("node:dgram").then(
+    ({ createSocket }) => {
+      const opened = createSocket(host.includes(":") ? "udp6" : "udp4");
+      opened.on("error", () => {});
+      opened.unref();
+      socket = opened;
+      return opened;
+    },
+    () => undefined,
+  );
 }
 
 const dropped = (): void => {};
+
+function sendOn(opened: Socket | undefined, text: string): void {
+  try {
+    opened?.send(text, address.port, address.host, dropped);
+  } catch {
+    // A closed socket: the trace loses a node, the request goes on.
+  }
+}
 
 /** Sends one segment document (a subsegment, here) to the daemon; never throws. */
 export function sendToDaemon(document: object): void {
   try {
     const text = process.env.AWS_XRAY_DAEMON_ADDRESS || DEFAULT_ADDRESS;
     if (text !== address.text) address = daemonAddressOf(text);
-    socket ??= open(address.host);
-    socket.send(HEADER + JSON.stringify(document), address.port, address.host, dropped);
+    const packet = HEADER + JSON.stringify(document);
+    if (socket) sendOn(socket, packet);
+    else void (opening ??= open(address.host)).then((opened) => sendOn(opened, packet));
   } catch {
-    // A closed socket or an unserialisable document: the trace loses a node, the request goes on.
+    // An unserialisable document: the trace loses a node, the request goes on.
   }
 }
