@@ -194,8 +194,9 @@ const HTTP_MEMBERS = ["Service", "Route", "StatusClass", "Requests", "Latency", 
 const INVOCATION_MEMBERS = ["Service", "Invocations", "Latency", ...DYNAMODB.map((m) => m.name)];
 
 /**
- * `"Service":…,"Route":…,"StatusClass":…` by service, then route, then status class (0 for an
- * invocation without one): the same few texts on every request, found without building a key.
+ * `},"Service":…,"Route":…,"StatusClass":…,"Requests":1,"Latency":` (the text between the
+ * timestamp and the latency) by service, then route, then status class (0 for an invocation
+ * without one): the same few texts on every request, found without building a key.
  */
 const dimensionTexts = new Map<string, Map<string | undefined, string[]>>();
 let dimensionCount = 0;
@@ -209,7 +210,7 @@ function dimensionsText(done: Finished, http: boolean): string {
   if (classes === undefined) routes.set(route, (classes = []));
   let text = classes[statusClass];
   if (text === undefined) {
-    text = `"Service":${JSON.stringify(done.service)}${http ? `,"Route":${JSON.stringify(done.route)},"StatusClass":"${statusClass}xx"` : ""}`;
+    text = `},"Service":${JSON.stringify(done.service)}${http ? `,"Route":${JSON.stringify(done.route)},"StatusClass":"${statusClass}xx","Requests":1` : ',"Invocations":1'},"Latency":`;
     // Routes are the declared route keys, so this stays small; bounded all the same.
     if (dimensionCount++ < 10_000) classes[statusClass] = text;
   }
@@ -278,9 +279,8 @@ function metricsMembers(done: Finished, namespace: string, timestamp: number, id
     return own;
   }, [...names, ...tally.events.keys()]));
   if (shape === "" && common === undefined) plain[kind] = { namespace, prefix };
-  let members = `${prefix}${timestampText(timestamp)}},${dimensionsText(done, http)}${http ? ',"Requests":1' : ',"Invocations":1'}`;
-  members += `,"Latency":${millisecondsText(done.latencyMs)},"DynamoDBCalls":${tally.dynamoCalls},"DynamoDBReadUnits":${round(tally.readUnits)}`;
-  members += `,"DynamoDBWriteUnits":${round(tally.writeUnits)},"DynamoDBThrottles":${tally.throttles}${events}`;
+  let members = `${prefix}${timestampText(timestamp)}${dimensionsText(done, http)}${millisecondsText(done.latencyMs)},"DynamoDBCalls":${tally.dynamoCalls}`;
+  members += `,"DynamoDBReadUnits":${round(tally.readUnits)},"DynamoDBWriteUnits":${round(tally.writeUnits)},"DynamoDBThrottles":${tally.throttles}${events}`;
   if (!ids) return members;
   if (done.requestId !== undefined) members += `,"requestId":${JSON.stringify(done.requestId)}`;
   if (tally.traceId !== undefined) members += `,"traceId":${JSON.stringify(tally.traceId)}`;
