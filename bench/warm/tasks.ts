@@ -20,14 +20,42 @@ export interface Task {
   after?: () => void;
 }
 
-function metricsOff(): void {
-  process.env.METRICS = "off";
-  reloadMetricsSettings();
-}
-
-function metricsOn(): void {
-  delete process.env.METRICS;
-  reloadMetricsSettings();
+/**
+ * `task` timed under an environment of its own: `env` set (a value) or removed (undefined) before
+ * its check and each timed run, the previous values restored after, and the metrics settings
+ * (read once per process) read again both times.
+ */
+function withEnv(task: Task, name: string, env: Record<string, string | undefined>): Task {
+  const saved: Record<string, string | undefined> = {};
+  const apply = () => {
+    for (const [key, value] of Object.entries(env)) {
+      saved[key] = process.env[key];
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+    reloadMetricsSettings();
+  };
+  const restore = () => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+    reloadMetricsSettings();
+  };
+  return {
+    name,
+    run: task.run,
+    check: async () => {
+      apply();
+      try {
+        await task.check();
+      } finally {
+        restore();
+      }
+    },
+    before: apply,
+    after: restore,
+  };
 }
 
 /** A sampled invocation's trace header, as Lambda sets it when the function is traced. */
@@ -39,50 +67,16 @@ const TRACE_HEADER = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42
  * The handler's clients must have been built with TRACING=true (bench/warm/dynamodb.ts tracedBlog).
  */
 export function withTracing(task: Task, daemon: string): Task {
-  const on = () => {
-    Object.assign(process.env, { TRACING: "true", _X_AMZN_TRACE_ID: TRACE_HEADER, AWS_XRAY_DAEMON_ADDRESS: daemon });
-    reloadMetricsSettings();
-  };
-  const off = () => {
-    for (const name of ["TRACING", "_X_AMZN_TRACE_ID", "AWS_XRAY_DAEMON_ADDRESS"]) delete process.env[name];
-    reloadMetricsSettings();
-  };
-  return {
-    name: `${task.name}, tracing on`,
-    run: task.run,
-    check: async () => {
-      on();
-      try {
-        await task.check();
-      } finally {
-        off();
-      }
-    },
-    before: on,
-    after: off,
-  };
+  return withEnv(task, `${task.name}, tracing on`, { TRACING: "true", _X_AMZN_TRACE_ID: TRACE_HEADER, AWS_XRAY_DAEMON_ADDRESS: daemon });
 }
 
 /**
  * The same handler on the same event with the service's metrics off, as `--param metrics=false`
- * deploys it (METRICS=off: no EMF line; the request log line and its DynamoDB cost stay): what the
- * metrics cost a warm request is ours against this.
+ * deploys it (METRICS=off: no metric members or line; the request log line and its DynamoDB cost
+ * stay): what the metrics cost a warm request is ours against this.
  */
 export function withoutMetrics(task: Task): Task {
-  return {
-    name: `${task.name} without metrics`,
-    run: task.run,
-    check: async () => {
-      metricsOff();
-      try {
-        await task.check();
-      } finally {
-        metricsOn();
-      }
-    },
-    before: metricsOff,
-    after: metricsOn,
-  };
+  return withEnv(task, `${task.name} without metrics`, { METRICS: "off" });
 }
 
 const lambda = lambdaContext();
