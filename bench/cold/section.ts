@@ -77,7 +77,7 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
   };
   await stub.close();
   await daemon.close();
-  const measured = (v: Variant, name = v.name): Measured => ({ name, summary: summarise(totals.get(v) ?? []) });
+  const measured = (v: Variant, name = v.name): Measured => ({ name, summary: summarise(totals.get(v) ?? []), samples: totals.get(v) ?? [] });
   const section = "cold start";
   for (const v of [FLOOR_A, FLOOR_B, FLOOR_B_NO_CALL, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, YOGA]) {
     figures.add({ section, measure: v.name, unit: "ms", higherIsBetter: false, ours: measured(v), ...(v === FLOOR_A ? {} : { floor: measured(FLOOR_A, "(a)") }) });

@@ -1,9 +1,14 @@
-import type { Summary } from "./stats.ts";
+import { summarise, type Summary } from "./stats.ts";
 
 /** A measured value; for throughput higher is better, for time and size lower is better. */
 export interface Measured {
   name: string;
   summary: Summary;
+  /**
+   * The value of each round, where the section measures every side once per round in a shuffled
+   * order (cold start, warm): two sides' samples at the same index ran side by side.
+   */
+  samples?: readonly number[];
 }
 
 export interface Bar {
@@ -15,17 +20,34 @@ export interface Bar {
   /** Whether the ratio must stay at or below the limit (time, size) or reach it (throughput). */
   atMost: boolean;
   /**
-   * How far the ratio may be off, relative: the half-spreads (half the interquartile range over
-   * the median) of both sides added. A bar is met only when the ratio clears it by that much.
+   * How far the ratio may be off, relative: half the interquartile range over the median. Of the
+   * per-round ratios when both sides ran in the same rounds (paired: a slow round slows both, and
+   * cancels out of its ratio), else of each side, added. A bar is met only when the ratio clears
+   * it by that much.
    */
   spread: number;
+  /** Whether ratio and spread come from per-round ratios. */
+  paired: boolean;
 }
 
-/** A bar on `ours / against`, its spread taken from both measurements. */
+/** Per-round ratios of two sides measured in the same rounds, or undefined when they were not. */
+function roundRatios(ours: Measured, against: Measured): number[] | undefined {
+  const a = ours.samples;
+  const b = against.samples;
+  if (!a || !b || a.length !== b.length || a.length < 3) return undefined;
+  return a.map((value, i) => value / (b[i] as number));
+}
+
+/** A bar on `ours / against`: paired per round where both sides ran in the same rounds. */
 export function barOn(text: string, ours: Measured, against: Measured | number, limit: number, atMost: boolean): Bar {
+  const ratios = typeof against === "number" ? undefined : roundRatios(ours, against);
+  if (ratios) {
+    const summary = summarise(ratios);
+    return { text, ratio: summary.median, limit, atMost, spread: summary.spread / 2, paired: true };
+  }
   const denominator = typeof against === "number" ? against : against.summary.median;
   const spread = ours.summary.spread / 2 + (typeof against === "number" ? 0 : against.summary.spread / 2);
-  return { text, ratio: ours.summary.median / denominator, limit, atMost, spread };
+  return { text, ratio: ours.summary.median / denominator, limit, atMost, spread, paired: false };
 }
 
 export type Verdict = "met" | "missed" | "undecided";

@@ -15,7 +15,8 @@ function times(r: number | undefined): string {
 const VERDICT = { met: "met", missed: "MISSED", undecided: "NOT MET (spread crosses the bar)" } as const;
 
 function interval(b: Bar): string {
-  return b.spread > 0 ? `${b.ratio.toFixed(2)}x ±${(b.spread * 100).toFixed(0)}%` : `${b.ratio.toFixed(2)}x`;
+  const spread = b.spread > 0 ? ` ±${(b.spread * 100).toFixed(0)}%` : "";
+  return `${b.ratio.toFixed(2)}x${spread}${b.paired ? " (paired)" : ""}`;
 }
 
 function bar(f: Figure): string {

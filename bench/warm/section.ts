@@ -92,7 +92,7 @@ async function measureStore(figures: Figures, options: RunOptions, scenarios: Sc
   } finally {
     process.stdout.write = write;
   }
-  const measured = (task: Task): Measured => ({ name: task.name, summary: summarise(samples.get(task) ?? []) });
+  const measured = (task: Task): Measured => ({ name: task.name, summary: summarise(samples.get(task) ?? []), samples: samples.get(task) ?? [] });
   for (const [index, s] of scenarios.entries()) {
     const ours = measured(s.ours);
     const peer = measured(s.peer);
