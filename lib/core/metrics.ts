@@ -11,6 +11,7 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { directivesJson, type Directive, type Unit } from "./emf.ts";
 import { isLocalOffline, localDataDir } from "./local-secret.ts";
+import { traceRoot } from "./trace-header.ts";
 
 /** Events counted wherever they happen, published without dimensions (alarms read them as they are). */
 export const EVENT_METRICS = {
@@ -66,7 +67,7 @@ function reset(): void {
 export function startInvocation(): string | undefined {
   reset();
   configured ??= settings();
-  if (configured.tracing) tally.traceId = traceId();
+  if (configured.tracing) tally.traceId = traceRoot();
   return tally.traceId;
 }
 
@@ -159,15 +160,6 @@ export function reloadMetricsSettings(): void {
   configured = settings();
 }
 
-/** X-Ray's trace id of this invocation (`Root=1-...;Parent=...`): set by Lambda per invocation. */
-let traced: { header: string; id: string | undefined } = { header: "", id: undefined };
-
-export function traceId(): string | undefined {
-  const header = process.env._X_AMZN_TRACE_ID;
-  if (!header) return undefined;
-  if (header !== traced.header) traced = { header, id: /Root=([^;]+)/.exec(header)?.[1] };
-  return traced.id;
-}
 
 /** Each shape of line (kind, namespace, events counted) has its directives serialised once. */
 const heads = new Map<string, string>();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { sampledTrace, sampledTraceOf } from "./trace-header.ts";
+import { sampledTrace, sampledTraceOf, traceRoot } from "./trace-header.ts";
 import { daemonAddressOf } from "./xray-daemon.ts";
 
 const ROOT = "1-5759e988-bd862e3fe1be46a994272793";
@@ -49,6 +49,16 @@ describe("sampledTrace", () => {
     expect(sampledTrace()).toBeUndefined();
     process.env._X_AMZN_TRACE_ID = `Root=${ROOT};Parent=aaaaaaaaaaaaaaaa;Sampled=1`;
     expect(sampledTrace()).toEqual({ root: ROOT, parent: "aaaaaaaaaaaaaaaa" });
+  });
+
+  it("gives the log lines the trace id, sampled or not, from the same parse; a malformed root gives none", () => {
+    process.env._X_AMZN_TRACE_ID = `Root=${ROOT};Sampled=0`;
+    expect(traceRoot()).toBe(ROOT);
+    expect(sampledTrace()).toBeUndefined();
+    process.env._X_AMZN_TRACE_ID = "Root=not-a-trace;Parent=aaaaaaaaaaaaaaaa;Sampled=1";
+    expect(traceRoot()).toBeUndefined();
+    delete process.env._X_AMZN_TRACE_ID;
+    expect(traceRoot()).toBeUndefined();
   });
 });
 

@@ -15,8 +15,8 @@ export interface SampledTrace {
 const ROOT = /^1-[0-9a-f]{8}-[0-9a-f]{24}$/;
 const SEGMENT_ID = /^[0-9a-f]{16}$/;
 
-/** The header's trace when it is sampled and well formed; undefined otherwise (nothing to send). */
-export function sampledTraceOf(header: string): SampledTrace | undefined {
+/** The header's parts: a well-formed root, and the trace to send subsegments for when sampled. */
+function parse(header: string): { root: string | undefined; trace: SampledTrace | undefined } {
   let root: string | undefined;
   let parent: string | undefined;
   let sampled = false;
@@ -29,17 +29,32 @@ export function sampledTraceOf(header: string): SampledTrace | undefined {
     else if (key === "Parent") parent = value;
     else if (key === "Sampled") sampled = value === "1";
   }
-  if (!sampled || root === undefined || parent === undefined || !ROOT.test(root) || !SEGMENT_ID.test(parent)) return undefined;
-  return { root, parent };
+  const wellFormed = root !== undefined && ROOT.test(root) ? root : undefined;
+  const trace = sampled && wellFormed !== undefined && parent !== undefined && SEGMENT_ID.test(parent) ? { root: wellFormed, parent } : undefined;
+  return { root: wellFormed, trace };
 }
 
-/** Parsed once per distinct header value: an invocation's calls share it. */
-let last: { header: string; trace: SampledTrace | undefined } = { header: "", trace: undefined };
+/** The header's trace when it is sampled and well formed; undefined otherwise (nothing to send). */
+export function sampledTraceOf(header: string): SampledTrace | undefined {
+  return parse(header).trace;
+}
+
+/** Parsed once per distinct header value: an invocation's calls and its log lines share it. */
+let last: { header: string; root: string | undefined; trace: SampledTrace | undefined } = { header: "", root: undefined, trace: undefined };
+
+function current(): typeof last | undefined {
+  const header = process.env._X_AMZN_TRACE_ID;
+  if (!header) return undefined;
+  if (header !== last.header) last = { header, ...parse(header) };
+  return last;
+}
 
 /** The current invocation's sampled trace, or undefined (no header, unsampled, malformed). */
 export function sampledTrace(): SampledTrace | undefined {
-  const header = process.env._X_AMZN_TRACE_ID;
-  if (!header) return undefined;
-  if (header !== last.header) last = { header, trace: sampledTraceOf(header) };
-  return last.trace;
+  return current()?.trace;
+}
+
+/** The current invocation's trace id (its root), sampled or not, for its log and metric lines. */
+export function traceRoot(): string | undefined {
+  return current()?.root;
 }
