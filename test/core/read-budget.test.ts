@@ -138,27 +138,24 @@ describe("the default read budget", () => {
   });
 });
 
-/** A model that refuses anonymous filters its keys do not serve. */
-class Guarded extends Model {
-  static override readonly FRAMEWORK_PRIMARY_KEY = ["id"] as const;
-  static override readonly schema = Type.Object({ id: Type.String(), n: Type.Integer(), tag: Type.String() });
-  static override readonly indexes = [{ name: "by_tag", hash: "tag" }];
-  static override readonly limits: ListLimits = { default: 10, max: 100, keyedFilters: "anonymous" };
-  override canAct(_ctx: unknown, _action: Action): Decision {
-    return true;
-  }
+/** A model whose unkeyed filters are refused for `keyedFilters` (its name is its subclass's). */
+function keyedModel(keyedFilters: ListLimits["keyedFilters"]) {
+  return class extends Model {
+    static override readonly FRAMEWORK_PRIMARY_KEY = ["id"] as const;
+    static override readonly schema = Type.Object({ id: Type.String(), n: Type.Integer(), tag: Type.String() });
+    static override readonly indexes = [{ name: "by_tag", hash: "tag" }];
+    static override readonly limits: ListLimits = { default: 10, max: 100, keyedFilters };
+    override canAct(_ctx: unknown, _action: Action): Decision {
+      return true;
+    }
+  };
 }
 
+/** Refuses anonymous filters its keys do not serve. */
+class Guarded extends keyedModel("anonymous") {}
+
 /** The same, refusing everyone. */
-class Strict extends Model {
-  static override readonly FRAMEWORK_PRIMARY_KEY = ["id"] as const;
-  static override readonly schema = Type.Object({ id: Type.String(), n: Type.Integer(), tag: Type.String() });
-  static override readonly indexes = [{ name: "by_tag", hash: "tag" }];
-  static override readonly limits: ListLimits = { default: 10, max: 100, keyedFilters: "everyone" };
-  override canAct(_ctx: unknown, _action: Action): Decision {
-    return true;
-  }
-}
+class Strict extends keyedModel("everyone") {}
 
 describe("a model that refuses filters its keys do not serve (keyedFilters)", () => {
   const app = new Application({ name: "guarded", version: "0", models: [Guarded, Strict], serviceTypes: [], services: {} }).useStore(memoryStore);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { log } from "../../lib/core/log.ts";
 import { reloadMetricsSettings } from "../../lib/core/metrics.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
@@ -10,6 +10,7 @@ import { ALICE, as, blog, model, post } from "../support/blog.ts";
 import { dimensionSetsOf, parseEmf, unitOf, type EmfLine } from "../support/emf.ts";
 import { injectFaults, sdkError } from "../support/faults.ts";
 import { call, httpEvent } from "../support/http-events.ts";
+import { withEnvironment } from "../support/offline-env.ts";
 import { graphqlBlog } from "../graphql/support.ts";
 
 // Metric lines to stdout, as in Lambda (vitest.config.ts sends them nowhere), to read them.
@@ -50,14 +51,7 @@ async function captured(work: () => Promise<unknown>): Promise<{ emf: EmfLine[];
 const get = (slug: string): APIGatewayProxyEventV2 => httpEvent("GET", `/posts/${slug}`, { routeKey: "GET /posts/{slug}" });
 
 // As on a stage deployed with `--param tracing=true` (the template sets TRACING on every function).
-beforeAll(() => {
-  process.env.METRICS_NAMESPACE = "blog/test";
-  process.env.TRACING = "true";
-});
-afterAll(() => {
-  delete process.env.METRICS_NAMESPACE;
-  delete process.env.TRACING;
-});
+withEnvironment({ METRICS_NAMESPACE: "blog/test", TRACING: "true" });
 afterEach(() => {
   faults.reset();
   delete process.env._X_AMZN_TRACE_ID;

@@ -5,12 +5,15 @@ import { afterAll, beforeAll } from "vitest";
  * hook on (IS_OFFLINE and ALLOW_TEST_USER), as in-process tests of the faces need; unset after.
  */
 export function asServerlessOffline(): void {
+  withEnvironment({ IS_OFFLINE: "true", ALLOW_TEST_USER: "true" });
+}
+
+/** For the calling test file: `values` set in the environment before its tests, removed after. */
+export function withEnvironment(values: Record<string, string>): void {
   beforeAll(() => {
-    process.env.IS_OFFLINE = "true";
-    process.env.ALLOW_TEST_USER = "true";
+    Object.assign(process.env, values);
   });
   afterAll(() => {
-    delete process.env.IS_OFFLINE;
-    delete process.env.ALLOW_TEST_USER;
+    for (const name of Object.keys(values)) delete process.env[name];
   });
 }
