@@ -1,7 +1,8 @@
 import { MessageType, stringifyMessage } from "graphql-ws";
 import { errorFields, log } from "../core/log.ts";
 import type { RealtimeOptions } from "./options.ts";
-import { forEachBounded, withTimeout } from "./pool.ts";
+import { forEachBounded } from "../core/concurrency.ts";
+import { withTimeout } from "./pool.ts";
 import type { RealtimeStore } from "./store.ts";
 import { classifyPostError, type Transport } from "./transport.ts";
 import { contentionPause, type UserPlace } from "./user-places.ts";

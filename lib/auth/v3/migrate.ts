@@ -1,5 +1,8 @@
-import { BatchGetCommand, ScanCommand, type BatchGetCommandOutput, type ScanCommandOutput, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { BatchGetCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { forEachBounded, limiter, type Limiter } from "../../core/concurrency.ts";
 import { upgradeIdent, type Row } from "./field-map.ts";
+import { evaluatedPerCall, pages, type ScanContext } from "./scan-pages.ts";
+export { CONFIRMING_SCAN_LIMIT } from "./scan-pages.ts";
 import { normalizeIssuer } from "../idp-keys.ts";
 import { isV4Provider, keyShape, v4Key } from "./format.ts";
 import { moveIdents, MOVES_PER_TRANSACTION } from "./move.ts";
@@ -70,33 +73,6 @@ class MalformedKeyFound extends Error {
   }
 }
 
-/** Runs `work` over `items` with at most `limit` in flight. */
-async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++] as T);
-  });
-  await Promise.all(runners);
-}
-
-type Limiter = <T>(work: () => Promise<T>) => Promise<T>;
-
-/** At most `limit` calls of the returned function's work in flight at once, across callers. */
-function limiter(limit: number): Limiter {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return async (work) => {
-    while (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await work();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  };
-}
-
 /**
  * `webda auth migrate`: upgrades every v3 ident to its v4 key (one transaction per ident) and
  * every v3 user's `__password`, page by page, repeating full scans until one upgrades nothing.
@@ -165,67 +141,11 @@ function issuerUnknown(key: string): { key: string; code: "IDP_ISSUER_UNKNOWN"; 
   };
 }
 
-interface PassContext {
+interface PassContext extends ScanContext {
   options: MigrateOptions;
-  batch: number;
   dryRun: boolean;
   idents: KindTally;
   users: KindTally;
-  stopped: boolean;
-}
-
-/**
- * Items a confirming pass (the second and later) evaluates per Scan call. Such a pass reads v3
- * rows only, and after a complete first pass almost none are left: with `Limit` at the page size
- * it would cost one call per `--batch` items evaluated, for nothing. The rows it does find are
- * still handed out `--batch` at a time, so memory stays bounded by this (the CLI's largest batch).
- */
-export const CONFIRMING_SCAN_LIMIT = 1000;
-
-/** The Scan `Limit` of a pass: the page size for the first, which moves nearly every row it reads. */
-function evaluatedPerCall(context: PassContext, pass: number): number {
-  return pass > 1 ? Math.max(context.batch, CONFIRMING_SCAN_LIMIT) : context.batch;
-}
-
-/**
- * The table's pages of at most `--batch` rows, the next Scan call sent while the caller works on
- * the current page (the scan and the writes overlap). `shouldStop` is asked before each page is
- * handed out. `evaluate` is the Scan's `Limit` (items evaluated per call, filtered out or not).
- */
-async function* pages(context: PassContext, table: string, filter?: { expression: string; names: Record<string, string>; values?: Record<string, unknown> }, evaluate = context.batch): AsyncGenerator<Row[]> {
-  const read = (start: Record<string, unknown> | undefined): Promise<ScanCommandOutput> => {
-    // Marked handled at once: if the caller stops (an error, the deadline) before awaiting this
-    // read-ahead, its failure must not surface as an unhandled rejection.
-    const page = send(start);
-    page.catch(() => undefined);
-    return page;
-  };
-  const send = (start: Record<string, unknown> | undefined): Promise<ScanCommandOutput> =>
-    context.options.client.send(
-      new ScanCommand({
-        TableName: table,
-        Limit: evaluate,
-        ConsistentRead: true,
-        ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names, ...(filter.values ? { ExpressionAttributeValues: filter.values } : {}) } : {}),
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-  let pending: Promise<ScanCommandOutput> | undefined = read(undefined);
-  while (pending) {
-    const result: ScanCommandOutput = await pending;
-    pending = result.LastEvaluatedKey ? read(result.LastEvaluatedKey) : undefined;
-    const items = (result.Items ?? []) as Row[];
-    // A call whose items were all filtered out still yields an empty page: the deadline is asked
-    // after every call, and before every page of rows.
-    for (let i = 0; i === 0 || i < items.length; i += context.batch) {
-      if (context.options.shouldStop?.()) {
-        context.stopped = true;
-        await pending?.catch(() => undefined);
-        return;
-      }
-      yield items.slice(i, i + context.batch);
-    }
-  }
 }
 
 /**
@@ -416,7 +336,7 @@ async function userPass(context: PassContext, pass: number): Promise<number> {
       const now = (options.now?.() ?? new Date()).toISOString();
       const chunks: Row[][] = [];
       for (let i = 0; i < rows.length; i += USERS_PER_TRANSACTION) chunks.push(rows.slice(i, i + USERS_PER_TRANSACTION));
-      await pool(chunks, options.concurrency ?? DEFAULT_CONCURRENCY, async (chunk) => {
+      await forEachBounded(chunks, options.concurrency ?? DEFAULT_CONCURRENCY, async (chunk) => {
         const outcomes = await migrateUsers(options.client, options.tables.users, options.tables.userKey, chunk, now);
         chunk.forEach((row, i) => {
           if (outcomes[i] === "migrated") users.migrated();
