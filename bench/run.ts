@@ -3,6 +3,7 @@ import { coldSection } from "./cold/section.ts";
 import { bundleSection } from "./build/section.ts";
 import { dynamoSection } from "./dynamo/section.ts";
 import { fanoutSection } from "./fanout/section.ts";
+import { instructionsSection } from "./instructions/section.ts";
 import { Figures, met } from "./lib/figures.ts";
 import { markdownTable, textTable } from "./lib/format.ts";
 import { runOptions, type RunOptions } from "./lib/options.ts";
@@ -28,6 +29,7 @@ const SECTIONS: [string, Section][] = [
   ["size", bundleSection],
   ["cold", coldSection],
   ["warm", warmSection],
+  ["instructions", instructionsSection],
   ["dynamodb", dynamoSection],
   ["fanout", fanoutSection],
   ["migration", migrationSection],

@@ -7,7 +7,7 @@ import { progress } from "../lib/progress.ts";
 import { seeded, shuffled } from "../lib/order.ts";
 import { summarise } from "../lib/stats.ts";
 import { profileCold } from "../profile/profile.ts";
-import { coldEnv, coldStart } from "./spawn.ts";
+import { coldEnv, coldStart, coldStartCore } from "./spawn.ts";
 import { passwordCheck } from "./password.ts";
 import { startStubDynamoDb } from "./stub-dynamodb.ts";
 import { startUdpSink } from "../lib/udp-sink.ts";
@@ -38,12 +38,12 @@ export async function prepareCold(outDir: string, variants: Variant[] = VARIANTS
  * every variant alike, in an order shuffled every round from `seed`; one warm-up round first fills
  * the page cache.
  */
-export async function measureCold(prepared: Prepared[], runs: number, endpoint: string, seed = 0): Promise<Map<Variant, number[]>> {
+export async function measureCold(prepared: Prepared[], runs: number, endpoint: string, seed = 0, cpu?: number): Promise<Map<Variant, number[]>> {
   const totals = new Map<Variant, number[]>(prepared.map((p) => [p.variant, []]));
   const random = seeded(seed);
   for (let round = -1; round < runs; round++) {
     for (const p of shuffled(prepared, random)) {
-      const result = await coldStart(p.bundle, p.event, coldEnv(endpoint, p.variant.env));
+      const result = await coldStart(p.bundle, p.event, coldEnv(endpoint, p.variant.env), [], undefined, cpu);
       if (result.status !== p.variant.status || !p.variant.body.test(result.body)) {
         throw new Error(`${p.variant.name}: expected status ${p.variant.status} and a body matching ${p.variant.body.source}, got ${result.status}: ${result.body}`);
       }
@@ -63,8 +63,9 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
   const prepared = await prepareCold(options.outDir, [...VARIANTS, traced, ...before]);
   // Stays up for the whole section: the profiles of missed bars are taken later, against it too.
   const stub = await startStubDynamoDb();
-  progress(`cold start: ${options.coldRuns} rounds, variants in a random order each round (seed ${options.seed}; --seed=${options.seed} replays it)`);
-  const totals = await measureCold(prepared, options.coldRuns, stub.endpoint, options.seed);
+  const cpu = await coldStartCore();
+  progress(`cold start: ${options.coldRuns} rounds, variants in a random order each round (seed ${options.seed}; --seed=${options.seed} replays it), ${cpu === undefined ? "unpinned (no taskset here)" : `each process on core ${cpu} (taskset)`}`);
+  const totals = await measureCold(prepared, options.coldRuns, stub.endpoint, options.seed, cpu);
   const profile = (v: Variant) => async () => {
     const p = prepared.find((x) => x.variant === v);
     if (!p) return [];

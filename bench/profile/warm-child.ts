@@ -3,7 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { warmScenarios } from "../warm/scenarios.ts";
-import { productionEnv } from "../warm/section.ts";
+import { productionEnv } from "../warm/production-env.ts";
 
 const [index = "0", ms = "3000", out = "warm.cpuprofile"] = process.argv.slice(2);
 productionEnv();

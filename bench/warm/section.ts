@@ -1,6 +1,4 @@
-import { randomBytes } from "node:crypto";
 import { Bench } from "tinybench";
-import { generateSigningJwk } from "../../lib/auth/keys.ts";
 import { barOn, type Figures, type Measured } from "../lib/figures.ts";
 import type { RunOptions } from "../lib/options.ts";
 import { progress } from "../lib/progress.ts";
@@ -11,6 +9,7 @@ import { startDynamoDbLocal } from "../../lib/local/dynamodb-local.ts";
 import { localAwsEnv } from "../../lib/local/local-aws.ts";
 import { startUdpSink } from "../lib/udp-sink.ts";
 import { dynamoBlog, tracedBlog } from "./dynamodb.ts";
+import { productionEnv } from "./production-env.ts";
 import { warmScenarios, type Scenario } from "./scenarios.ts";
 import type { Task } from "./tasks.ts";
 
@@ -60,19 +59,6 @@ async function rounds(scenarios: Scenario[], samples: Map<Task, number[]>, optio
   }
 }
 
-/**
- * As a deployed function runs: no `serverless offline` (IS_OFFLINE: readable logs, the test-user
- * hook), so logs are the production JSON lines and writes authenticate with a bearer token. The
- * signing key and application secret are deploy parameters; the bench brings its own, as the
- * tests do.
- */
-export function productionEnv(): void {
-  delete process.env.IS_OFFLINE;
-  delete process.env.ALLOW_TEST_USER;
-  delete process.env.LOG_FORMAT;
-  process.env.AUTH_SIGNING_KEY ??= JSON.stringify(generateSigningJwk());
-  process.env.APP_SECRET ??= randomBytes(48).toString("base64url");
-}
 
 /** Checks every task once, then the recorded rounds; a row per scenario labelled with its store. */
 async function measureStore(figures: Figures, options: RunOptions, scenarios: Scenario[], store: string, inProcess: boolean): Promise<void> {

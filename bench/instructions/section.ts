@@ -1,0 +1,129 @@
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import { forEachBounded } from "../../lib/core/concurrency.ts";
+import { bundle } from "../build/bundle.ts";
+import { prepareCold, type Prepared } from "../cold/section.ts";
+import { coldEnv } from "../cold/spawn.ts";
+import { startStubDynamoDb } from "../cold/stub-dynamodb.ts";
+import { AUTH, FLOOR_B, FLOOR_B_GRAPHQL, GRAPHQL, REST, YOGA, type Variant } from "../cold/variants.ts";
+import { barOn, type Figures, type Measured } from "../lib/figures.ts";
+import type { RunOptions } from "../lib/options.ts";
+import { seeded, shuffled } from "../lib/order.ts";
+import { progress } from "../lib/progress.ts";
+import { summarise } from "../lib/stats.ts";
+import { callgrindAvailable, countInstructions } from "./callgrind.ts";
+
+const SECTION = "instructions";
+const COLD_CHILD = fileURLToPath(new URL("../cold/child.mjs", import.meta.url));
+
+/** The warm scenarios whose metrics cost is counted (bench/warm/scenarios.ts), on the in-process store. */
+const METRICS_SCENARIOS = ["REST GET /posts/{slug}", "GraphQL single record (3 fields)"];
+
+interface Plan {
+  rounds: number;
+  cold: Variant[];
+  warm: string[];
+  warmUp: number;
+  requests: number;
+}
+
+function planOf(options: RunOptions): Plan {
+  return options.quick
+    ? { rounds: 1, cold: [FLOOR_B, GRAPHQL, YOGA], warm: METRICS_SCENARIOS.slice(0, 1), warmUp: 100, requests: 100 }
+    : { rounds: 3, cold: [FLOOR_B, FLOOR_B_GRAPHQL, YOGA, GRAPHQL, REST, AUTH], warm: METRICS_SCENARIOS, warmUp: 6000, requests: 3000 };
+}
+
+/** One cold start under callgrind: all it executed, from Node's own start to the answer and exit. */
+async function coldCount(p: Prepared, endpoint: string): Promise<number> {
+  const { parts, stdout } = await countInstructions([COLD_CHILD, p.bundle, p.event], coldEnv(endpoint, p.variant.env));
+  const answer = JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as { status?: number; body?: string };
+  if (answer.status !== p.variant.status || !p.variant.body.test(answer.body ?? "")) {
+    throw new Error(`${p.variant.name} under callgrind: expected status ${p.variant.status}, got ${answer.status}: ${answer.body}`);
+  }
+  return parts.reduce((sum, n) => sum + n, 0);
+}
+
+/**
+ * Instructions per steady-state request: the child serves `warmUp` requests, then `requests` more
+ * between two calls of process.cpuUsage() (libuv's uv_getrusage, where callgrind dumps), so only
+ * that stretch is read. V8 runs with --predictable (no concurrent compiler or GC threads, whose
+ * timing would move the count): the request's own code, the same in either mode.
+ */
+async function warmCount(child: string, scenario: string, variant: string, plan: Plan): Promise<number> {
+  const { parts, stdout } = await countInstructions(["--predictable", child, scenario, variant, String(plan.warmUp), String(plan.requests)], { PATH: process.env.PATH ?? "" }, "uv_getrusage");
+  if (!stdout.includes("done") || parts.length !== 3) throw new Error(`${scenario} (${variant}) under callgrind: ${parts.length} parts, stdout ${stdout.slice(0, 200)}`);
+  return (parts[1] as number) / plan.requests;
+}
+
+const measured = (name: string, samples: number[]): Measured => ({ name, summary: summarise(samples), samples });
+
+/**
+ * Cold starts and warm requests counted in instructions under valgrind's callgrind: the same
+ * bundles, events and stub as the cold-start section, the same handlers as the warm one. A count
+ * is what a time is on a quiet machine (the CPU's work, not the neighbours'): repeatable to a
+ * fraction of a percent here, so the bars the timed sections leave undecided get a verdict. It
+ * does not see what costs time without instructions (page faults, I/O waits, caches).
+ */
+export async function instructionsSection(figures: Figures, options: RunOptions): Promise<void> {
+  if (!(await callgrindAvailable())) {
+    figures.gap(SECTION, "every row", "valgrind is not installed (Debian: apt-get install valgrind)");
+    return;
+  }
+  const plan = planOf(options);
+  const prepared = await prepareCold(options.outDir, plan.cold);
+  const stub = await startStubDynamoDb();
+  const cold = new Map<Variant, number[]>(plan.cold.map((v) => [v, []]));
+  const random = seeded(options.seed);
+  const parallel = Math.max(1, availableParallelism());
+  try {
+    for (let round = 0; round < plan.rounds; round++) {
+      // Every variant once per round, a round's values kept at the same index: paired bars.
+      const counts = new Map<Variant, number>();
+      await forEachBounded(shuffled(prepared, random), parallel, async (p) => {
+        counts.set(p.variant, await coldCount(p, stub.endpoint));
+      });
+      for (const [v, n] of counts) cold.get(v)?.push(n / 1e6);
+      progress(`instructions: cold start round ${round + 1}/${plan.rounds} (callgrind)`);
+    }
+  } finally {
+    await stub.close();
+  }
+  const coldOf = (v: Variant, name = v.name) => measured(name, cold.get(v) ?? []);
+  const unit = "M instructions";
+  const graphql = coldOf(GRAPHQL);
+  figures.add({
+    section: SECTION, measure: `cold start: ${GRAPHQL.name} vs yoga`, unit, higherIsBetter: false, ours: graphql, floor: coldOf(FLOOR_B, "(b)"), peer: coldOf(YOGA, "yoga"),
+    bar: barOn("<= 0.8x yoga (built as the function is)", graphql, coldOf(YOGA, "yoga"), 0.8, true),
+    note: "the cold-start section's bundles, events and loopback stub; every thread of the process, user space",
+  });
+  if (cold.has(FLOOR_B_GRAPHQL)) {
+    const floor = coldOf(FLOOR_B_GRAPHQL, "(b)+graphql-js");
+    figures.add({ section: SECTION, measure: `cold start: ${GRAPHQL.name}`, unit, higherIsBetter: false, ours: graphql, floor, bar: barOn("<= 1.15x (b)+graphql-js (goal, reported)", graphql, floor, 1.15, true) });
+  }
+  for (const [v, limit, goal] of [[REST, 1.1, true], [AUTH, 1.2, false]] as const) {
+    if (!cold.has(v)) continue;
+    const ours = coldOf(v);
+    const floorB = coldOf(FLOOR_B, "(b)");
+    figures.add({ section: SECTION, measure: `cold start: ${v.name}`, unit, higherIsBetter: false, ours, floor: floorB, bar: barOn(`<= ${limit}x (b)${goal ? " (goal, reported)" : ""}`, ours, floorB, limit, true) });
+  }
+
+  const child = (await bundle("bench/instructions/warm-child.ts", `${options.outDir}/instructions`)).file;
+  for (const scenario of plan.warm) {
+    const on: number[] = [];
+    const off: number[] = [];
+    for (let round = 0; round < plan.rounds; round++) {
+      const [a, b] = await Promise.all([warmCount(child, scenario, "ours", plan), warmCount(child, scenario, "metrics off", plan)]);
+      on.push(a / 1e3);
+      off.push(b / 1e3);
+      progress(`instructions: ${scenario}, metrics on vs off, round ${round + 1}/${plan.rounds} (callgrind)`);
+    }
+    const ours = measured("ours", on);
+    const without = measured("without metrics", off);
+    // Issue 30's bar (at most 3% slower than the same build without metrics) as instructions: 1.03x.
+    figures.add({
+      section: SECTION, measure: `warm: ${scenario} [in-process store]: metrics on vs off`, unit: "K instructions/request", higherIsBetter: false, ours, floor: without,
+      bar: barOn("<= 1.03x without metrics", ours, without, 1.03, true),
+      note: `${plan.requests} requests counted after ${plan.warmUp} of warm-up, V8 with --predictable; log lines built, not written, as in the warm section`,
+    });
+  }
+}
