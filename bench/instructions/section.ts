@@ -5,7 +5,7 @@ import { bundle } from "../build/bundle.ts";
 import { prepareCold, type Prepared } from "../cold/section.ts";
 import { coldEnv } from "../cold/spawn.ts";
 import { startStubDynamoDb } from "../cold/stub-dynamodb.ts";
-import { AUTH, FLOOR_B, FLOOR_B_GRAPHQL, GRAPHQL, REST, YOGA, type Variant } from "../cold/variants.ts";
+import { AUTH, FLOOR_B, FLOOR_B_EMF, FLOOR_B_GRAPHQL, FLOOR_B_POWERTOOLS, GRAPHQL, REST, YOGA, type Variant } from "../cold/variants.ts";
 import { barOn, type Figures, type Measured } from "../lib/figures.ts";
 import type { RunOptions } from "../lib/options.ts";
 import { seeded, shuffled } from "../lib/order.ts";
@@ -30,7 +30,7 @@ interface Plan {
 function planOf(options: RunOptions): Plan {
   return options.quick
     ? { rounds: 1, cold: [FLOOR_B, GRAPHQL, YOGA], warm: METRICS_SCENARIOS.slice(0, 1), warmUp: 100, requests: 100 }
-    : { rounds: 3, cold: [FLOOR_B, FLOOR_B_GRAPHQL, YOGA, GRAPHQL, REST, AUTH], warm: METRICS_SCENARIOS, warmUp: 6000, requests: 3000 };
+    : { rounds: 3, cold: [FLOOR_B, FLOOR_B_GRAPHQL, YOGA, GRAPHQL, REST, AUTH, FLOOR_B_EMF, FLOOR_B_POWERTOOLS], warm: METRICS_SCENARIOS, warmUp: 6000, requests: 3000 };
 }
 
 /** One cold start under callgrind: all it executed, from Node's own start to the answer and exit. */
@@ -105,6 +105,15 @@ export async function instructionsSection(figures: Figures, options: RunOptions)
     const ours = coldOf(v);
     const floorB = coldOf(FLOOR_B, "(b)");
     figures.add({ section: SECTION, measure: `cold start: ${v.name}`, unit, higherIsBetter: false, ours, floor: floorB, bar: barOn(`<= ${limit}x (b)${goal ? " (goal, reported)" : ""}`, ours, floorB, limit, true) });
+  }
+  // The metrics writers at cold start (issue 30: Powertools' Metrics if within 2 ms of floor (b),
+  // else our own), each on (b) publishing what an HTTP request publishes once: what each adds.
+  for (const v of [FLOOR_B_EMF, FLOOR_B_POWERTOOLS]) {
+    if (!cold.has(v)) continue;
+    const ours = coldOf(v);
+    const floorB = coldOf(FLOOR_B, "(b)");
+    const over = ours.summary.median - floorB.summary.median;
+    figures.add({ section: SECTION, measure: `cold start: ${v.name}`, unit, higherIsBetter: false, ours, floor: floorB, note: `${over.toFixed(1)} M instructions over (b) (difference of medians)` });
   }
 
   const child = (await bundle("bench/instructions/warm-child.ts", `${options.outDir}/instructions`)).file;
