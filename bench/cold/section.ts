@@ -11,7 +11,7 @@ import { coldEnv, coldStart, coldStartCore } from "./spawn.ts";
 import { passwordCheck } from "./password.ts";
 import { startStubDynamoDb } from "./stub-dynamodb.ts";
 import { startUdpSink } from "../lib/udp-sink.ts";
-import { AUTH, baselineVariants, FLOOR_A, FLOOR_B, FLOOR_B_EMF, FLOOR_B_GRAPHQL, FLOOR_B_NO_CALL, FLOOR_B_POWERTOOLS, FLOOR_B_WEBSOCKET, GRAPHQL, LOGIN, MIGRATE, REST, REST_ALL, STREAM, tracedGraphql, VARIANTS, WEBSOCKET, YOGA, type Variant } from "./variants.ts";
+import { AUTH, baselineVariants, checkAnswer, FLOOR_A, FLOOR_B, FLOOR_B_EMF, FLOOR_B_GRAPHQL, FLOOR_B_NO_CALL, FLOOR_B_POWERTOOLS, FLOOR_B_WEBSOCKET, GRAPHQL, LOGIN, MIGRATE, REST, REST_ALL, STREAM, tracedGraphql, VARIANTS, WEBSOCKET, YOGA, type Variant } from "./variants.ts";
 
 export interface Prepared {
   variant: Variant;
@@ -43,10 +43,8 @@ export async function measureCold(prepared: Prepared[], runs: number, endpoint: 
   const random = seeded(seed);
   for (let round = -1; round < runs; round++) {
     for (const p of shuffled(prepared, random)) {
-      const result = await coldStart(p.bundle, p.event, coldEnv(endpoint, p.variant.env), [], undefined, cpu);
-      if (result.status !== p.variant.status || !p.variant.body.test(result.body)) {
-        throw new Error(`${p.variant.name}: expected status ${p.variant.status} and a body matching ${p.variant.body.source}, got ${result.status}: ${result.body}`);
-      }
+      const result = await coldStart(p.bundle, p.event, coldEnv(endpoint, p.variant.env), { cpu });
+      checkAnswer(p.variant, result.status, result.body);
       if (round >= 0) totals.get(p.variant)?.push(result.total);
     }
     if (round >= 0) progress(`cold start round ${round + 1}/${runs}`);

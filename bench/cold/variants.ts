@@ -84,6 +84,13 @@ export const LOGIN: Variant = { name: "login function (POST /auth/email/login, u
 export const STREAM: Variant = { name: "stream function (one INSERT)", entry: "functions/stream.ts", event: streamEvent, status: 0, body: /^\{"batchItemFailures":\[\]\}$/ };
 export const MIGRATE: Variant = { name: "migrate function (dry run, empty tables)", entry: "functions/migrate.ts", event: migrateEvent, status: 0, body: /^\{"dryRun":true,"passes":1,"idents":\{"migrated":0,"skipped":0,"failed":\[\].*"incomplete":false/ };
 
+/** Throws unless a cold start's answer is the variant's correct one: a failed start is not a figure. */
+export function checkAnswer(variant: Variant, status: number | undefined, body: string | undefined, how = ""): void {
+  if (status !== variant.status || !variant.body.test(body ?? "")) {
+    throw new Error(`${variant.name}${how}: expected status ${variant.status} and a body matching ${variant.body.source}, got ${status}: ${body}`);
+  }
+}
+
 /**
  * The GraphQL function on a stage deployed with `--param tracing=true`: TRACING set, the invocation
  * sampled (Lambda's trace header), its SDK calls sent as subsegments to a daemon address the

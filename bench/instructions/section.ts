@@ -5,7 +5,7 @@ import { bundle } from "../build/bundle.ts";
 import { prepareCold, type Prepared } from "../cold/section.ts";
 import { coldEnv } from "../cold/spawn.ts";
 import { startStubDynamoDb } from "../cold/stub-dynamodb.ts";
-import { AUTH, FLOOR_B, FLOOR_B_EMF, FLOOR_B_GRAPHQL, FLOOR_B_POWERTOOLS, GRAPHQL, REST, YOGA, type Variant } from "../cold/variants.ts";
+import { AUTH, checkAnswer, FLOOR_B, FLOOR_B_EMF, FLOOR_B_GRAPHQL, FLOOR_B_POWERTOOLS, GRAPHQL, REST, YOGA, type Variant } from "../cold/variants.ts";
 import { barOn, type Figures, type Measured } from "../lib/figures.ts";
 import type { RunOptions } from "../lib/options.ts";
 import { seeded, shuffled } from "../lib/order.ts";
@@ -37,9 +37,7 @@ function planOf(options: RunOptions): Plan {
 async function coldCount(p: Prepared, endpoint: string): Promise<number> {
   const { parts, stdout } = await countInstructions([COLD_CHILD, p.bundle, p.event], coldEnv(endpoint, p.variant.env));
   const answer = JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as { status?: number; body?: string };
-  if (answer.status !== p.variant.status || !p.variant.body.test(answer.body ?? "")) {
-    throw new Error(`${p.variant.name} under callgrind: expected status ${p.variant.status}, got ${answer.status}: ${answer.body}`);
-  }
+  checkAnswer(p.variant, answer.status, answer.body, " under callgrind");
   return parts.reduce((sum, n) => sum + n, 0);
 }
 
@@ -50,7 +48,7 @@ async function coldCount(p: Prepared, endpoint: string): Promise<number> {
  * timing would move the count): the request's own code, the same in either mode.
  */
 async function warmCount(child: string, scenario: string, variant: string, plan: Plan): Promise<number> {
-  const { parts, stdout } = await countInstructions(["--predictable", child, scenario, variant, String(plan.warmUp), String(plan.requests)], { PATH: process.env.PATH ?? "" }, "uv_getrusage");
+  const { parts, stdout } = await countInstructions(["--predictable", child, scenario, variant, String(plan.warmUp), String(plan.requests)], { PATH: process.env.PATH ?? "", NODE_ENV: "production" }, "uv_getrusage");
   if (!stdout.includes("done") || parts.length !== 3) throw new Error(`${scenario} (${variant}) under callgrind: ${parts.length} parts, stdout ${stdout.slice(0, 200)}`);
   return (parts[1] as number) / plan.requests;
 }

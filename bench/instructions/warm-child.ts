@@ -1,6 +1,6 @@
-// One process under callgrind: a warm scenario's request served `warmUp` times, then `count` more.
-// The parent runs it with two counts and divides the difference by the extra requests: start-up,
-// module loading and warm-up cancel out, what is left is a steady-state request's instructions.
+// One process under callgrind: a warm scenario's request served `warmUp` times, then `count` more
+// between two process.cpuUsage() calls, where the parent has callgrind split its count: start-up,
+// module loading and warm-up fall outside that stretch, a steady-state request's instructions in it.
 import { productionEnv } from "../warm/production-env.ts";
 import { warmScenarios } from "../warm/scenarios.ts";
 

@@ -32,6 +32,6 @@ export async function profileCold(bundle: string, event: string, env: Record<str
   const dir = join(outDir, "profiles", `cold-${name.replace(/\W+/g, "-")}`);
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
-  await coldStart(bundle, event, env, ["--cpu-prof", "--cpu-prof-dir", dir, "--cpu-prof-interval", "100"]);
+  await coldStart(bundle, event, env, { nodeArgs: ["--cpu-prof", "--cpu-prof-dir", dir, "--cpu-prof-interval", "100"] });
   return formatHotspots(hotspots(await newestProfile(dir)));
 }

@@ -59,7 +59,6 @@ async function rounds(scenarios: Scenario[], samples: Map<Task, number[]>, optio
   }
 }
 
-
 /** Checks every task once, then the recorded rounds; a row per scenario labelled with its store. */
 async function measureStore(figures: Figures, options: RunOptions, scenarios: Scenario[], store: string, inProcess: boolean): Promise<void> {
   const samples = new Map<Task, number[]>();

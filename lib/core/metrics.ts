@@ -160,7 +160,6 @@ export function reloadMetricsSettings(): void {
   configured = settings();
 }
 
-
 /** Each shape of line (kind, namespace, events counted) has its directives serialised once. */
 const heads = new Map<string, string>();
 

@@ -21,7 +21,7 @@ describe("reading callgrind's output", () => {
 // there (twice the work, about twice the count), not the process's start-up.
 describe("counting a stretch of a node process under callgrind", () => {
   it("splits at process.cpuUsage() and counts the work between the two calls", async () => {
-    expect(await callgrindAvailable()).toBe(true);
+    expect(await callgrindAvailable(), "valgrind is not installed (Debian: apt-get install valgrind; .ci/run installs it)").toBe(true);
     const dir = await mkdtemp(join(tmpdir(), "callgrind-test-"));
     const script = join(dir, "work.mjs");
     await writeFile(script, [
