@@ -21,7 +21,14 @@ export const validateCommand: Command = {
       console.error(`webda validate: unknown argument '${extra[0] ?? dir}' (webda validate --help)`);
       return 2;
     }
-    const report = await validatePackaged(dir);
+    let report;
+    try {
+      report = await validatePackaged(dir);
+    } catch (error) {
+      // A missing or unpackaged directory is the caller's to fix: say so in one line, no stack.
+      console.error(`webda validate: ${(error as Error).message}`);
+      return 2;
+    }
     for (const finding of report.findings) console.log(formatFinding(finding));
     for (const { finding, allowance } of report.allowed) console.log(`allowed ${formatFinding(finding)} [${allowance.owner}: ${allowance.reason}]`);
     const errors = report.findings.filter((f) => f.severity === "error").length;

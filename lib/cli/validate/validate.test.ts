@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { validateCommand } from "./command.ts";
 import { ALLOWED, allowanceFor, type Allowance } from "./allowed.ts";
 import type { Finding } from "./findings.ts";
 import { validatePackaged } from "./packaged.ts";
@@ -112,6 +113,11 @@ describe("the CloudFormation validator (AWS's published resource specification)"
     expect(report.source).toMatch(/^@aws-cdk\/aws-service-spec@\d+\.\d+\.\d+$/);
     expect(report.findings.map((f) => `${f.file} ${f.path}`)).toEqual(["cloudformation-template-nested-posts.json Resources.T.Properties.BillingModes"]);
     await expect(validatePackaged(scratch)).rejects.toThrow(/holds no cloudformation-template-\*\.json/);
+    // The command: 1 on an error, 0 on none, 2 on a directory that holds no template.
+    const clean = join(scratch, "clean");
+    await mkdir(clean);
+    await writeFile(join(clean, "cloudformation-template-update-stack.json"), JSON.stringify({ Resources: { T: table() } }));
+    expect([await validateCommand.run([dir]), await validateCommand.run([clean]), await validateCommand.run([join(scratch, "none")])]).toEqual([1, 0, 2]);
   });
 
   it("lets an allowance cover a finding by type, generic path and message, and nothing else", () => {
