@@ -13,6 +13,7 @@ import { renderCache, staleFiles, staleMessage, writeCache } from "./cache.ts";
 import { authMigrate, MIGRATE_USAGE } from "./auth-migrate.ts";
 import { dbDelete, DB_DELETE_USAGE } from "./db-delete.ts";
 import { runCommand, type Command } from "./commands.ts";
+import { validateCommand } from "./validate/command.ts";
 
 // The CLI validates (e.g. seeding) with schemas it compiles itself.
 useRuntimeCompiler();
@@ -72,6 +73,7 @@ const commands: Command[] = [
     takesOptions: true,
     run: (argv) => dbDelete(argv),
   },
+  validateCommand,
 ];
 
 process.exitCode = await runCommand(commands, process.argv.slice(2), { program: "webda", version });

@@ -27,7 +27,7 @@ export function tableResources(tables: { logicalId: string; definition: CreateTa
         KeySchema,
         AttributeDefinitions,
         ...(GlobalSecondaryIndexes ? { GlobalSecondaryIndexes } : {}),
-        ...(StreamSpecification ? { StreamSpecification } : {}),
+        ...streamSpecification(StreamSpecification),
         ...(ttl ? { TimeToLiveSpecification: { AttributeName: ttl, Enabled: true } } : {}),
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         SSESpecification: { SSEEnabled: true },
@@ -35,6 +35,14 @@ export function tableResources(tables: { logicalId: string; definition: CreateTa
     };
   }
   return resources;
+}
+
+/**
+ * CreateTable turns a stream on with `StreamEnabled`; `AWS::DynamoDB::Table` has no such property
+ * (CloudFormation refuses the template) and streams whenever `StreamSpecification` is present.
+ */
+function streamSpecification(stream: CreateTableCommandInput["StreamSpecification"]): Json {
+  return stream?.StreamEnabled && stream.StreamViewType ? { StreamSpecification: { StreamViewType: stream.StreamViewType } } : {};
 }
 
 /** Least privilege: the item and query actions the repositories use, on these tables and their indexes only. */

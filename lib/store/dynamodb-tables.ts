@@ -17,7 +17,9 @@ function attributeType(info: ModelInfo, field: string): ScalarAttributeType {
 /**
  * The table of each model: its key as partition (and sort) key, a global secondary index per
  * foreign key and per declared order, on-demand billing. The same definitions create the local
- * tables and the CloudFormation resources, so the two cannot drift.
+ * tables and the CloudFormation resources, so the two cannot drift. The stream is said the
+ * CreateTable way (`StreamEnabled`), which DynamoDB Local needs; the CloudFormation rendering
+ * (cloudformation.ts) leaves that flag out, as `AWS::DynamoDB::Table` has no such property.
  */
 export function tableDefinition(info: ModelInfo, prefix: string): CreateTableCommandInput {
   const { key, indexes } = info.table;

@@ -8,6 +8,7 @@ import { generateSigningJwk } from "../../lib/auth/index.ts";
 import { app } from "../../app/index.ts";
 import { generateApp, generatedName } from "../support/generated-app.ts";
 import { overlyBroad, statementsOf } from "../support/iam.ts";
+import { specErrors } from "../support/cfn-validation.ts";
 import { allResources, loadStacks, unresolved, type Resource, type Stack } from "../support/stacks.ts";
 import { INLINE_LIMIT, MANAGED_LIMIT, policySize } from "../../lib/cli/stacks/role-policies.mjs";
 
@@ -68,6 +69,10 @@ describe.each(["route", "model", "single"] as const)(`an application of ${MODELS
     if (packaging === "single") return;
     // Each generated model's routes are a nested stack of their own.
     for (let i = 1; i <= MODELS; i++) expect(stacks.map((s) => s.id)).toContain(`${generatedName(i)}sNestedStack`);
+  });
+
+  it("validates every template, root and nested, against AWS's resource specification", async () => {
+    expect(await specErrors(join(dir as string, ".package"))).toEqual([]);
   });
 
   it("resolves every Ref, GetAtt, Sub variable and DependsOn inside its own stack", () => {

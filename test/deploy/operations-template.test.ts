@@ -9,6 +9,7 @@ import { generateSigningJwk } from "../../lib/auth/index.ts";
 import { EVENT_METRICS } from "../../lib/core/metrics.ts";
 import { acquireOfflineLock } from "../../lib/local/offline-lock.ts";
 import { overlyBroad } from "../support/iam.ts";
+import { specErrors } from "../support/cfn-validation.ts";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -141,6 +142,10 @@ describe("the packaged template's operations (defaults)", () => {
     expect(overlyBroad(defaults, "blog-prod")).toEqual([]);
     expect(Object.keys(defaults.Resources).length).toBeLessThan(500);
   });
+
+  it("validates against AWS's resource specification (alarms, dashboard, log groups included)", async () => {
+    expect(await specErrors(join(scratch, "defaults"))).toEqual([]);
+  });
 });
 
 describe("the packaged template's operations (parameters)", () => {
@@ -176,5 +181,9 @@ describe("the packaged template's operations (parameters)", () => {
   it("keeps logs as long as asked, at the level asked", () => {
     for (const [, group] of ofType(tuned, "AWS::Logs::LogGroup")) expect(group.Properties.RetentionInDays).toBe(90);
     for (const [, fn] of ofType(tuned, "AWS::Lambda::Function")) expect((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.LOG_LEVEL).toBe("warn");
+  });
+
+  it("validates against AWS's resource specification with every parameter set (alarm actions, tracing)", async () => {
+    expect(await specErrors(join(scratch, "tuned"))).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import { acquireOfflineLock } from "../../lib/local/offline-lock.ts";
 import { app } from "../../app/index.ts";
 import { deriveRoutes } from "../../lib/rest/routes.ts";
 import { overlyBroad, statementsOf } from "../support/iam.ts";
+import { specErrors } from "../support/cfn-validation.ts";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -30,7 +31,7 @@ interface Resource {
 }
 
 describe("serverless package", () => {
-  it("packages offline: one function and one API Gateway route per derived route, tables, least-privilege IAM", async () => {
+  it("packages offline: one function and one API Gateway route per derived route, tables, least-privilege IAM, valid against AWS's resource specification", async () => {
     const out = join(scratch, "out");
     await run(join(root, "node_modules/.bin/serverless"), [
       "package", "--stage", "ci", "--package", out, "--param", `appSecret=${"s".repeat(48)}`,
@@ -44,6 +45,9 @@ describe("serverless package", () => {
       env: { ...process.env, ALLOW_TEST_USER: "false" },
       maxBuffer: 16 * 1024 * 1024,
     });
+    // What DynamoDB Local and offline accept, CloudFormation may refuse: every packaged template
+    // against the resource specification (docs/deploying.md, "Validation").
+    expect(await specErrors(out)).toEqual([]);
     const template = JSON.parse(await readFile(join(out, "cloudformation-template-update-stack.json"), "utf8")) as { Resources: Record<string, Resource> };
     const resources = Object.values(template.Resources);
     const routeKeys = resources.filter((r) => r.Type === "AWS::ApiGatewayV2::Route").map((r) => r.Properties.RouteKey as string);
