@@ -23,7 +23,12 @@ function dropRoutes(functions, drop) {
   for (const [name, fn] of Object.entries(functions)) {
     const before = fn.events ?? [];
     if (before.length === 0) continue;
-    const after = before.filter((e) => !(e?.httpApi && typeof e.httpApi === "object" && drop(String(e.httpApi.path))));
+    const after = before.filter((e) => {
+      const http = e?.httpApi;
+      // `httpApi: "GET /path"` or `{ method, path }`; the catch-all `"*"` is no route of theirs.
+      const path = typeof http === "string" ? http.split(" ").at(-1) : http?.path;
+      return path === undefined || path === "*" || !drop(String(path));
+    });
     if (after.length === before.length) continue;
     if (after.length === 0) {
       delete functions[name];

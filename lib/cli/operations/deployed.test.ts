@@ -17,7 +17,7 @@ function service(): { service: string; provider: { environment?: Record<string, 
       graphiql: { events: [http("GET", "/graphiql"), http("GET", "/graphiql/{asset}")] },
       "rest-testbean-testoperation": { events: [http("PUT", "/testbean/testoperation")] },
       // rest.packaging "single": one function for every route, the test service's among them.
-      rest: { events: [http("GET", "/posts"), http("PUT", "/testbean/testoperation"), http("GET", "/testbeans")] },
+      rest: { events: [http("GET", "/posts"), http("PUT", "/testbean/testoperation"), http("GET", "/testbeans"), { httpApi: "GET /testbean/other" }] },
       "rest-fallback": { events: [{ httpApi: "*" }] },
       authMigrate: { events: [{ schedule: { rate: "rate(1 hour)" } }] },
       stream: {},
