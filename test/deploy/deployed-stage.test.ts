@@ -32,6 +32,12 @@ describe("a deployed stage without its test services (DISABLED_SERVICES)", () =>
     const mutations = Object.keys(graphqlHandler(deployed).endpoint.schema.getMutationType()?.getFields() ?? {});
     expect(mutations).not.toContain("testbeanTestOperation");
     expect(mutations).toContain("publisherPublish");
+    // The API's own description follows what is served.
+    const described = async (application: ReturnType<typeof app>) =>
+      Object.keys(((await call(restHandler(application), httpEvent("GET", "/openapi.json", { routeKey: "GET /openapi.json" }))).body as { paths: Record<string, unknown> }).paths);
+    expect(await described(full)).toContain("/testbean/testoperation");
+    expect(await described(deployed)).not.toContain("/testbean/testoperation");
+    expect(await described(deployed)).toContain("/publisher/publish");
   });
 });
 
