@@ -42,7 +42,7 @@ export default class OperationsPlugin {
   prepare() {
     const settings = this.settings();
     if (!isDeployedStage(this.stage)) return;
-    const problem = destinationProblem(settings, this.stage);
+    const problem = destinationProblem(settings, this.stage, this.serverless.getProvider("aws").getRegion());
     if (problem !== undefined) throw new this.serverless.classes.Error(problem);
     prepareDeployedService(this.serverless.service, settings, this.stage);
   }

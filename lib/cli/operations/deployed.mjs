@@ -5,7 +5,12 @@
 export const isDeployedStage = (stage, env = process.env) => stage !== "local" && env.IS_OFFLINE !== "true";
 
 /** Why the stage cannot be packaged, or undefined when it can. */
-export function destinationProblem(settings, stage) {
+export function destinationProblem(settings, stage, region) {
+  const topicRegion = settings.alarmTopicArn?.split(":")[3];
+  // An alarm notifies topics of its own region only: another region's would never hear from it.
+  if (topicRegion !== undefined && region !== undefined && topicRegion !== region) {
+    return `Stage '${stage}' deploys to ${region} but its alarmTopicArn is a topic of ${topicRegion}: alarms notify topics of their own region only`;
+  }
   if (settings.alarmTopicArn !== undefined || settings.alarmEmail !== undefined) return undefined;
   return (
     `Stage '${stage}' needs an alarm destination, or its alarms reach nobody:\n` +

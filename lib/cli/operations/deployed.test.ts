@@ -40,6 +40,9 @@ describe("a deployed stage's service configuration", () => {
     expect(problem).toContain("--param alarmEmail=");
     expect(destinationProblem(operationsSettings({ alarmEmail: "ops@example.com" }), "prod")).toBeUndefined();
     expect(destinationProblem(operationsSettings({ alarmTopicArn: "arn:aws:sns:us-east-1:123456789012:ops" }), "prod")).toBeUndefined();
+    expect(destinationProblem(operationsSettings({ alarmTopicArn: "arn:aws:sns:us-east-1:123456789012:ops" }), "prod", "us-east-1")).toBeUndefined();
+    expect(destinationProblem(operationsSettings({ alarmTopicArn: "arn:aws:sns:eu-west-1:123456789012:ops", alarmEmail: "ops@example.com" }), "prod", "us-east-1"))
+      .toBe("Stage 'prod' deploys to us-east-1 but its alarmTopicArn is a topic of eu-west-1: alarms notify topics of their own region only");
   });
 
   it("drops GraphiQL and the test services' routes, tells the functions, and tags the stack", () => {
