@@ -95,9 +95,20 @@ function everyServiceType(): ServiceClass[] {
   return [...ownServiceTypes(), AuthenticationService, EmailPasswordProvider, MailerService, IdpProvider];
 }
 
+/**
+ * The configured services less those a deployed stage leaves out: the operations plugin lists the
+ * test services (TestBean) in DISABLED_SERVICES unless `--param testRoutes=true`, so that no
+ * function serves them, the REST catch-all and GraphQL included. `npm start` and the CLI keep all.
+ */
+function enabledServices(): ApplicationDefinition["services"] {
+  const off = new Set(list(setting("DISABLED_SERVICES")));
+  if (off.size === 0) return configuration.services;
+  return Object.fromEntries(Object.entries(configuration.services).filter(([name]) => !off.has(name)));
+}
+
 /** The application with its audit listener, from the given service types. */
 export function buildApp(serviceTypes: ServiceClass[], overrides: Partial<ApplicationDefinition> = {}): Application {
-  const application = new Application({ ...configuration, serviceTypes, ...overrides });
+  const application = new Application({ ...configuration, services: enabledServices(), serviceTypes, ...overrides });
   auditSignIns(application);
   return application;
 }

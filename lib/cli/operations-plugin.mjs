@@ -1,9 +1,14 @@
-// A local serverless plugin: what a deployed stage needs to be run (docs/operating.md). It sets the
-// retention of every log group, turns X-Ray tracing on when asked, and adds the alarms and the
-// dashboard. Its own file and hook, apart from the template's other plugin, so that the two change
-// independently; the resources it adds come from lib/cli/operations/.
+// A local serverless plugin: what a deployed stage needs to be run (docs/operating.md). Before
+// packaging it refuses a deployed stage whose alarms would reach nobody, tags the stack and keeps
+// GraphiQL and the test services' routes to `npm start` unless asked; once the template is
+// compiled it sets the retention of every log group, turns X-Ray tracing on when asked, adds the
+// alarms, the dashboard and the edge's protections. Its own file and hooks, apart from the
+// template's other plugin, so that the two change independently; the pieces come from
+// lib/cli/operations/.
 import { alarmResources } from "./operations/alarms.mjs";
 import { dashboardBody } from "./operations/dashboard.mjs";
+import { destinationProblem, isDeployedStage, prepareDeployedService } from "./operations/deployed.mjs";
+import { addAccessLogs, addDeletionProtection, addMigrationFailureQueue, addReservedConcurrency, addSourceArns, addThrottling } from "./operations/edge.mjs";
 import { operationsSettings } from "./operations/settings.mjs";
 
 // AWS's managed policy for sending traces: X-Ray's PutTraceSegments and PutTelemetryRecords take no
@@ -13,20 +18,45 @@ const XRAY_POLICY = { "Fn::Sub": "arn:${AWS::Partition}:iam::aws:policy/AWSXRayD
 export default class OperationsPlugin {
   constructor(serverless) {
     this.serverless = serverless;
-    // After the resources of serverless.yml (tables, the stream's failure queue) joined the
-    // template, before it is written.
-    this.hooks = { "after:aws:package:finalize:mergeCustomProviderResources": () => this.apply() };
+    this.hooks = {
+      // Before anything is bundled or written: a refused stage leaves no package behind.
+      "before:package:initialize": () => this.prepare(),
+      // After the resources of serverless.yml (tables, the stream's failure queue) joined the
+      // template, before it is written.
+      "after:aws:package:finalize:mergeCustomProviderResources": () => this.apply(),
+    };
   }
 
-  apply() {
-    let settings;
+  settings() {
     try {
-      settings = operationsSettings(this.serverless.service.custom?.operations);
+      return operationsSettings(this.serverless.service.custom?.operations);
     } catch (error) {
       throw new this.serverless.classes.Error(error.message);
     }
-    const template = this.serverless.service.provider.compiledCloudFormationTemplate;
-    addOperations(template, settings, this.functions(template), `${this.serverless.service.service}-${this.serverless.service.provider.stage}-`);
+  }
+
+  get stage() {
+    return this.serverless.service.provider.stage;
+  }
+
+  prepare() {
+    const settings = this.settings();
+    if (!isDeployedStage(this.stage)) return;
+    const problem = destinationProblem(settings, this.stage, this.serverless.getProvider("aws").getRegion());
+    if (problem !== undefined) throw new this.serverless.classes.Error(problem);
+    prepareDeployedService(this.serverless.service, settings, this.stage);
+  }
+
+  apply() {
+    const settings = this.settings();
+    const service = this.serverless.service;
+    const template = service.provider.compiledCloudFormationTemplate;
+    addOperations(template, settings, {
+      functions: this.functions(template),
+      service: service.service,
+      stage: this.stage,
+      deployed: isDeployedStage(this.stage),
+    });
     // The resource limit is the template splitter's to keep (lib/cli/stacks/, a later hook): it
     // moves each route group's alarms with its functions when the whole would pass it.
   }
@@ -40,8 +70,15 @@ export default class OperationsPlugin {
   }
 }
 
-/** Mutates `template`: retention, tracing, alarms, dashboard. Exported for the template tests. */
-export function addOperations(template, settings, functions, functionPrefix) {
+/** The alarm topic the stack creates for `alarmEmail`. */
+export const ALARM_TOPIC = "AlarmTopic";
+
+/**
+ * Mutates `template`: retention, tracing, the edge's protections, the alarms and their topic, the
+ * dashboard. `functions`: [{ name, logicalId, timeout }]; `deployed`: false for `local`, whose
+ * template is never deployed. Exported for the template tests.
+ */
+export function addOperations(template, settings, { functions, service, stage, deployed = true }) {
   const resources = template.Resources;
   for (const resource of Object.values(resources)) {
     if (resource.Type === "AWS::Logs::LogGroup") {
@@ -63,19 +100,48 @@ export function addOperations(template, settings, functions, functionPrefix) {
       resource.Properties.ManagedPolicyArns = [...(resource.Properties.ManagedPolicyArns ?? []), XRAY_POLICY];
     }
   }
-  const present = (id) => (id in resources ? id : undefined);
-  const stream = functions.find((fn) => fn.name === "stream");
+  const present = (id) => (id && id in resources ? id : undefined);
+  const byName = (name) => present(functions.find((fn) => fn.name === name)?.logicalId);
+  const apis = {
+    httpApi: present("HttpApi"),
+    websocketApi: present(Object.keys(resources).find((id) => resources[id].Type === "AWS::ApiGatewayV2::Api" && resources[id].Properties?.ProtocolType === "WEBSOCKET")),
+  };
+
+  addSourceArns(template, apis);
+  addThrottling(template, settings, apis);
+  addAccessLogs(template, settings, { ...apis, logPrefix: `${service}-${stage}` });
+  addReservedConcurrency(template, settings, { streamFunction: byName("stream"), wsFunction: byName("ws") });
+  if (deployed) addDeletionProtection(template, settings);
+  const migrationQueue = addMigrationFailureQueue(template, byName("authMigrate"));
+
+  const destinations = [];
+  if (settings.alarmTopicArn !== undefined) destinations.push(settings.alarmTopicArn);
+  if (settings.alarmEmail !== undefined) {
+    resources[ALARM_TOPIC] = {
+      Type: "AWS::SNS::Topic",
+      Properties: { DisplayName: `${service} ${stage} alarms`, Subscription: [{ Protocol: "email", Endpoint: settings.alarmEmail }] },
+    };
+    destinations.push({ Ref: ALARM_TOPIC });
+  }
+  const tables = Object.keys(resources).filter((id) => resources[id].Type === "AWS::DynamoDB::Table").map((id) => ({
+    id,
+    indexes: (resources[id].Properties.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName),
+  }));
   Object.assign(resources, alarmResources(settings, {
     functions: functions.filter((fn) => fn.logicalId in resources),
-    tables: Object.keys(resources).filter((id) => resources[id].Type === "AWS::DynamoDB::Table"),
-    httpApi: present("HttpApi"),
-    streamFunction: stream ? present(stream.logicalId) : undefined,
+    tables,
+    ...apis,
+    streamFunction: byName("stream"),
     failureQueue: present("StreamFailuresQueue"),
+    migrationQueue,
+    // The functions may send mail (the mailer's SES grant): its reputation is the stage's to watch.
+    sendsMail: JSON.stringify(template).includes('"ses:Send'),
+    destinations,
   }));
   if (settings.dashboard) {
     resources.OperationsDashboard = {
       Type: "AWS::CloudWatch::Dashboard",
-      Properties: { DashboardName: { "Fn::Sub": "${AWS::StackName}" }, DashboardBody: { "Fn::Sub": dashboardBody(settings.namespace, functionPrefix, settings.metrics) } },
+      Properties: { DashboardName: { "Fn::Sub": "${AWS::StackName}" }, DashboardBody: { "Fn::Sub": dashboardBody(settings.namespace, `${service}-${stage}-`, settings.metrics) } },
     };
   }
 }

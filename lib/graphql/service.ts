@@ -59,5 +59,8 @@ export function graphqlOptions(app: Application, env: NodeJS.ProcessEnv = proces
   const options: GraphQLOptions = { ...DEFAULT_OPTIONS, ...configured, limits: { ...DEFAULT_LIMITS, ...configured?.limits } };
   const introspection = env.GRAPHQL_INTROSPECTION;
   if (introspection === "true" || introspection === "false") options.introspection = introspection === "true";
+  // A deployed stage without GraphiQL (the operations plugin sets it unless `--param graphiql=true`):
+  // no redirect to a page that is not there.
+  if (env.GRAPHIQL === "false") options.exposeGraphiQL = false;
   return options;
 }

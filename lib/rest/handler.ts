@@ -1,6 +1,6 @@
 import { authRoutes } from "../auth/index.ts";
 import type { Application } from "../core/application.ts";
-import { GRAPHQL_HTTP_ROUTES } from "../graphql/http-routes.ts";
+import { graphqlHttpRoutes } from "../graphql/http-routes.ts";
 import { httpHandler } from "../http/handler.ts";
 import { dispatch } from "./dispatch.ts";
 import { Router } from "./router.ts";
@@ -11,8 +11,8 @@ import { deriveRoutes } from "./routes.ts";
  * that answers unknown routes in our format) is this one handler, finding its route by route key.
  * The catch-all knows the auth and GraphQL routes' methods too, so a wrong method there is a 405.
  */
-export function restHandler(app: Application) {
-  const router = new Router(deriveRoutes(app), [...authRoutes(app), ...GRAPHQL_HTTP_ROUTES]);
+export function restHandler(app: Application, env: NodeJS.ProcessEnv = process.env) {
+  const router = new Router(deriveRoutes(app), [...authRoutes(app), ...graphqlHttpRoutes(env)]);
   return httpHandler("rest", async (request) => {
     const match = router.byRouteKey(request.routeKey, request.path) ?? router.match(request.method, request.path);
     return dispatch(app, match, request, request.requestId);

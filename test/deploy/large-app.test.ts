@@ -40,6 +40,7 @@ async function packageLarge(packaging: "route" | "model" | "single"): Promise<Pa
     "--param", `authSigningKey=${JSON.stringify(generateSigningJwk())}`,
     "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client", "--param", `idpClientSecret=${"c".repeat(32)}`,
     "--param", "publicUrl=https://api.example.com",
+    "--param", "alarmEmail=ops@example.com", "--param", "testRoutes=true",
   ], { cwd: dir, env: { ...process.env, ALLOW_TEST_USER: "false" }, maxBuffer: 64 * 1024 * 1024 });
   // Reported, never asserted (wall-clock time depends on the machine).
   console.log(`serverless package of the sample + ${MODELS} models (rest.packaging ${packaging}): ${((performance.now() - started) / 1000).toFixed(1)} s`);

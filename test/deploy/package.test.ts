@@ -40,6 +40,8 @@ describe("serverless package", () => {
       "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client", "--param", `idpClientSecret=${"c".repeat(32)}`,
       // The base of mailed links, never a request's Host (refused when missing).
       "--param", "publicUrl=https://api.example.com",
+      // Where the alarms go (refused when missing); the sample's test routes kept, as checked below.
+      "--param", "alarmEmail=ops@example.com", "--param", "testRoutes=true",
     ], {
       cwd: root,
       env: { ...process.env, ALLOW_TEST_USER: "false" },
