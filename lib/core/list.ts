@@ -78,7 +78,7 @@ interface PreparedList {
 }
 
 function prepareList(ctx: Context, info: ModelInfo, sealer: ContinuationSealer, args: ListArguments): PreparedList {
-  const query = parseQuery(args.q ?? "");
+  const query = parseQuery(args.q ?? "", info.limits.filter);
   checkQuery(query, info.outputSchema);
   assertFilterable(ctx, info, [...(query.where ? expressionFields(query.where) : []), ...query.orderBy.map((o) => o.field)]);
   if (query.where) assertKeyValueSizes(info, query.where);
@@ -175,7 +175,7 @@ export async function listEach(
   scopes: Readonly<Record<string, KeyValue>>[],
   args: ListArguments,
 ): Promise<PromiseSettledResult<ListResult>[]> {
-  const queries = scopes.map((scope) => ({ ...args, q: scopedQuery(scope, args.q ?? "") }));
+  const queries = scopes.map((scope) => ({ ...args, q: scopedQuery(scope, args.q ?? "", info.limits.filter) }));
   const prepared: PreparedList[] = [];
   const partitioned = info.table.key.hash === field || info.table.indexes.some((i) => i.hash === field);
   try {
@@ -242,7 +242,7 @@ function assertKeyValueSizes(info: ModelInfo, where: Expression): void {
  * against what the caller may read.
  */
 export function checkedFilter(ctx: Context, info: ModelInfo, text: string): Expression | undefined {
-  const expression = parseFilter(text);
+  const expression = parseFilter(text, info.limits.filter);
   if (expression) {
     checkExpression(expression, info.outputSchema);
     assertFilterable(ctx, info, expressionFields(expression));

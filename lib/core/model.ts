@@ -1,6 +1,7 @@
 import type { BehaviorClass } from "./behavior.ts";
 import type { Context } from "./context.ts";
 import type { RelationDeclarations } from "./relations.ts";
+import type { FilterLimits } from "./query-language.ts";
 import type { ObjectSchema } from "./schema.ts";
 
 export type CrudAction = "create" | "read" | "update" | "delete";
@@ -35,6 +36,12 @@ export interface ListLimits {
    * equality a Query can serve. A list without a filter is a plain page and always allowed.
    */
   keyedFilters?: "anonymous" | "everyone";
+  /**
+   * How wide a filter on this model may be (REST `q`, GraphQL `query`, subscription filters):
+   * predicates, OR branches and IN values, each defaulting to `DEFAULT_FILTER_LIMITS` (200, 100,
+   * 1000). Over one is a BAD_QUERY naming it, decided while parsing.
+   */
+  filter?: Partial<FilterLimits>;
 }
 
 /**

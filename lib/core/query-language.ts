@@ -4,7 +4,7 @@ import {
 } from "../query/index.ts";
 import { BadQueryError } from "./errors.ts";
 
-export { expressionFields, printExpression, printQuery, type Expression } from "../query/index.ts";
+export { expressionFields, printExpression, printQuery, type Expression, type FilterLimits, DEFAULT_FILTER_LIMITS } from "../query/index.ts";
 
 /**
  * The query language as the domain speaks it. lib/query sits below core and raises its own

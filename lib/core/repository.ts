@@ -122,6 +122,14 @@ export interface Repository {
   patch(key: Key, set: Item, remove: string[], options?: WriteOptions): Promise<Item>;
   /** Returns the deleted item. NotFoundError when missing, PreconditionFailedError on a stale version. */
   delete(key: Key, options?: WriteOptions): Promise<Item>;
+  /**
+   * Adds `by` to the numeric attribute `field` of an existing item (absent counts as 0) only if the
+   * result stays within 0 and `max`, in one atomic write: of writers racing for a counter's last
+   * unit exactly one gets it, and a loser costs that one write, never a retry. The new value, or
+   * undefined when the bound refused it (nothing written). NotFoundError when the item is missing.
+   * Optional: stores that hold counters (DynamoDB, memory, file) have it.
+   */
+  adjust?(key: Key, field: string, by: number, max: number): Promise<number | undefined>;
   list(request: ListRequest): Promise<Page>;
   /**
    * `pages[i]` is exactly `list({ ...request, where: scopes[i].where })`: the same records in the

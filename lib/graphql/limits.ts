@@ -3,7 +3,7 @@ import {
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLNamedType,
   type GraphQLOutputType, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
 } from "graphql";
-import { parseQuery } from "../query/index.ts";
+import { parseQuery, type FilterLimits } from "../query/index.ts";
 import type { ListSize } from "./model-types.ts";
 import type { GraphQLLimits } from "./service.ts";
 
@@ -18,9 +18,9 @@ function isList(type: GraphQLOutputType): boolean {
 }
 
 /** The LIMIT a query-language string asks for; undefined when it has none or does not parse (the resolver refuses it then). */
-function queryLimit(text: string): number | undefined {
+function queryLimit(text: string, filterLimits: Partial<FilterLimits> | undefined): number | undefined {
   try {
-    return parseQuery(text).limit;
+    return parseQuery(text, filterLimits).limit;
   } catch {
     return undefined;
   }
@@ -41,7 +41,7 @@ function factor(field: GraphQLField<unknown, unknown>, node: FieldNode, limits: 
     if (limit && limit.kind !== Kind.NULL) return limit.kind === Kind.INT || limit.kind === Kind.FLOAT ? clamp(Number(limit.value)) : max;
     const query = argument("query");
     if (query?.kind === Kind.VARIABLE) return max;
-    if (query?.kind === Kind.STRING) return clamp(queryLimit(query.value) ?? fallback);
+    if (query?.kind === Kind.STRING) return clamp(queryLimit(query.value, size.filter) ?? fallback);
     return fallback;
   }
   return isList(field.type) ? limits.listFactor : 1;

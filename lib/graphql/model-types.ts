@@ -4,6 +4,7 @@ import {
 } from "graphql";
 import type { Application } from "../core/application.ts";
 import type { ModelInfo } from "../core/model-info.ts";
+import type { FilterLimits } from "../query/index.ts";
 import type { GraphQLContext } from "./context.ts";
 import type { TypeConverter } from "./json-types.ts";
 import { camel } from "./names.ts";
@@ -14,6 +15,8 @@ import { AnyScalar, LongScalar } from "./scalars.ts";
 export interface ListSize {
   /** The list's size comes from this field's `limit` argument, else the model's limits. */
   limit?: { default: number; max: number };
+  /** The model's filter width limits, which the LIMIT of a `query` string is parsed with. */
+  filter?: Partial<FilterLimits>;
   /** The list is a page whose size its parent field already counted (`results`). */
   counted?: true;
 }
@@ -117,6 +120,6 @@ export class ModelTypes {
   }
 
   listSize(info: ModelInfo): ListSize {
-    return { limit: { default: info.limits.default, max: info.limits.max } };
+    return { limit: { default: info.limits.default, max: info.limits.max }, ...(info.limits.filter ? { filter: info.limits.filter } : {}) };
   }
 }

@@ -8,9 +8,11 @@ export function isStateChanging(method: string): boolean {
 }
 
 function originOf(value: string | undefined): string | undefined {
-  if (!value || value === "null") return undefined;
+  if (!value) return undefined;
   try {
-    return new URL(value).origin;
+    const origin = new URL(value).origin;
+    // Opaque origins (`null`, `file:`, `data:`) equal nothing, not even each other.
+    return origin === "null" ? undefined : origin;
   } catch {
     return undefined;
   }
@@ -22,7 +24,11 @@ function originOf(value: string | undefined): string | undefined {
  * A request with neither header is refused: deny by default.
  */
 export function originAllowed(request: Pick<HttpRequest, "headers">, allowed: readonly string[]): boolean {
-  const origin = originOf(request.headers.origin) ?? originOf(request.headers.referer);
+  const declared = request.headers.origin;
+  // An Origin the browser sent is the answer, whatever the Referer says: `null` (a sandboxed frame,
+  // a cross-site redirect, a file: page) is an opaque origin, foreign to every site, and a Referer
+  // next to it may still name our own page. Only a request without Origin falls back to Referer.
+  const origin = declared ? originOf(declared) : originOf(request.headers.referer);
   if (!origin) return false;
   const host = request.headers.host;
   if (host) {

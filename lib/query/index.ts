@@ -28,3 +28,4 @@ export { evaluationCost } from "./cost.ts";
 export { compareStrings } from "./order.ts";
 export { planDynamoQuery, type DynamoPlan, type DynamoRead, type KeyShape, type TableShape } from "./plan.ts";
 export { QueryError } from "./fail.ts";
+export { DEFAULT_FILTER_LIMITS, type FilterLimits } from "./limits.ts";

@@ -37,45 +37,52 @@ export function numberProblem(value: number): string | undefined {
   return undefined;
 }
 
-export function tokenize(text: string): Token[] {
-  const tokens: Token[] = [];
-  let i = 0;
-  while (i < text.length) {
+/**
+ * Tokens on demand: the parser pulls one at a time, so a filter refused early (a limit reached, a
+ * syntax error) costs what was read up to there, not the whole text.
+ */
+export class Lexer {
+  private i = 0;
+
+  constructor(private readonly text: string) {}
+
+  /** The next token; `end` once the text is used up, and again on every later call. */
+  next(): Token {
+    const text = this.text;
+    while (this.i < text.length && WHITESPACE.test(text.charAt(this.i))) this.i++;
+    if (this.i >= text.length) return { kind: "end", column: text.length + 1 };
+    const i = this.i;
     const char = text.charAt(i);
     const column = i + 1;
-    if (WHITESPACE.test(char)) {
-      i++;
-    } else if (WORD_START.test(char)) {
+    if (WORD_START.test(char)) {
       const end = scanWord(text, i);
-      tokens.push({ kind: "word", text: text.slice(i, end), column });
-      i = end;
-    } else if (DIGIT.test(char) || (char === "-" && DIGIT.test(text.charAt(i + 1)))) {
+      this.i = end;
+      return { kind: "word", text: text.slice(i, end), column };
+    }
+    if (DIGIT.test(char) || (char === "-" && DIGIT.test(text.charAt(i + 1)))) {
       NUMBER.lastIndex = i;
       const match = NUMBER.exec(text);
       const literal = match?.[0] ?? char;
       const value = Number(literal);
       const problem = numberProblem(value);
       if (problem) throw queryError(`the number ${literal} at column ${column} ${problem}`);
-      tokens.push({ kind: "number", value, text: literal, column });
-      i += literal.length;
-    } else if (char === "'" || char === '"') {
-      const [value, end] = scanString(text, i);
-      tokens.push({ kind: "string", value, column });
-      i = end;
-    } else if (PUNCTUATION.has(char)) {
-      tokens.push({ kind: "punct", text: char as "(" | ")" | "[" | "]" | ",", column });
-      i++;
-    } else {
-      const operator = scanOperator(text, i);
-      if (operator === undefined) {
-        throw queryError(`unexpected character '${char}' at column ${column}`);
-      }
-      tokens.push({ kind: "operator", text: operator, column });
-      i += operator.length;
+      this.i = i + literal.length;
+      return { kind: "number", value, text: literal, column };
     }
+    if (char === "'" || char === '"') {
+      const [value, end] = scanString(text, i);
+      this.i = end;
+      return { kind: "string", value, column };
+    }
+    if (PUNCTUATION.has(char)) {
+      this.i = i + 1;
+      return { kind: "punct", text: char as "(" | ")" | "[" | "]" | ",", column };
+    }
+    const operator = scanOperator(text, i);
+    if (operator === undefined) throw queryError(`unexpected character '${char}' at column ${column}`);
+    this.i = i + operator.length;
+    return { kind: "operator", text: operator, column };
   }
-  tokens.push({ kind: "end", column: text.length + 1 });
-  return tokens;
 }
 
 /** A dotted path is one token, so `a . b` (with spaces) is not a field. */

@@ -3,7 +3,7 @@ import { QueryError } from "./fail.ts";
 import type { Expression } from "./ast.ts";
 import { parseFilter, parseQuery } from "./parser.ts";
 import { columnOf } from "./positions.ts";
-import { MAX_LIKE_LENGTH, MAX_LIKE_WILDCARDS, MAX_NESTING } from "./limits.ts";
+import { DEFAULT_FILTER_LIMITS, MAX_LIKE_LENGTH, MAX_LIKE_WILDCARDS, MAX_NESTING } from "./limits.ts";
 
 function where(text: string): Expression | undefined {
   return parseQuery(text).where;
@@ -231,5 +231,43 @@ describe("parseQuery: bounded nesting and LIKE patterns", () => {
     expect(syntaxError(`a LIKE '${atLimit}_'`).message).toBe(
       `the LIKE pattern has ${MAX_LIKE_WILDCARDS + 1} wildcards; at most ${MAX_LIKE_WILDCARDS} are allowed at column 8`,
     );
+  });
+});
+
+describe("parseQuery: bounded width (terms, OR branches, IN values)", () => {
+  const { terms, orBranches, inValues } = DEFAULT_FILTER_LIMITS;
+  const join = (n: number, make: (i: number) => string, by: string) => Array.from({ length: n }, (_, i) => make(i)).join(by);
+
+  it("accepts each up to its limit, nested or not: the limits count the whole filter", () => {
+    expect(where(join(orBranches, (i) => `a = ${i}`, " OR "))).toMatchObject({ kind: "or" });
+    expect(where(join(terms, (i) => `a != ${i}`, " AND "))).toMatchObject({ kind: "and" });
+    expect(where(`a IN [${join(inValues, (i) => `${i}`, ", ")}]`)).toMatchObject({ kind: "in" });
+    // Branches of several ORs add up: 2 x 50 is at the limit, one more is past it.
+    const half = `(${join(orBranches / 2, (i) => `a = ${i}`, " OR ")})`;
+    expect(where(`${half} AND ${half}`)).toBeDefined();
+    expect(syntaxError(`${half} AND ${half} AND (b = 1 OR b = 2)`).message).toMatch(`more than ${orBranches} OR branches`);
+  });
+
+  it("refuses one more with BAD_QUERY naming the limit, at the column where it was passed", () => {
+    const branches = join(orBranches, (i) => `a = ${i}`, " OR ");
+    expect(syntaxError(`${branches} OR a = 1`).errors).toEqual([{ path: "/q", message: `the filter has more than ${orBranches} OR branches; at most ${orBranches} are allowed at column ${branches.length + 2}` }]);
+    const conjuncts = join(terms, (i) => `a != ${i}`, " AND ");
+    expect(syntaxError(`${conjuncts} AND b IS NULL`).message).toBe(`the filter has more than ${terms} terms (comparisons, LIKE, IN, CONTAINS, IS NULL); at most ${terms} are allowed at column ${conjuncts.length + 6}`);
+    const list = `a IN [${join(inValues, () => "'v'", ", ")}`;
+    expect(syntaxError(`${list}, 'w']`).message).toBe(`the filter has more than ${inValues} IN values; at most ${inValues} are allowed at column ${list.length + 3}`);
+  });
+
+  it("stops reading at the limit: what follows is never tokenized", () => {
+    // An unterminated string at the end would be the error if the whole text were read first.
+    const text = `${join(61_000, () => "a = 'x'", " OR ")} OR a = 'unterminated`;
+    expect(syntaxError(text).message).toMatch(`more than ${orBranches} OR branches`);
+    expect(() => parseFilter(`${join(terms + 1, () => "a = 1", " AND ")} AND a = 1e999`)).toThrow(`more than ${terms} terms`);
+  });
+
+  it("takes other limits from the caller", () => {
+    expect(() => parseFilter("a = 1 OR a = 2 OR a = 3", { orBranches: 2 })).toThrow("the filter has more than 2 OR branches; at most 2 are allowed at column 16");
+    expect(parseFilter("a IN [1, 2, 3]", { inValues: 3 })).toBeDefined();
+    expect(() => parseQuery("a IN [1, 2, 3] LIMIT 5", { inValues: 2 })).toThrow("more than 2 IN values");
+    expect(parseQuery(join(500, (i) => `a = ${i}`, " OR "), { orBranches: 500, terms: 500 }).where).toMatchObject({ kind: "or" });
   });
 });

@@ -1,33 +1,51 @@
 import type { CompareOperator, Direction, Expression, OrderBy, Query, Value } from "./ast.ts";
 import { queryError } from "./fail.ts";
 import { RESERVED } from "./keywords.ts";
-import { tokenize, type Token } from "./lexer.ts";
+import { Lexer, type Token } from "./lexer.ts";
 import { likePatternProblem } from "./like.ts";
-import { MAX_NESTING } from "./limits.ts";
+import { DEFAULT_FILTER_LIMITS, MAX_NESTING, type FilterLimits } from "./limits.ts";
 import { setColumn } from "./positions.ts";
 
-/** Parses a full query; empty or blank text is a query for every record. */
-export function parseQuery(text: string): Query {
-  const parser = new Parser(text);
+/**
+ * Parses a full query; empty or blank text is a query for every record. `limits` (each defaulting
+ * to `DEFAULT_FILTER_LIMITS`) bound the filter's width.
+ */
+export function parseQuery(text: string, limits: Partial<FilterLimits> = {}): Query {
+  const parser = new Parser(text, limits);
   return parser.query();
 }
 
 /** Parses a bare expression (no ORDER BY, LIMIT or OFFSET); undefined for blank text. */
-export function parseFilter(text: string): Expression | undefined {
-  const parser = new Parser(text);
+export function parseFilter(text: string, limits: Partial<FilterLimits> = {}): Expression | undefined {
+  const parser = new Parser(text, limits);
   return parser.filter();
 }
 
 const MAX_LIMIT = Number.MAX_SAFE_INTEGER;
 
 class Parser {
-  private readonly tokens: Token[];
-  private position = 0;
+  private readonly lexer: Lexer;
+  /** The one token of lookahead. */
+  private current: Token;
   /** Open parentheses and NOTs around the current position: bounded, so recursion is too. */
   private depth = 0;
+  private readonly limits: FilterLimits;
+  /** The filter's width so far, against `limits`. */
+  private readonly width: FilterLimits = { terms: 0, orBranches: 0, inValues: 0 };
 
-  constructor(text: string) {
-    this.tokens = tokenize(text);
+  constructor(text: string, limits: Partial<FilterLimits>) {
+    this.limits = { ...DEFAULT_FILTER_LIMITS, ...limits };
+    this.lexer = new Lexer(text);
+    this.current = this.lexer.next();
+  }
+
+  /** Counts one more of `what`; past its limit the filter is refused at `column`, before more text is read. */
+  private widen(what: keyof FilterLimits, by: number, column: number): void {
+    this.width[what] += by;
+    const limit = this.limits[what];
+    if (this.width[what] > limit) {
+      throw queryError(`the filter has more than ${limit} ${WIDTH_NAMES[what]}; at most ${limit} are allowed at column ${column}`);
+    }
   }
 
   query(): Query {
@@ -74,7 +92,10 @@ class Parser {
 
   private or(): Expression {
     const operands = [this.and()];
-    while (this.acceptKeyword("OR")) operands.push(this.and());
+    for (let keyword = this.peek(); this.acceptKeyword("OR"); keyword = this.peek()) {
+      this.widen("orBranches", operands.length === 1 ? 2 : 1, keyword.column);
+      operands.push(this.and());
+    }
     return operands.length === 1 && operands[0] ? operands[0] : { kind: "or", operands };
   }
 
@@ -110,9 +131,10 @@ class Parser {
     const fieldToken = this.peek();
     const field = this.field("a field name, NOT or '('");
     const column = fieldToken.column;
+    this.widen("terms", 1, column);
     const token = this.peek();
     if (token.kind === "operator") {
-      this.position++;
+      this.next();
       const value = this.value(`after '${token.text}'`);
       return setColumn({ kind: "compare", field, operator: token.text as CompareOperator, value }, column);
     }
@@ -125,8 +147,8 @@ class Parser {
     }
     if (this.acceptKeyword("IN")) {
       this.expectPunct("[", "'[' after IN");
-      const values = [this.value("after '['")];
-      while (this.acceptPunct(",")) values.push(this.value("after ','"));
+      const values = [this.inValue("after '['")];
+      while (this.acceptPunct(",")) values.push(this.inValue("after ','"));
       this.expectPunct("]", "',' or ']'");
       return setColumn({ kind: "in", field, values }, column);
     }
@@ -158,6 +180,11 @@ class Parser {
     throw this.unexpected(token, `a value ${context}`, hint);
   }
 
+  private inValue(context: string): Value {
+    this.widen("inValues", 1, this.peek().column);
+    return this.value(context);
+  }
+
   private orderList(): OrderBy[] {
     const list: OrderBy[] = [];
     do {
@@ -185,19 +212,18 @@ class Parser {
   }
 
   private peek(): Token {
-    // The lexer always ends with an `end` token and the parser never steps past it.
-    return this.tokens[this.position] ?? { kind: "end", column: 0 };
+    return this.current;
   }
 
   private next(): Token {
-    const token = this.peek();
-    if (token.kind !== "end") this.position++;
+    const token = this.current;
+    if (token.kind !== "end") this.current = this.lexer.next();
     return token;
   }
 
   private acceptKeyword(keyword: string): boolean {
     if (!isKeyword(this.peek(), keyword)) return false;
-    this.position++;
+    this.next();
     return true;
   }
 
@@ -208,7 +234,7 @@ class Parser {
   private acceptPunct(text: string): boolean {
     const token = this.peek();
     if (token.kind !== "punct" || token.text !== text) return false;
-    this.position++;
+    this.next();
     return true;
   }
 
@@ -226,6 +252,12 @@ class Parser {
     return queryError(`expected ${expected} at column ${token.column}${found}${hint}`);
   }
 }
+
+const WIDTH_NAMES: Record<keyof FilterLimits, string> = {
+  terms: "terms (comparisons, LIKE, IN, CONTAINS, IS NULL)",
+  orBranches: "OR branches",
+  inValues: "IN values",
+};
 
 function isKeyword(token: Token, keyword: string): boolean {
   return token.kind === "word" && token.text.toUpperCase() === keyword;

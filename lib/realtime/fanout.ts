@@ -39,6 +39,9 @@ export const COSTLY_FILTER_STEPS = 100_000;
 export const MAX_FILTER_STEPS_PER_EVENT = 1_000_000;
 
 /** The payload of that `next`: an execution result without data, as for a field that failed. */
+/** Stored filters were checked against their model's width limits when subscribed. */
+const ADMITTED = { terms: Infinity, orBranches: Infinity, inValues: Infinity };
+
 const TOO_COSTLY = JSON.stringify({
   data: null,
   errors: [{ message: `This subscription's filter would cost more than ${MAX_FILTER_STEPS_PER_EVENT} matching steps on this record: it was not matched`, extensions: { code: "FILTER_TOO_COSTLY" } }],
@@ -310,7 +313,9 @@ export class Fanout {
     if (!text) return undefined;
     // Filter texts come from clients: the parsed ones kept are bounded, least recently used out.
     const known = this.filters.has(text);
-    const parsed = known ? this.filters.get(text) : parseFilter(text);
+    // A stored filter is our own print of one its model's limits admitted at subscribe time: it is
+    // parsed without them, so a deploy that lowers a limit does not break live subscriptions.
+    const parsed = known ? this.filters.get(text) : parseFilter(text, ADMITTED);
     if (known) this.filters.delete(text);
     else if (this.filters.size >= PARSED_FILTERS_KEPT) this.filters.delete(this.filters.keys().next().value as string);
     this.filters.set(text, parsed);

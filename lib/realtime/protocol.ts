@@ -72,7 +72,7 @@ export class GraphQLWsProtocol {
       return { statusCode: 401, body: "Unauthorized" };
     }
     const { options } = this.deps;
-    const row: ConnectionRow = {
+    const row: Omit<ConnectionRow, "places"> = {
       connectionId: request.connectionId,
       endpoint: request.endpoint,
       connectedAt: request.connectedAt,
@@ -156,21 +156,24 @@ export class GraphQLWsProtocol {
   private async subscribe(request: MessageRequest, connection: ConnectionRow, message: SubscribeMessage): Promise<MessageOutcome> {
     const { id, payload } = message;
     const duplicate = (): Promise<MessageOutcome> => this.close(request, CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`, id);
+    const { maxSubscriptionsPerConnection: max, maxFilterLength } = this.deps.options;
+    const full = async (): Promise<MessageOutcome> => {
+      await this.refuse(request, id, "TOO_MANY_SUBSCRIPTIONS", `This connection holds ${max} subscriptions; at most ${max} are allowed`, max, max + 1);
+      return {};
+    };
+    // Refused by the connection row this frame has already read: no other read, no write, no
+    // planning, so a burst's refusals are cheaper than its admissions. (A full connection answers
+    // an id already in use this way too: telling the two apart would cost a read.)
+    if (connection.places >= max) return full();
     if (await this.deps.store.hasSubscription(request.connectionId, id)) return duplicate();
-    const { maxSubscriptionsPerConnection, maxFilterLength } = this.deps.options;
     const ctx = new Context({ requestId: request.requestId, ...(connection.userId ? { userId: connection.userId } : {}) });
     const planned = await this.deps.planner.plan(ctx, payload, { maxFilterLength });
     if (!planned.ok) {
       await this.send(request, { id, type: MessageType.Error, payload: planned.errors });
       return {};
     }
-    // The place is taken by a conditional write, so a burst of subscribes admits exactly the limit.
-    const taken = await this.deps.store.takePlace(request.connectionId, maxSubscriptionsPerConnection, connection.expiresAt);
-    if (!("place" in taken)) {
-      const reason = `This connection holds ${taken.held} subscriptions; at most ${maxSubscriptionsPerConnection} are allowed`;
-      await this.refuse(request, id, "TOO_MANY_SUBSCRIPTIONS", reason, maxSubscriptionsPerConnection, taken.held + 1);
-      return {};
-    }
+    // One conditional increment: of subscribes racing for the last place exactly one passes.
+    if (!(await this.deps.store.takePlace(request.connectionId, max))) return full();
     const variables = payload.variables ?? undefined;
     const operationName = payload.operationName ?? undefined;
     const outcome = await this.deps.store.addSubscription({
@@ -186,9 +189,9 @@ export class GraphQLWsProtocol {
       endpoint: connection.endpoint,
       group: groupKey({ query: payload.query, operationName, variables, userId: connection.userId }),
       expiresAt: connection.expiresAt,
-      place: taken.place,
+      place: 1,
     });
-    if (outcome !== "added") await this.deps.store.releasePlace(request.connectionId, taken.place);
+    if (outcome !== "added") await this.deps.store.releasePlace(request.connectionId);
     if (outcome === "exists") return duplicate();
     countEvent("Subscriptions");
     return {};

@@ -20,6 +20,8 @@ export interface ConnectionRow {
   sessionId?: string;
   /** Epoch seconds (DynamoDB TTL). */
   expiresAt: number;
+  /** Subscription places this connection holds (`takePlace`), as read with the row. */
+  places: number;
 }
 
 export type SubscriptionKind = "record" | "list";
@@ -47,14 +49,15 @@ export interface SubscriptionRow {
   /** Subscriptions sharing document, variables and user share one execution per event. */
   group: string;
   expiresAt: number;
-  /** The connection's subscription place this one holds (`takePlace`), freed with it. */
+  /** Set when the subscription holds one of its connection's places (`takePlace`), freed with it. */
   place?: number;
 }
 
 export type AddOutcome = "added" | "exists" | "completed";
 
 export interface RealtimeRepositories {
-  connections: Repository;
+  /** Holds each connection's count of subscription places, so it must keep counters (`adjust`). */
+  connections: Repository & Required<Pick<Repository, "adjust">>;
   subscriptions: Repository;
   /** One item per user holding their places (tables.ts, `userConnectionShape`; user-places.ts). */
   userConnections: Repository;
@@ -65,16 +68,21 @@ const TOMBSTONE = "completed";
 const TOMBSTONE_LIFETIME_S = 300;
 
 /**
- * A connection's subscription places are rows of its partition, `\u0000place:<n>` for n below the
- * limit, each taken by a conditional create: of subscribes racing for the last place exactly one
- * gets it (counting the rows first let 60 subscribes sent at once leave 35 live for a limit of 25).
+ * A connection's subscription places are a counter on its own row (`places`), which every frame
+ * reads anyway: a subscribe at the limit is refused by that read alone, with no write. A place is
+ * taken by one conditional increment (only while below the limit), so of subscribes racing for the
+ * last place exactly one gets it and each loser costs one failed write, never a retry; counting
+ * the subscription rows instead let 60 subscribes sent at once leave 35 live for a limit of 25.
  */
+const PLACES = "places";
+/** Marks a subscription row that holds a place. */
 const PLACE = "place";
-const placeId = (place: number): string => `\u0000place:${place}`;
+/** Rows an earlier version kept per place (`\u0000place:<n>`): not subscriptions, removed with the connection. */
+const PLACE_ROW = "place";
 
 /** Rows of a connection's partition that are not subscriptions. */
 function isSubscription(item: Item): boolean {
-  return item.state !== TOMBSTONE && item.state !== PLACE;
+  return item.state !== TOMBSTONE && item.state !== PLACE_ROW;
 }
 
 function str(item: Item, field: string): string {
@@ -109,6 +117,7 @@ function toConnection(item: Item): ConnectionRow {
     ...(userId ? { userId } : {}),
     ...credentialOf(item),
     expiresAt: num(item, TTL_ATTRIBUTE),
+    places: typeof item[PLACES] === "number" ? item[PLACES] : 0,
   };
 }
 
@@ -157,7 +166,7 @@ async function ignoreMissing(work: Promise<unknown>): Promise<void> {
  * A row past its TTL is treated as gone even before DynamoDB's lazy TTL sweep removes it.
  */
 export class RealtimeStore {
-  private readonly connections: Repository;
+  private readonly connections: RealtimeRepositories["connections"];
   private readonly subscriptions: Repository;
   /** The per-user connection limit's places (user-limit.ts decides, this keeps them). */
   readonly userPlaces: UserPlacesTable;
@@ -172,7 +181,7 @@ export class RealtimeStore {
     return item !== undefined && typeof item[TTL_ATTRIBUTE] === "number" && (item[TTL_ATTRIBUTE] as number) * 1000 > this.now();
   }
 
-  async putConnection(row: ConnectionRow): Promise<void> {
+  async putConnection(row: Omit<ConnectionRow, "places">): Promise<void> {
     await this.connections.create({ ...row });
   }
 
@@ -201,31 +210,20 @@ export class RealtimeStore {
   }
 
   /**
-   * One of the connection's `max` subscription places, or how many it holds when none is free. The
-   * places seen free are tried in random order, so a burst spreads over them instead of all racing
-   * for the first; each try is one conditional create.
+   * One of the connection's `max` subscription places: one conditional write, which succeeds only
+   * while fewer than `max` are held. False when none is free (or the connection is gone).
    */
-  async takePlace(connectionId: string, max: number, expiresAt: number): Promise<{ place: number } | { held: number }> {
-    const items = await this.subscriptions.findByField("connectionId", [connectionId]);
-    const taken = new Set(items.filter((item) => item.state === PLACE).map((item) => item[PLACE]));
-    const free = Array.from({ length: max }, (_, place) => place).filter((place) => !taken.has(place));
-    for (let i = free.length - 1; i > 0; i--) {
-      const j = Math.floor(Math.random() * (i + 1));
-      [free[i], free[j]] = [free[j] as number, free[i] as number];
+  async takePlace(connectionId: string, max: number): Promise<boolean> {
+    try {
+      return (await this.connections.adjust({ connectionId }, PLACES, 1, max)) !== undefined;
+    } catch (error) {
+      if (error instanceof NotFoundError) return false;
+      throw error;
     }
-    for (const place of free) {
-      try {
-        await this.subscriptions.create({ connectionId, id: placeId(place), state: PLACE, [PLACE]: place, [TTL_ATTRIBUTE]: expiresAt });
-        return { place };
-      } catch (error) {
-        if (!(error instanceof ConflictError)) throw error;
-      }
-    }
-    return { held: max };
   }
 
-  async releasePlace(connectionId: string, place: number): Promise<void> {
-    await ignoreMissing(this.subscriptions.delete({ connectionId, id: placeId(place) }));
+  async releasePlace(connectionId: string): Promise<void> {
+    await ignoreMissing(this.connections.adjust({ connectionId }, PLACES, -1, Number.MAX_SAFE_INTEGER));
   }
 
   async hasSubscription(connectionId: string, id: string): Promise<boolean> {
@@ -258,7 +256,8 @@ export class RealtimeStore {
   async completeSubscription(connectionId: string, id: string): Promise<void> {
     try {
       const removed = await this.subscriptions.delete({ connectionId, id });
-      if (typeof removed[PLACE] === "number" && removed.state !== PLACE) await this.releasePlace(connectionId, removed[PLACE]);
+      // Only the one delete that removed the row releases its place, so a place is freed once.
+      if (removed[PLACE] !== undefined && removed.state !== PLACE_ROW) await this.releasePlace(connectionId);
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       const expiresAt = Math.ceil(this.now() / 1000) + TOMBSTONE_LIFETIME_S;

@@ -1,5 +1,5 @@
 import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { PreconditionFailedError } from "../core/errors.ts";
+import { NotFoundError, PreconditionFailedError } from "../core/errors.ts";
 import type { TableShape } from "../core/model-info.ts";
 import { VERSION_FIELD } from "../core/schema.ts";
 import { guardFailure, isConditionFailure, mapDynamoError } from "./dynamodb-errors.ts";
@@ -177,6 +177,33 @@ export class DynamoRecords implements Repository {
       ),
     );
     return result.Attributes as Item;
+  }
+
+  async adjust(key: Key, field: string, by: number, max: number): Promise<number | undefined> {
+    // Only the bound `by` moves toward can be passed: a rise is checked against `max`, a fall against 0.
+    const bound = by >= 0 ? { ":bound": max - by, test: "#c <= :bound" } : { ":bound": -by, test: "#c >= :bound" };
+    const values: Record<string, unknown> = { ":by": by, ":zero": 0, ":one": 1, ":bound": bound[":bound"] };
+    // An absent counter is 0: it passes exactly when `by` itself is within the bounds.
+    const absent = by >= 0 && by <= max ? "attribute_not_exists(#c) OR " : "";
+    try {
+      const result = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: "SET #c = if_not_exists(#c, :zero) + :by, #ver = if_not_exists(#ver, :zero) + :one",
+          ConditionExpression: `attribute_exists(#k) AND (${absent}${bound.test})`,
+          ExpressionAttributeNames: { "#k": this.table.key.hash, "#c": field, "#ver": VERSION_FIELD },
+          ExpressionAttributeValues: values,
+          ReturnValues: "UPDATED_NEW",
+          ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+        }),
+      );
+      return result.Attributes?.[field] as number;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw mapDynamoError(error);
+      if (!error.Item) throw new NotFoundError();
+      return undefined;
+    }
   }
 
   async delete(key: Key, options?: WriteOptions): Promise<Item> {

@@ -113,6 +113,18 @@ export abstract class ItemStore implements Repository {
     });
   }
 
+  adjust(key: Key, field: string, by: number, max: number): Promise<number | undefined> {
+    const id = this.id(key);
+    return this.exclusive(id, async () => {
+      const stored = await this.current(id, undefined);
+      const current = typeof stored[field] === "number" ? stored[field] : 0;
+      const next = current + by;
+      if (next < 0 || next > max) return undefined;
+      await this.save(id, { ...stored, [field]: next, [VERSION_FIELD]: versionOf(stored) + 1 });
+      return next;
+    });
+  }
+
   delete(key: Key, options?: WriteOptions): Promise<Item> {
     const id = this.id(key);
     return this.exclusive(id, async () => {

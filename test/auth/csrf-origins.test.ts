@@ -40,6 +40,21 @@ describe("the Referer fallback of the CSRF check", () => {
   });
 });
 
+describe("Origin: null", () => {
+  it("is a foreign origin for cookie writes: a same-origin Referer beside it does not rescue the write", async () => {
+    const { browser, write } = await signedIn();
+    // Sandboxed frames, cross-site redirects and file: pages send `Origin: null`.
+    for (const origin of ["null", "file:///home/alice/page.html", "data:text/html,x"]) {
+      for (const referer of [`${OWN}/posts/new`, `${ALLOWED}/editor`]) {
+        expect(await write({ origin, referer })).toMatchObject({ status: 403, body: { reason: "ORIGIN_REFUSED" } });
+      }
+    }
+    expect((await browser.request("POST", "/auth/logout", { headers: { origin: "null", referer: `${OWN}/account` } })).status).toBe(403);
+    // The same write without an Origin still falls back to that Referer.
+    expect((await write({ referer: `${OWN}/posts/new` })).status).toBe(200);
+  });
+});
+
 describe("rest.corsOrigins", () => {
   it("lets cookie writes come from a listed origin and refuses every other origin, however close", async () => {
     const { write } = await signedIn();

@@ -82,6 +82,8 @@ function watch(client: Client): { data: unknown[]; errors: unknown[] } {
 describe("a WebSocket handshake with Alice's cookie from a foreign Origin is anonymous (attack 7)", { timeout: 120_000 }, () => {
   it("does not deliver Alice's draft to it, while her own page's socket gets it", async () => {
     const evil = watch(socket({ cookie, origin: "http://evil.example" }));
+    // A sandboxed frame sends `Origin: null`, and its Referer may well be Alice's own page.
+    const opaque = watch(socket({ cookie, origin: "null", referer: `${WS_URL.replace("ws:", "http:")}/app` }));
     const own = watch(socket({ cookie, origin: WS_URL.replace("ws:", "http:") }));
     // Both subscriptions stored before the write (the first handshake is a cold start).
     await sleep(8_000);
@@ -98,5 +100,22 @@ describe("a WebSocket handshake with Alice's cookie from a foreign Origin is ano
     await sleep(1_500);
     expect(JSON.stringify(evil)).not.toContain(secret);
     expect(evil.errors).toEqual([]);
+    expect(JSON.stringify(opaque)).not.toContain(secret);
+    expect(opaque.errors).toEqual([]);
+  });
+});
+
+describe("a cookie write from Origin: null is refused whatever its Referer", { timeout: 120_000 }, () => {
+  it("answers 403 ORIGIN_REFUSED to Alice's cookie with Origin: null and her own page as Referer, and changes nothing", async () => {
+    const write = (origin: string) => fetch(`${offline?.url}/posts/${DRAFT}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json", origin, referer: `${offline?.url}/posts/${DRAFT}`, cookie },
+      body: JSON.stringify({ content: "from a sandboxed frame" }),
+    });
+    const refused = await write("null");
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ reason: "ORIGIN_REFUSED" });
+    const read = await fetch(`${offline?.url}/posts/${DRAFT}`, { headers: { cookie } });
+    expect(JSON.stringify(await read.json())).not.toContain("from a sandboxed frame");
   });
 });

@@ -60,8 +60,10 @@ describe("a WebSocket handshake authenticated by the session cookie checks Origi
     const evil = await s.open({ Cookie: s.cookie, Origin: EVIL });
     const bare = await s.open({ Cookie: s.cookie });
     const sibling = await s.open({ Cookie: s.cookie, Origin: `https://evil.${WS_HOST}` });
+    // A sandboxed frame or a redirected page sends `Origin: null`; its Referer may name our own page.
+    const opaque = await s.open({ Cookie: s.cookie, Origin: "null", Referer: `https://${WS_HOST}/app` });
     await s.edit();
-    for (const socket of [evil, bare, sibling]) {
+    for (const socket of [evil, bare, sibling, opaque]) {
       // Acknowledged as anonymous (not refused): a page elsewhere may still bring an access token.
       expect(socket.connect.statusCode).toBe(200);
       expect(socket.row?.userId).toBeUndefined();

@@ -93,6 +93,11 @@ export async function dynamoRepositories(): Promise<RealtimeRepositories> {
   };
 }
 
+/** The names of the realtime tables `dynamoRepositories` creates. */
+export function dynamoTableNames(): ReturnType<typeof realtimeTableNames> {
+  return realtimeTableNames(prefix);
+}
+
 export function realtimeFor(
   app: Application,
   transport: Transport,

@@ -153,6 +153,22 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
       expect(item?.__version).toBe(51);
     });
 
+    it("adjusts a counter atomically within its bounds: of 40 concurrent rises toward 25, exactly 25 pass", async () => {
+      if (!single.adjust) throw new Error(`${name} keeps no counters`);
+      await single.create({ id: "c", group: "g", rank: 0 });
+      const rises = await Promise.all(Array.from({ length: 40 }, () => single.adjust?.({ id: "c" }, "held", 1, 25)));
+      expect(rises.filter((v) => v !== undefined).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+      expect(await single.adjust({ id: "c" }, "held", 1, 25)).toBeUndefined();
+      expect(await single.adjust({ id: "c" }, "held", -1, 25)).toBe(24);
+      expect((await single.get({ id: "c" }))?.held).toBe(24);
+      // Never below zero, whatever the maximum; a missing item is NotFound.
+      expect(await single.adjust({ id: "c" }, "fresh", -1, Number.MAX_SAFE_INTEGER)).toBeUndefined();
+      expect(await single.adjust({ id: "c" }, "fresh", 1, 1)).toBe(1);
+      await expect(single.adjust({ id: "missing" }, "held", 1, 5)).rejects.toBeInstanceOf(NotFoundError);
+      expect(await single.get({ id: "missing" })).toBeUndefined();
+      expect((await single.get({ id: "c" }))?.group).toBe("g");
+    });
+
     it("deletes, returning the old item, with an optional version guard", async () => {
       await single.create({ id: "a", group: "g", rank: 1 });
       await expect(single.delete({ id: "a" }, { expectedVersion: 7 })).rejects.toBeInstanceOf(PreconditionFailedError);

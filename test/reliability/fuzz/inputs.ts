@@ -86,6 +86,26 @@ export const queryString = fc
   )
   .map((parts) => parts.join(" "));
 
+/**
+ * Filters near and far past the width limits (200 terms, 100 OR branches, 1000 IN values): around
+ * a limit some are answered and some refused; `huge` reaches the 61,000 ORs (about 850 KB) that took
+ * 6-8 s of evaluation before the limits, each answered 400 now.
+ */
+const widths = (huge: boolean) => fc.tuple(
+  fc.constantFrom("or", "and", "in", "mixed"),
+  huge ? fc.integer({ min: 5_000, max: 61_000 }) : fc.integer({ min: 50, max: 1_200 }),
+  fc.constantFrom("slug", "viewCount", "title", "status"),
+).map(([shape, n, f]) => {
+  const value = (i: number) => (f === "viewCount" ? String(i) : `'v${i % 97}'`);
+  const terms = (by: string, count: number) => Array.from({ length: count }, (_, i) => `${f} = ${value(i)}`).join(by);
+  if (shape === "or") return terms(" OR ", n);
+  if (shape === "and") return terms(" AND ", Math.min(n, 60_000));
+  if (shape === "in") return `${f} IN [${Array.from({ length: n }, (_, i) => value(i)).join(", ")}]`;
+  return `(${terms(" OR ", Math.ceil(n / 20))}) AND ${f} IN [${Array.from({ length: n }, (_, i) => value(i)).join(",")}]`;
+});
+export const wideFilter = widths(false);
+export const hugeFilter = widths(true);
+
 const token = fc.oneof(
   fc.base64String({ maxLength: 200 }),
   fc.string({ maxLength: 60 }),
@@ -134,6 +154,8 @@ export const REST_CLASSES: Record<string, fc.Arbitrary<RestRequest>> = {
   "query language": fc.tuple(queryString, fc.oneof(fc.constant(undefined), fc.integer({ min: -5, max: 5000 }), anyJson)).map(([q, limit]) =>
     rest("PUT", "/posts", JSON.stringify(limit === undefined ? { q } : { q, limit })),
   ),
+  "wide filters": wideFilter.map((q) => rest("PUT", "/posts", JSON.stringify({ q }))),
+  "huge filters": hugeFilter.map((q) => rest("PUT", "/posts", JSON.stringify({ q }))),
   "continuation tokens": fc.tuple(token, fc.constantFrom("", "status = 'published'", "LIMIT 2")).map(([continuationToken, q]) =>
     rest("PUT", "/posts", JSON.stringify({ q, continuationToken })),
   ),
@@ -171,6 +193,8 @@ export const GRAPHQL_CLASSES: Record<string, fc.Arbitrary<GraphqlRequest>> = {
     return graphql(`{"query":"mutation($p: PostInput!) { createPost(Post: $p) { slug } }","variables":${variables}}`);
   }),
   "query language": fc.tuple(queryString, token).map(([q, t]) => graphql(op("query($q: String, $t: String) { Posts(query: $q, continuationToken: $t) { results { slug } continuationToken } }", { q, t }))),
+  "wide filters": wideFilter.map((q) => graphql(op("query($q: String) { Posts(query: $q) { results { slug } } }", { q }))),
+  "oversized filters": hugeFilter.map((q) => graphql(op("query($q: String) { Posts(query: $q) { results { slug } } }", { q }))),
   "not a GraphQL request": fc.tuple(anyJson, fc.constantFrom("application/json", "text/plain", "application/graphql")).map(([v, type]) => graphql(JSON.stringify(v), { ...user, "content-type": type })),
 };
 
