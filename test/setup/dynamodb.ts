@@ -44,9 +44,6 @@ export async function setupDynamoDb(
   const prefix = process.env.TABLE_PREFIX ?? TEST_TABLE_PREFIX;
 
   useLocalIdentity(db !== undefined);
-  // Node 20.19 is our local floor (Lambda runs 22): without this every worker repeats the SDK's
-  // reminder that it will need 22 in 2027.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   process.env.DYNAMODB_ENDPOINT = endpoint;
   process.env.TABLE_PREFIX = prefix;
   project.provide("dynamodbEndpoint", endpoint);
