@@ -10,6 +10,7 @@ import { NodeHttpHandler } from "@smithy/node-http-handler";
 import type { RetryErrorInfo, StandardRetryToken } from "@smithy/types";
 import { UnavailableError } from "../core/errors.ts";
 import { attemptTimeoutMs, timeLeftMs } from "../core/invocation-deadline.ts";
+import { log } from "../core/log.ts";
 
 /** One client's budget. */
 export interface ClientBudget {
@@ -28,6 +29,20 @@ export interface ClientBudget {
  * attempts ride out throttling; three for a stalled call keep it under ten seconds in all.
  */
 export const DYNAMODB_BUDGET: ClientBudget = { connectionTimeoutMs: 1_000, requestTimeoutMs: 3_000, maxAttempts: 6, stalledAttempts: 3 };
+/**
+ * DynamoDB's budget, with `DYNAMODB_REQUEST_TIMEOUT_MS` (the `dynamodbRequestTimeoutMs` deploy
+ * parameter) as its request timeout when it is a whole number of milliseconds: a slower endpoint
+ * (DynamoDB Local on a loaded machine) needs more. Read once, when the client is built.
+ */
+export function dynamodbBudget(env: NodeJS.ProcessEnv = process.env): ClientBudget {
+  const raw = env.DYNAMODB_REQUEST_TIMEOUT_MS;
+  if (raw === undefined || raw === "") return DYNAMODB_BUDGET;
+  const ms = Number(raw);
+  if (Number.isInteger(ms) && ms > 0) return { ...DYNAMODB_BUDGET, requestTimeoutMs: ms };
+  log.warn("DYNAMODB_REQUEST_TIMEOUT_MS is not a whole number of milliseconds: the default applies", { value: raw, defaultMs: DYNAMODB_BUDGET.requestTimeoutMs });
+  return DYNAMODB_BUDGET;
+}
+
 /** SES sends one mail per call, slower than a DynamoDB read at its slowest. */
 export const SES_BUDGET: ClientBudget = { connectionTimeoutMs: 1_000, requestTimeoutMs: 3_000, maxAttempts: 3, stalledAttempts: 2 };
 /** One attempt: the fan-out retries throttled posts itself, within its own per-post timeout. */

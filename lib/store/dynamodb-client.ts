@@ -1,6 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { DYNAMODB_BUDGET, clientBudget } from "./aws-budgets.ts";
+import { clientBudget, dynamodbBudget } from "./aws-budgets.ts";
 import { countDynamoDBCalls } from "./dynamodb-metrics.ts";
 import { traceAwsCalls } from "./aws-tracing.ts";
 
@@ -19,7 +19,7 @@ export function createDocumentClient(endpoint = process.env.DYNAMODB_ENDPOINT, c
   const client = new DynamoDBClient({
     ...(endpoint ? { endpoint } : {}),
     region: process.env.AWS_REGION ?? "us-east-1",
-    ...clientBudget(typeof config.maxAttempts === "number" ? { ...DYNAMODB_BUDGET, maxAttempts: config.maxAttempts } : DYNAMODB_BUDGET),
+    ...clientBudget(typeof config.maxAttempts === "number" ? { ...dynamodbBudget(), maxAttempts: config.maxAttempts } : dynamodbBudget()),
     ...config,
   });
   // Without a logger the SDK's is a no-op, yet its logger middleware still copies every response

@@ -18,7 +18,11 @@ let server: Server;
 const sockets: Socket[] = [];
 let documents: ReturnType<typeof createDocumentClient>;
 
+// The deployed figures, not the longer attempts the test setup gives the shared DynamoDB Local.
+const relaxed = process.env.DYNAMODB_REQUEST_TIMEOUT_MS;
+
 beforeAll(async () => {
+  delete process.env.DYNAMODB_REQUEST_TIMEOUT_MS;
   server = createServer((socket) => {
     sockets.push(socket);
     socket.on("error", () => {});
@@ -30,6 +34,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (relaxed !== undefined) process.env.DYNAMODB_REQUEST_TIMEOUT_MS = relaxed;
   documents.destroy();
   for (const socket of sockets) socket.destroy();
   await new Promise<void>((resolve) => server.close(() => resolve()));

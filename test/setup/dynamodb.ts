@@ -45,6 +45,11 @@ export async function setupDynamoDb(
 
   useLocalIdentity(db !== undefined);
   process.env.DYNAMODB_ENDPOINT = endpoint;
+  // This one DynamoDB Local serves every test worker at once and can take seconds to answer on a
+  // loaded machine: in-process tests give an attempt longer than a deployed stage does. The
+  // timeouts themselves are tested against stalled endpoints with the deployed figures
+  // (test/store/aws-budgets.test.ts); `npm start` (the e2e tests) keeps the deployed default.
+  process.env.DYNAMODB_REQUEST_TIMEOUT_MS ??= "30000";
   process.env.TABLE_PREFIX = prefix;
   project.provide("dynamodbEndpoint", endpoint);
   project.provide("tablePrefix", prefix);

@@ -4,7 +4,7 @@ import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { UnavailableError } from "../../lib/core/errors.ts";
 import { ANSWER_RESERVE_MS, enterInvocation, leaveInvocation } from "../../lib/core/invocation-deadline.ts";
-import { DYNAMODB_BUDGET } from "../../lib/store/aws-budgets.ts";
+import { DYNAMODB_BUDGET, dynamodbBudget } from "../../lib/store/aws-budgets.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { mapDynamoError } from "../../lib/store/dynamodb-errors.ts";
 import { LOCAL_CREDENTIALS } from "../../lib/store/local-credentials.ts";
@@ -16,7 +16,11 @@ let endpoint = "";
 const sockets: Socket[] = [];
 let connections = 0;
 
+// The deployed figures, not the longer attempts the test setup gives the shared DynamoDB Local.
+const relaxed = process.env.DYNAMODB_REQUEST_TIMEOUT_MS;
+
 beforeAll(async () => {
+  delete process.env.DYNAMODB_REQUEST_TIMEOUT_MS;
   server = createServer((socket) => {
     connections++;
     sockets.push(socket);
@@ -28,6 +32,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (relaxed !== undefined) process.env.DYNAMODB_REQUEST_TIMEOUT_MS = relaxed;
   for (const socket of sockets) socket.destroy();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
@@ -97,4 +102,35 @@ describe("the AWS clients' HTTP handler against a stalled endpoint", () => {
       documents.destroy();
     }
   });
+});
+
+describe("DYNAMODB_REQUEST_TIMEOUT_MS", () => {
+  it("replaces DynamoDB's request timeout when it is a whole number of milliseconds", () => {
+    expect(dynamodbBudget({ DYNAMODB_REQUEST_TIMEOUT_MS: "5000" })).toEqual({ ...DYNAMODB_BUDGET, requestTimeoutMs: 5000 });
+  });
+
+  it("leaves the default when unset, empty or not a positive whole number", () => {
+    for (const value of [undefined, "", "0", "-1", "2.5", "3s", "NaN"]) {
+      expect(dynamodbBudget(value === undefined ? {} : { DYNAMODB_REQUEST_TIMEOUT_MS: value })).toEqual(DYNAMODB_BUDGET);
+    }
+  });
+
+  it("is what a client built with it waits for an attempt", async () => {
+    const documents = createDocumentClient(endpoint, { maxAttempts: 1, region: "us-east-1", credentials: LOCAL_CREDENTIALS });
+    process.env.DYNAMODB_REQUEST_TIMEOUT_MS = "300";
+    const shorter = createDocumentClient(endpoint, { maxAttempts: 1, region: "us-east-1", credentials: LOCAL_CREDENTIALS });
+    delete process.env.DYNAMODB_REQUEST_TIMEOUT_MS;
+    try {
+      // Raced against each other on the same stalled endpoint: the 300 ms attempt fails first.
+      const order: string[] = [];
+      await Promise.all([
+        get(documents).catch(() => order.push("default")),
+        get(shorter).catch(() => order.push("300 ms")),
+      ]);
+      expect(order).toEqual(["300 ms", "default"]);
+    } finally {
+      documents.destroy();
+      shorter.destroy();
+    }
+  }, 10 * DYNAMODB_BUDGET.requestTimeoutMs);
 });
