@@ -1,5 +1,5 @@
 /**
- * The invocation's deadline, as the AWS clients' HTTP handler reads it (lib/store/aws-http.ts):
+ * The invocation's deadline, as the AWS clients' HTTP handler reads it (lib/store/aws-budgets.ts):
  * each attempt of an AWS call gets the shorter of its own timeout and the time left, so a call
  * never outlives the invocation, and an attempt the time left cannot hold is not started.
  *

@@ -60,7 +60,7 @@ function errorsAndAccessLog(name: string): MiddlewareObj<ApiGatewayEvent, Result
   return {
     before: (request) => {
       request.internal.started = performance.now();
-      // The AWS calls' deadline (lib/store/aws-http.ts): what Lambda says is left, when it says.
+      // The AWS calls' deadline (lib/store/aws-budgets.ts): what Lambda says is left, when it says.
       enterInvocation(request.context?.getRemainingTimeInMillis?.());
       // Every line this request logs carries its ids (Lambda's request id, X-Ray's trace id).
       setLogCorrelation(request.context?.awsRequestId ?? request.event.requestContext?.requestId, startInvocation());

@@ -52,7 +52,7 @@ export function websocketHandler(realtime: () => Promise<Realtime>) {
   const answer = routeAnswer(realtime);
   return async (event: WebSocketEvent, lambda?: LambdaContext): Promise<ConnectResponse> => {
     const started = performance.now();
-    // The AWS calls' deadline (lib/store/aws-http.ts): what Lambda says is left, when it says.
+    // The AWS calls' deadline (lib/store/aws-budgets.ts): what Lambda says is left, when it says.
     enterInvocation(lambda?.getRemainingTimeInMillis?.());
     const requestId = lambda?.awsRequestId ?? event.requestContext.requestId;
     setLogCorrelation(requestId, startInvocation());
