@@ -2,8 +2,6 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { devNull } from "node:os";
 import { defineConfig } from "vitest/config";
 
-// Lambda runs Node 22; the SDK's notice about Node 20 support is noise in local test output.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 // One access-log line per in-process request would bury test output; warnings and errors stay.
 process.env.LOG_LEVEL ??= "warn";
 // Handlers write their metric lines to stdout in Lambda and to .data/ offline: in tests, to nowhere

@@ -13,8 +13,6 @@ import { updateReadme } from "./readme.ts";
 import { scaleSection } from "./scale/section.ts";
 import { warmSection } from "./warm/section.ts";
 
-// Lambda runs Node 22; the SDK's notice about Node 20 support is noise here.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 
 type Section = (figures: Figures, options: RunOptions) => Promise<unknown>;
 

@@ -7,8 +7,6 @@ import { migrationTables } from "../lib/auth/v3/setup.ts";
 import { BULK_PASSWORD, DEMO_ACCOUNTS, MALFORMED_KEY, v3Dataset, writeRows } from "../lib/auth/v3/seed-data.ts";
 import { localDynamoDbClient } from "../lib/local/local-aws.ts";
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-
 const USAGE = `usage: npm run seed:v3 -- [--idents N] [--no-malformed] [--endpoint URL] [--prefix PREFIX]
 
 Writes a realistic v3 data set (users, email and Idp idents, one malformed key) into the database

@@ -11,8 +11,6 @@ import { clientConfig, SEED_USAGE, SeedRefused, seedTarget } from "../lib/local/
 // A local tool, not a Lambda: the seed validates through the domain with schemas compiled here.
 useRuntimeCompiler();
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
-
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }

@@ -17,9 +17,6 @@ import { runSeed } from "../lib/local/seed-run.ts";
 // A local tool, not a Lambda: the seed validates through the domain with schemas compiled here.
 useRuntimeCompiler();
 
-// Node 20.19 is our documented floor locally (Lambda runs 22): the SDK's reminder that it will
-// need 22 in 2027 is noise here. Set before any client exists; offline passes AWS_* on to handlers.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 
 const projectDir = fileURLToPath(new URL("..", import.meta.url));
 const http = `http://${LOCAL_HOST}:${OFFLINE_PORTS.http}`;

@@ -144,7 +144,9 @@ export class GraphQLEndpoint {
       if (error instanceof RequestError) return answer(error.status, replyMedia, { errors: [{ message: error.message, extensions: { code: error.code } }] }, error.headers);
       if (error instanceof DomainError) {
         const extensions = { code: error.code, ...(error.errors.length > 0 ? { errors: error.errors } : {}) };
-        return answer(error.status, replyMedia, { errors: [{ message: error.message, extensions }] });
+        // A throttle or an unavailable database (the caller's identity read first): when to retry.
+        const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+        return answer(error.status, replyMedia, { errors: [{ message: error.message, extensions }] }, typeof retryAfter === "number" ? { "retry-after": String(retryAfter) } : undefined);
       }
       throw error;
     }

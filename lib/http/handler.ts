@@ -1,5 +1,6 @@
 import middy, { type MiddlewareObj } from "@middy/core";
 import { UnavailableError } from "../core/errors.ts";
+import { ANSWER_RESERVE_MS, enterInvocation, leaveInvocation } from "../core/invocation-deadline.ts";
 import type { Context as LambdaContext } from "aws-lambda";
 import { log, logs, setLogCorrelation } from "../core/log.ts";
 import { finishInvocation, invocationCost, metricsForLogLine, startInvocation, type Finished } from "../core/metrics.ts";
@@ -9,7 +10,13 @@ import { toApiGateway, type HttpResponse } from "./response.ts";
 
 export type HttpHandler = (request: HttpRequest, lambda: LambdaContext) => Promise<HttpResponse>;
 type Result = ReturnType<typeof toApiGateway>;
-type Internal = { started: number };
+type Internal = { started: number; left?: true };
+
+/**
+ * middy answers for the handler this long before Lambda's timeout: inside the reserve that the AWS
+ * calls leave for answering (their deadline passes first), time enough to write the 503.
+ */
+const TIMEOUT_EARLY_MS = ANSWER_RESERVE_MS / 2;
 
 /** The request as the handler parsed it, by event: the access log reads it instead of parsing again. */
 const parsed = new WeakMap<ApiGatewayEvent, HttpRequest>();
@@ -38,6 +45,13 @@ function accessLog(name: string, event: ApiGatewayEvent, lambda: LambdaContext |
   setLogCorrelation();
 }
 
+/** Once per invocation: an error thrown in `after` (once it left) reaches `onError` too. */
+function leave(internal: Internal): void {
+  if (internal.left) return;
+  internal.left = true;
+  leaveInvocation();
+}
+
 /**
  * Errors become our error body in this one place (never offline's 200 with an `errorMessage`,
  * never a stack to the client), and every request leaves one structured log line.
@@ -46,13 +60,17 @@ function errorsAndAccessLog(name: string): MiddlewareObj<ApiGatewayEvent, Result
   return {
     before: (request) => {
       request.internal.started = performance.now();
+      // The AWS calls' deadline (lib/store/aws-budgets.ts): what Lambda says is left, when it says.
+      enterInvocation(request.context?.getRemainingTimeInMillis?.());
       // Every line this request logs carries its ids (Lambda's request id, X-Ray's trace id).
       setLogCorrelation(request.context?.awsRequestId ?? request.event.requestContext?.requestId, startInvocation());
     },
     after: (request) => {
+      leave(request.internal);
       accessLog(name, request.event, request.context, request.response?.statusCode ?? 0, request.internal.started, request.response?.body);
     },
     onError: (request) => {
+      leave(request.internal);
       const http = parsed.get(request.event) ?? fromApiGateway(request.event);
       // middy ends a request just before Lambda's deadline (a database throttled past the time
       // left): the client should retry, as with any other unavailability, not see a 500.
@@ -66,7 +84,7 @@ function errorsAndAccessLog(name: string): MiddlewareObj<ApiGatewayEvent, Result
 
 /** An API Gateway handler (payload v1 or v2) around a handler of HttpRequest -> HttpResponse. */
 export function httpHandler(name: string, handle: HttpHandler) {
-  return middy<ApiGatewayEvent, Result, Error, LambdaContext, Internal>()
+  return middy<ApiGatewayEvent, Result, Error, LambdaContext, Internal>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
     .use(errorsAndAccessLog(name))
     .handler(async (event, lambda) => {
       const request = fromApiGateway(event);

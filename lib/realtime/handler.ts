@@ -1,5 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import type { Application } from "../core/application.ts";
+import { UnavailableError } from "../core/errors.ts";
+import { enterInvocation, leaveInvocation } from "../core/invocation-deadline.ts";
 import { errorFields, log, setLogCorrelation } from "../core/log.ts";
 import { countEvent, finishInvocation, startInvocation } from "../core/metrics.ts";
 import type { ConnectResponse } from "./protocol.ts";
@@ -24,6 +26,12 @@ export interface WebSocketEvent {
   isBase64Encoded?: boolean;
 }
 
+/** What the handlers read of Lambda's context (tests call them without one). */
+interface LambdaContext {
+  awsRequestId?: string;
+  getRemainingTimeInMillis?: () => number;
+}
+
 function lowerCase(headers: Record<string, string | undefined> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) out[name.toLowerCase()] = value;
@@ -42,8 +50,10 @@ function bodyOf(event: WebSocketEvent): string | undefined {
  */
 export function websocketHandler(realtime: () => Promise<Realtime>) {
   const answer = routeAnswer(realtime);
-  return async (event: WebSocketEvent, lambda?: { awsRequestId?: string }): Promise<ConnectResponse> => {
+  return async (event: WebSocketEvent, lambda?: LambdaContext): Promise<ConnectResponse> => {
     const started = performance.now();
+    // The AWS calls' deadline (lib/store/aws-budgets.ts): what Lambda says is left, when it says.
+    enterInvocation(lambda?.getRemainingTimeInMillis?.());
     const requestId = lambda?.awsRequestId ?? event.requestContext.requestId;
     setLogCorrelation(requestId, startInvocation());
     let statusCode = 500;
@@ -57,6 +67,7 @@ export function websocketHandler(realtime: () => Promise<Realtime>) {
       // The WebSocket routes are requests too: per route and status class, as the HTTP ones.
       finishInvocation({ service: "ws", route: event.requestContext.routeKey, status: statusCode, latencyMs: performance.now() - started, requestId });
       setLogCorrelation();
+      leaveInvocation();
     }
   };
 }
@@ -94,7 +105,8 @@ function routeAnswer(realtime: () => Promise<Realtime>) {
       return { statusCode: 200 };
     } catch (error) {
       log.error("WebSocket route failed", { routeKey, connectionId, ...errorFields(error) });
-      return { statusCode: 500 };
+      // Out of time or out of reach (the database): the client may retry, as with HTTP's 503.
+      return { statusCode: error instanceof UnavailableError ? 503 : 500 };
     }
   };
 }
@@ -110,8 +122,9 @@ function routeAnswer(realtime: () => Promise<Realtime>) {
  */
 export function streamHandler(app: Application, realtime: () => Promise<Realtime>, prefix: () => string) {
   const consume = streamConsumer(app, realtime, prefix);
-  return async (event: DynamoDBStreamEvent, lambda?: { awsRequestId?: string }): Promise<DynamoDBBatchResponse> => {
+  return async (event: DynamoDBStreamEvent, lambda?: LambdaContext): Promise<DynamoDBBatchResponse> => {
     const started = performance.now();
+    enterInvocation(lambda?.getRemainingTimeInMillis?.());
     setLogCorrelation(lambda?.awsRequestId, startInvocation());
     countEvent("StreamRecords", event.Records.length);
     // How far behind the writes this batch runs: its oldest record's age when it arrives.
@@ -127,6 +140,7 @@ export function streamHandler(app: Application, realtime: () => Promise<Realtime
     } finally {
       finishInvocation({ service: "stream", latencyMs: performance.now() - started, requestId: lambda?.awsRequestId });
       setLogCorrelation();
+      leaveInvocation();
     }
   };
 }

@@ -2,6 +2,7 @@ import {
   ApiGatewayManagementApiClient, DeleteConnectionCommand, PostToConnectionCommand,
 } from "@aws-sdk/client-apigatewaymanagementapi";
 import { LOCAL_HOST, OFFLINE_PORTS } from "../http/offline.ts";
+import { MANAGEMENT_API_BUDGET, clientBudget } from "../store/aws-budgets.ts";
 import { traceAwsCalls } from "../store/aws-tracing.ts";
 
 /** One socket, addressed through the management API of the API it belongs to. */
@@ -66,8 +67,8 @@ export class ApiGatewayTransport implements Transport {
   private client(endpoint: string): ApiGatewayManagementApiClient {
     let client = this.clients.get(endpoint);
     if (!client) {
-      // Retries are ours (fan-out retries throttling only, within a per-post timeout).
-      client = new ApiGatewayManagementApiClient({ endpoint, region: process.env.AWS_REGION ?? "us-east-1", maxAttempts: 1 });
+      // Retries are ours (fan-out retries throttling only, within a per-post timeout): one attempt.
+      client = new ApiGatewayManagementApiClient({ endpoint, region: process.env.AWS_REGION ?? "us-east-1", ...clientBudget(MANAGEMENT_API_BUDGET) });
       traceAwsCalls(client);
       this.clients.set(endpoint, client);
     }

@@ -1,5 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { clientBudget, dynamodbBudget } from "./aws-budgets.ts";
 import { countDynamoDBCalls } from "./dynamodb-metrics.ts";
 import { traceAwsCalls } from "./aws-tracing.ts";
 
@@ -9,12 +10,16 @@ import { traceAwsCalls } from "./aws-tracing.ts";
  */
 let shared: DynamoDBDocumentClient | undefined;
 
-/** `config` lets a local tool (the seeder) name its own endpoint and identity. */
+/**
+ * `config` lets a local tool (the seeder) name its own endpoint and identity. Each attempt has
+ * its connection and request timeouts, shortened to the invocation's time left (aws-budgets.ts);
+ * a `maxAttempts` of the caller's replaces the budget's.
+ */
 export function createDocumentClient(endpoint = process.env.DYNAMODB_ENDPOINT, config: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     ...(endpoint ? { endpoint } : {}),
     region: process.env.AWS_REGION ?? "us-east-1",
-    maxAttempts: 6,
+    ...clientBudget(typeof config.maxAttempts === "number" ? { ...dynamodbBudget(), maxAttempts: config.maxAttempts } : dynamodbBudget()),
     ...config,
   });
   // Without a logger the SDK's is a no-op, yet its logger middleware still copies every response

@@ -44,10 +44,12 @@ export async function setupDynamoDb(
   const prefix = process.env.TABLE_PREFIX ?? TEST_TABLE_PREFIX;
 
   useLocalIdentity(db !== undefined);
-  // Node 20.19 is our local floor (Lambda runs 22): without this every worker repeats the SDK's
-  // reminder that it will need 22 in 2027.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   process.env.DYNAMODB_ENDPOINT = endpoint;
+  // This one DynamoDB Local serves every test worker at once and can take seconds to answer on a
+  // loaded machine: in-process tests give an attempt longer than a deployed stage does. The
+  // timeouts themselves are tested against stalled endpoints with the deployed figures
+  // (test/store/aws-budgets.test.ts); `npm start` (the e2e tests) keeps the deployed default.
+  process.env.DYNAMODB_REQUEST_TIMEOUT_MS ??= "30000";
   process.env.TABLE_PREFIX = prefix;
   project.provide("dynamodbEndpoint", endpoint);
   project.provide("tablePrefix", prefix);

@@ -23,6 +23,8 @@ async function portsFree(deadline: number): Promise<void> {
 
 export interface Offline {
   url: string;
+  /** The `npm start` process: DynamoDB Local and offline run below it. */
+  pid: number;
   output: () => string;
   stop: () => Promise<void>;
 }
@@ -82,5 +84,10 @@ export async function startOffline(options: { args?: string[]; testUser?: boolea
     await stop();
     throw error;
   }
-  return { url: OFFLINE_URL, output: () => (head.length < 40_000 ? head : `${head}\n[...]\n${output}`), stop };
+  const pid = child?.pid;
+  if (pid === undefined) {
+    await stop();
+    throw new Error("npm start has no pid");
+  }
+  return { url: OFFLINE_URL, pid, output: () => (head.length < 40_000 ? head : `${head}\n[...]\n${output}`), stop };
 }

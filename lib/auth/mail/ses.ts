@@ -1,5 +1,6 @@
 import { SESv2Client, SendEmailCommand } from "@aws-sdk/client-sesv2";
 import { log } from "../../core/log.ts";
+import { SES_BUDGET, clientBudget } from "../../store/aws-budgets.ts";
 import { traceAwsCalls } from "../../store/aws-tracing.ts";
 import type { Mail, MailTransport } from "./transport.ts";
 
@@ -14,7 +15,7 @@ export class SesTransport implements MailTransport {
 
   async send(mail: Mail): Promise<void> {
     if (!this.client) {
-      this.client = new SESv2Client({});
+      this.client = new SESv2Client(clientBudget(SES_BUDGET));
       traceAwsCalls(this.client);
     }
     await this.client.send(

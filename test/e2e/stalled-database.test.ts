@@ -1,0 +1,96 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { descendantsOf } from "../../lib/local/processes.ts";
+import { startOffline, type Offline } from "../support/offline.ts";
+
+// docs/operating.md, "Time budgets": DynamoDB Local stopped (SIGSTOP) as a stalled database is,
+// its connections accepted by the kernel and never answered.
+const STALL_MS = 15_000;
+
+let offline: Offline | undefined;
+let base = "";
+let javaPid: number | undefined;
+const ALICE = randomUUID();
+const slug = `stall-${randomUUID().slice(0, 8)}`;
+
+beforeAll(async () => {
+  offline = await startOffline();
+  base = offline.url;
+  // Ours only: other DynamoDB Locals (other test runs) may run on the same machine.
+  javaPid = descendantsOf(offline.pid).find((p) => /DynamoDBLocal/.test(p.args))?.pid;
+}, 400_000);
+
+afterAll(async () => {
+  // Never leave it stopped, whatever failed.
+  if (javaPid !== undefined) {
+    try {
+      process.kill(javaPid, "SIGCONT");
+    } catch {
+      // already gone
+    }
+  }
+  await offline?.stop();
+}, 60_000);
+
+interface Answer {
+  status: number;
+  retryAfter: string | null;
+  body: unknown;
+  /** Whether DynamoDB Local had been resumed when the answer arrived. */
+  afterResume: boolean;
+}
+
+let resumed = false;
+
+async function send(path: string, init: RequestInit = {}): Promise<Answer> {
+  const response = await fetch(`${base}${path}`, init);
+  const text = await response.text();
+  return { status: response.status, retryAfter: response.headers.get("retry-after"), body: text ? (JSON.parse(text) as unknown) : undefined, afterResume: resumed };
+}
+
+const readPost = () => send(`/posts/${slug}`);
+const queryPost = () =>
+  send("/graphql", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json" },
+    body: JSON.stringify({ query: "query($slug: String!) { Post(slug: $slug) { slug title } }", variables: { slug } }),
+  });
+
+describe("a stalled database under npm start", () => {
+  it("answers 503 with Retry-After while DynamoDB Local is stopped, and recovers by itself once it resumes", async () => {
+    expect(javaPid, `DynamoDB Local's process below npm start (${offline?.pid})`).toBeTypeOf("number");
+    const created = await send("/posts", {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-test-user": ALICE },
+      body: JSON.stringify({ slug, title: `Title ${slug}`, content: "Body", status: "published", viewCount: 1 }),
+    });
+    expect(created.status).toBe(200);
+    // Both functions warm (their workers started), so what follows measures the calls, not a cold start.
+    expect((await readPost()).status).toBe(200);
+    expect(await queryPost()).toMatchObject({ status: 200, body: { data: { Post: { slug } } } });
+
+    process.kill(javaPid as number, "SIGSTOP");
+    let answers: Answer[];
+    try {
+      const stall = sleep(STALL_MS);
+      answers = await Promise.all([readPost(), queryPost()]);
+      await stall;
+    } finally {
+      resumed = true;
+      process.kill(javaPid as number, "SIGCONT");
+    }
+
+    const [read, query] = answers;
+    // Answered while the database was still stopped: out of the SDK's attempts, not out of Lambda's time.
+    expect(read).toMatchObject({ status: 503, afterResume: false, body: { code: 503 } });
+    expect(Number(read?.retryAfter)).toBeGreaterThan(0);
+    expect(query?.afterResume).toBe(false);
+    expect(query?.status).not.toBe(500);
+    expect(query?.body).toMatchObject({ errors: [{ extensions: { code: "UNAVAILABLE" } }] });
+
+    // Recovery: no restart, no reconnection by hand; the next requests are answered in full.
+    expect(await readPost()).toMatchObject({ status: 200, body: { slug } });
+    expect(await queryPost()).toMatchObject({ status: 200, body: { data: { Post: { slug } } } });
+  }, 120_000);
+});
