@@ -139,7 +139,8 @@ export function checkAccessKeys(env: NodeJS.ProcessEnv = process.env): void {
   if (!privateSource && !publicSource) throw notSet(env);
   const published = publicSource ? parsePublic(publicSource) : undefined;
   const signing = privateSource ? parse(privateSource, secretOrigin("AUTH_SIGNING_KEY", env)) : [];
-  for (const jwk of published ? signing : []) {
+  if (!published) return;
+  for (const jwk of signing) {
     const kid = jwk.kid ?? jwkThumbprint(jwk);
     if (!published.some((key) => key.kid === kid && key.x === jwk.x)) {
       throw new ConfigurationError(`${PUBLIC_KEYS_VARIABLE} (the authPublicKeys deploy parameter) lacks the public half of the signing key '${kid}' from ${secretOrigin("AUTH_SIGNING_KEY", env)}: tokens it signs would not verify elsewhere`);

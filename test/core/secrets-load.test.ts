@@ -54,13 +54,16 @@ async function coldStart() {
 }
 
 /** node:crypto as the SDK signer's hash constructor. */
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+const bytes = (data: SourceData): string | Uint8Array => (typeof data === "string" ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+
 class Sha256 {
   private readonly hash;
-  constructor(secret?: string | Uint8Array) {
-    this.hash = secret === undefined ? createHash("sha256") : createHmac("sha256", secret);
+  constructor(secret?: SourceData) {
+    this.hash = secret === undefined ? createHash("sha256") : createHmac("sha256", bytes(secret));
   }
-  update(data: string | Uint8Array): void {
-    this.hash.update(data);
+  update(data: SourceData): void {
+    this.hash.update(bytes(data));
   }
   digest(): Promise<Uint8Array> {
     return Promise.resolve(this.hash.digest());
