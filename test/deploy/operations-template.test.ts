@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateSigningJwk } from "../../lib/auth/index.ts";
+import { generateSigningJwk, publicKeySet } from "../../lib/auth/index.ts";
 import { EVENT_METRICS } from "../../lib/core/metrics.ts";
 import { acquireOfflineLock } from "../../lib/local/offline-lock.ts";
 import { overlyBroad } from "../support/iam.ts";
@@ -36,9 +36,11 @@ function shellEnv(): NodeJS.ProcessEnv {
 async function packaged(name: string, extra: string[]): Promise<Template> {
   const out = join(scratch, name);
   await run(join(root, "node_modules/.bin/serverless"), [
-    "package", "--stage", "prod", "--package", out, "--param", `appSecret=${"s".repeat(48)}`,
-    "--param", `authSigningKey=${JSON.stringify(generateSigningJwk())}`,
-    "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client", "--param", `idpClientSecret=${"c".repeat(32)}`,
+    "package", "--stage", "prod", "--package", out,
+    // The secrets as a deployed stage names them (SSM parameters) and the signing key's public set.
+    "--param", "appSecretParameter=/blog/prod/app-secret", "--param", "authSigningKeyParameter=/blog/prod/auth-signing-key",
+    "--param", "idpClientSecretParameter=/blog/prod/idp-client-secret", "--param", `authPublicKeys=${JSON.stringify(publicKeySet(JSON.stringify(generateSigningJwk())))}`,
+    "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client",
     "--param", "publicUrl=https://api.example.com",
     ...extra.flatMap((p) => ["--param", p]),
   ], { cwd: root, env: shellEnv(), maxBuffer: 16 * 1024 * 1024 });

@@ -4,7 +4,7 @@ import { ssmCall, SsmCallError } from "./ssm-call.ts";
 import { isLambdaRuntime, useLoadedSecrets } from "./values.ts";
 
 interface GetParametersOutput {
-  Parameters?: { Name?: string; Type?: string; Value?: string }[];
+  Parameters?: { Name?: string; ARN?: string; Type?: string; Value?: string }[];
   InvalidParameters?: string[];
 }
 
@@ -62,10 +62,12 @@ export async function readSecrets(env: NodeJS.ProcessEnv = process.env): Promise
     throw new ConfigurationError(`SSM parameter ${described(names, answer.InvalidParameters)} does not exist in ${region}: create it as a SecureString (docs/deploying.md, "Secrets")`);
   }
   for (const parameter of answer.Parameters ?? []) {
-    const secret = parameter.Name === undefined ? undefined : names.get(parameter.Name);
+    // A parameter asked for by its ARN (one shared from another account) answers under its name.
+    const asked = [parameter.Name, parameter.ARN].find((name) => name !== undefined && names.has(name));
+    const secret = asked === undefined ? undefined : names.get(asked);
     if (!secret) continue;
     // A plain String is stored unencrypted and shown to whoever may describe parameters.
-    if (parameter.Type !== "SecureString") throw new ConfigurationError(`SSM parameter ${described(names, [parameter.Name as string])} must be a SecureString, not ${String(parameter.Type)}`);
+    if (parameter.Type !== "SecureString") throw new ConfigurationError(`SSM parameter ${described(names, [asked as string])} must be a SecureString, not ${String(parameter.Type)}`);
     if (parameter.Value) values.set(secret, parameter.Value);
   }
   const missing = [...names].filter(([, secret]) => !values.has(secret)).map(([parameter]) => parameter);
