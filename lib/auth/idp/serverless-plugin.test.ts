@@ -22,7 +22,7 @@ const complete = { IDP_ISSUER: "https://accounts.google.com", IDP_CLIENT_ID: "cl
 
 describe("packaging a stage with an Idp", () => {
   it("refuses a deployed stage without the client secret, issuer or client id, naming the params", () => {
-    expect(pluginFor("prod", complete, true, { secretParameter: null })).toThrow(/--param idpClientSecretParameter=\.\.\.   the SSM SecureString/);
+    expect(pluginFor("prod", complete, true, { secretParameter: null })).toThrow(/--param idpClientSecretParameter=\.\.\. {3}the SSM SecureString/);
     expect(pluginFor("prod", { ...complete, IDP_ISSUER: null })).toThrow(/--param idpIssuer=/);
     expect(pluginFor("prod", { ...complete, IDP_CLIENT_ID: undefined })).toThrow(/--param idpClientId=/);
   });
