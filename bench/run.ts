@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { coldSection } from "./cold/section.ts";
+import { coldSecretsSection } from "./cold/secrets.ts";
 import { bundleSection } from "./build/section.ts";
 import { dynamoSection } from "./dynamo/section.ts";
 import { fanoutSection } from "./fanout/section.ts";
@@ -26,6 +27,7 @@ function causeOf(profile: string[]): string {
 const SECTIONS: [string, Section][] = [
   ["size", bundleSection],
   ["cold", coldSection],
+  ["cold-secrets", coldSecretsSection],
   ["warm", warmSection],
   ["instructions", instructionsSection],
   ["dynamodb", dynamoSection],

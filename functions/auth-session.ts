@@ -3,6 +3,11 @@ import { authDispatcher } from "../lib/auth/routes/table.ts";
 import { sessionRoutes } from "../lib/auth/routes/session-routes.ts";
 import { httpHandler } from "../lib/http/handler.ts";
 import { recordStoreFromEnv } from "../lib/store/select-records.ts";
+import { loadSecrets } from "../lib/core/secrets/load.ts";
+
+// This function's secrets, read from SSM once per cold start before anything is built (a
+// deployed stage; `npm start` passes them in the environment).
+await loadSecrets();
 
 // Built from the definition only: its configuration was checked when `serverless package` ran
 // the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle. The session routes

@@ -4,6 +4,11 @@ import { lazyRealtime } from "../lib/realtime/local.ts";
 import { installValidators } from "../lib/core/validation.ts";
 import { storeFromEnv } from "../lib/store/select.ts";
 import { validators } from "../schema-cache/validators.mjs";
+import { loadSecrets } from "../lib/core/secrets/load.ts";
+
+// This function's secrets, read from SSM once per cold start before anything is built (a
+// deployed stage; `npm start` passes them in the environment).
+await loadSecrets();
 
 // Built from the definition only: its configuration was checked when `serverless package` ran
 // the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle. It runs no login flow

@@ -1,6 +1,6 @@
 import { verify } from "node:crypto";
 import { decodeSegment, jsonObject } from "./access-token-decode.ts";
-import { SIGNING_ALG, type SigningKeys } from "./keys.ts";
+import { SIGNING_ALG, type AccessKeys } from "./keys.ts";
 
 /*
  * Our own access tokens verified on node:crypto rather than jose's jwtVerify: every function that
@@ -51,7 +51,7 @@ function acceptableHeader(header: Record<string, unknown>): boolean {
  * The verifying key as jose's local JWK set chose it: the one key whose kid the header names, or
  * the only key of the set when the header names none. No key, or two, is a refusal.
  */
-function verifierFor(keys: SigningKeys, kid: unknown): SigningKeys["verifiers"][number] | undefined {
+function verifierFor(keys: AccessKeys, kid: unknown): AccessKeys["verifiers"][number] | undefined {
   const candidates = keys.verifiers.filter((candidate) => kid === undefined || candidate.kid === kid);
   return candidates.length === 1 ? candidates[0] : undefined;
 }
@@ -73,7 +73,7 @@ function acceptableClaims(claims: Record<string, unknown>, settings: AccessToken
  * unsigned (`alg: none`), HMAC keyed with the public key, other issuers and audiences, expired or
  * incomplete tokens are all refused here without any I/O.
  */
-export async function verifyAccessToken(keys: SigningKeys, settings: AccessTokenSettings, token: string): Promise<AccessClaims | undefined> {
+export async function verifyAccessToken(keys: AccessKeys, settings: AccessTokenSettings, token: string): Promise<AccessClaims | undefined> {
   try {
     const parts = token.split(".");
     if (parts.length !== 3) return undefined;

@@ -3,10 +3,11 @@ import { Context } from "../core/context.ts";
 import { NotFoundError } from "../core/errors.ts";
 import type { ModelInfo } from "../core/model-info.ts";
 import { installIdentity, type Credentials } from "../core/identity.ts";
+import { isLambdaRuntime } from "../core/secrets/values.ts";
 import { Service } from "../core/service.ts";
 import { verifyAccessToken, type AccessClaims, type AccessTokenSettings } from "./access-token-verify.ts";
 import { readCookie } from "./cookies.ts";
-import { loadSigningKeys, signingKeySource, type SigningKeys } from "./keys.ts";
+import { checkAccessKeys, loadAccessKeys, type AccessKeys } from "./keys.ts";
 import { authenticationOptions, type AuthenticationOptions } from "./options.ts";
 import { Sessions, type SessionRow } from "./sessions.ts";
 import { SESSIONS, sessionShape } from "./tables.ts";
@@ -30,15 +31,15 @@ export class AccessAuthentication extends Service<AuthenticationOptions> {
 
   /**
    * A Lambda runtime (AWS sets AWS_EXECUTION_ENV; serverless offline does not) refuses to start
-   * without its signing key, rather than start and fail its callers. Reading the variable is all
-   * the start pays; the key is parsed at its first use.
+   * without its keys, or with keys of the wrong shape, rather than start and fail its callers.
+   * Parsing is all the start pays; the keys are imported at their first use.
    */
   constructor(name: string, options: AuthenticationOptions) {
     super(name, options);
-    if (process.env.AWS_EXECUTION_ENV !== undefined) signingKeySource();
+    if (isLambdaRuntime()) checkAccessKeys();
   }
 
-  private keysPromise: Promise<SigningKeys> | undefined;
+  private keysPromise: Promise<AccessKeys> | undefined;
   private sessionRows: Sessions | undefined;
   /** Tests move time; everything here reads this clock. */
   now: () => number = Date.now;
@@ -60,9 +61,12 @@ export class AccessAuthentication extends Service<AuthenticationOptions> {
     installIdentity(this.app, identityPort(this));
   }
 
-  /** The signing keys, loaded once per instance (a deploy parameter, or `.data/` offline). */
-  keys(): Promise<SigningKeys> {
-    this.keysPromise ??= loadSigningKeys(signingKeySource());
+  /**
+   * The access-token keys, loaded once per instance: the private set where this function has it
+   * (the secret store, the environment, or `.data/` offline), else the public set.
+   */
+  keys(): Promise<AccessKeys> {
+    this.keysPromise ??= loadAccessKeys();
     return this.keysPromise;
   }
 

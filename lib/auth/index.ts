@@ -12,7 +12,7 @@ export { Sessions, type SessionRow } from "./sessions.ts";
 export { RefreshTokens, type RefreshRow } from "./refresh.ts";
 export { authTables, authTtl, IDENTS, SESSIONS, REFRESH, identShape, sessionShape, refreshShape } from "./tables.ts";
 export { readCookie, sessionCookie, clearedCookie } from "./cookies.ts";
-export { generateSigningJwk } from "./keys.ts";
+export { generateSigningJwk, publicKeySet } from "./keys.ts";
 export type { AuthProvider, Identity, LoginOptions, LoginResult, ProviderIdentity, TokenResponse } from "./types.ts";
 export { authRoutes } from "./routes/list.ts";
 export { authOpenApiPaths, authOpenApiComponents } from "./routes/openapi.ts";

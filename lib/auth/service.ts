@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Application } from "../core/application.ts";
 import type { Context } from "../core/context.ts";
+import { ConfigurationError } from "../core/config.ts";
 import { errorFields, log } from "../core/log.ts";
 import { countEvent } from "../core/metrics.ts";
 import { AccessAuthentication } from "./access.ts";
@@ -63,7 +64,10 @@ export class AuthenticationService extends AccessAuthentication {
 
   private async tokens(user: string, sid: string, refreshToken: string, iat: number, jti: string): Promise<TokenResponse> {
     const settings = this.tokenSettings();
-    const access = await signAccessToken(await this.keys(), settings, { sub: user, sid, jti, iat });
+    const keys = await this.keys();
+    // Only a function given the private key issues credentials; one given the public set never should.
+    if (!keys.signer) throw new ConfigurationError("This function has the public keys only (AUTH_PUBLIC_KEYS) and cannot sign access tokens: give it the signing key's parameter");
+    const access = await signAccessToken({ ...keys, signer: keys.signer }, settings, { sub: user, sid, jti, iat });
     return {
       user: await this.userView(user),
       access_token: access,

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 // functions/ do; the rest of lib/cli takes the application as an argument.
 // eslint-disable-next-line layers/order -- an entry point composes the application (see above)
 import { app } from "../../app/index.ts";
-import { generateSigningJwk } from "../auth/index.ts";
+import { generateSigningJwk, publicKeySet } from "../auth/index.ts";
 import { useRuntimeCompiler } from "../core/validation-compiler.ts";
 import { cacheRenderers } from "./renderers.ts";
 import { renderCache, staleFiles, staleMessage, writeCache } from "./cache.ts";
@@ -51,12 +51,35 @@ const commands: Command[] = [
   },
   {
     name: "keygen",
-    summary: "print a new Ed25519 private JWK for --param authSigningKey (access-token signing key)",
-    usage: "usage: webda keygen\n\nPrints a new Ed25519 private JWK, for `--param authSigningKey` of a deployed stage.",
-    run() {
+    summary: "print a new Ed25519 private JWK (access-token signing key), or with --public the public set of one read from stdin",
+    usage: [
+      "usage: webda keygen [--public]",
+      "",
+      "Prints a new Ed25519 private JWK: store it as the SSM SecureString that `--param authSigningKeyParameter` names.",
+      "--public reads a private JWK (or JWK set) on stdin and prints its public set, for `--param authPublicKeys`.",
+    ].join("\n"),
+    takesOptions: true,
+    async run(argv) {
+      const unknown = argv.find((arg) => arg !== "--public");
+      if (unknown !== undefined) {
+        console.error(`webda keygen: unknown option '${unknown}' (webda keygen --help)`);
+        return 2;
+      }
+      if (argv.includes("--public")) {
+        const chunks: Buffer[] = [];
+        for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+        try {
+          console.log(JSON.stringify(publicKeySet(Buffer.concat(chunks).toString("utf8"))));
+          return 0;
+        } catch (error) {
+          // The message names what is wrong with the input, never echoes it (it is a private key).
+          console.error(`webda keygen --public: ${(error as Error).message.replace(/^AUTH_SIGNING_KEY/, "stdin")}`);
+          return 2;
+        }
+      }
       const jwk = generateSigningJwk();
       console.log(JSON.stringify({ ...jwk, kid: new Date().toISOString().slice(0, 10) }));
-      return Promise.resolve(0);
+      return 0;
     },
   },
   {

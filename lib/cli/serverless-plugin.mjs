@@ -4,6 +4,8 @@
 // management permission the framework grants on every API of every account to this stack's API. Plain JS because the
 // Serverless CLI loads plugins itself; the check runs the TypeScript CLI through tsx.
 import { spawnSync } from "node:child_process";
+import { isDeployedStage, refuseValueParams, secretsConfig } from "./secrets/secrets.mjs";
+import { publicKeysProblem } from "./secrets/public-keys.mjs";
 import { shapeTemplate, uploadNestedTemplates } from "./stacks/package-hooks.mjs";
 
 export default class SchemaCachePlugin {
@@ -35,36 +37,36 @@ export default class SchemaCachePlugin {
     }
   }
 
-  /** A deployed stage must seal continuation tokens with its own secret, never a default. */
+  /**
+   * A deployed stage seals continuation tokens with its own secret, read from SSM Parameter Store
+   * at cold start: packaging needs the parameter's NAME, and refuses the value itself.
+   */
   checkSecret() {
-    const stage = this.serverless.service.provider.stage;
-    const secret = this.serverless.service.provider.environment?.APP_SECRET;
-    if (stage === "local" || process.env.IS_OFFLINE === "true") return;
-    if (!secret || secret === "unset" || String(secret).length < 32) {
-      throw new this.serverless.classes.Error(
-        `Stage '${stage}' needs an application secret of at least 32 characters: --param appSecret=$(openssl rand -base64 48)`,
-      );
-    }
+    if (!isDeployedStage(this.serverless)) return;
+    refuseValueParams(this.serverless, ["APP_SECRET"]);
+    if (secretsConfig(this.serverless).parameters.APP_SECRET) return;
+    throw new this.serverless.classes.Error(
+      `Stage '${this.serverless.service.provider.stage}' needs the SSM parameter holding its application secret (a SecureString of at least 32 characters): --param appSecretParameter=/${this.serverless.service.service}/${this.serverless.service.provider.stage}/app-secret (docs/deploying.md, "Secrets")`,
+    );
   }
 
-  /** Access tokens are signed with the stage's own Ed25519 key, never one generated on the fly. */
+  /**
+   * Access tokens are signed with the stage's own Ed25519 key, never one generated on the fly: its
+   * SSM parameter's NAME (the functions that issue credentials read it at cold start, where its
+   * shape is checked), and its public halves for the functions that only verify.
+   */
   checkSigningKey() {
+    if (!isDeployedStage(this.serverless)) return;
     const stage = this.serverless.service.provider.stage;
-    if (stage === "local" || process.env.IS_OFFLINE === "true") return;
-    const raw = this.serverless.service.provider.environment?.AUTH_SIGNING_KEY;
-    let keys;
-    try {
-      const parsed = typeof raw === "string" ? JSON.parse(raw) : raw;
-      keys = Array.isArray(parsed?.keys) ? parsed.keys : [parsed];
-    } catch {
-      keys = [];
+    refuseValueParams(this.serverless, ["AUTH_SIGNING_KEY"]);
+    const missing = [];
+    if (!secretsConfig(this.serverless).parameters.AUTH_SIGNING_KEY) {
+      missing.push(`  --param authSigningKeyParameter=/${this.serverless.service.service}/${stage}/auth-signing-key   the SSM SecureString holding the Ed25519 private JWK (npx webda keygen)`);
     }
-    const valid = keys.length > 0 && keys.every((k) => k && k.kty === "OKP" && k.crv === "Ed25519" && typeof k.d === "string" && typeof k.x === "string");
-    if (!raw || raw === "unset" || !valid) {
-      throw new this.serverless.classes.Error(
-        `Stage '${stage}' needs an access-token signing key (an Ed25519 private JWK): --param authSigningKey="$(npx webda keygen)"`,
-      );
-    }
+    const published = this.serverless.service.provider.environment?.AUTH_PUBLIC_KEYS;
+    const problem = publicKeysProblem(published);
+    if (problem) missing.push(`  --param authPublicKeys="$(npx webda keygen --public < key.jwk)"   ${problem}`);
+    if (missing.length > 0) throw new this.serverless.classes.Error(`Stage '${stage}' needs its access-token keys (docs/deploying.md, "Secrets"):\n${missing.join("\n")}`);
   }
 
   // The websocket event adds `execute-api:ManageConnections` on `execute-api:*:*:*` + `/@connections/*`

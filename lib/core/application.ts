@@ -2,6 +2,7 @@ import type { Repository, RepositoryFactory } from "./repository.ts";
 import { configurationChecked, resolveServices, type ServiceConfig, ConfigurationError } from "./config.ts";
 import { ContinuationSealer } from "./continuation.ts";
 import { isLocalOffline, localSecret } from "./local-secret.ts";
+import { secretOrigin, secretValue } from "./secrets/values.ts";
 import { Domain } from "./domain.ts";
 import { EventBus } from "./events.ts";
 import type { ModelClass } from "./model.ts";
@@ -179,10 +180,10 @@ export class Application {
   }
 }
 
+/** A Lambda runtime reads it from the secret store at cold start (./secrets/), never from its environment. */
 export function applicationSecret(env: NodeJS.ProcessEnv = process.env): string {
-  // serverless.yml says "unset" when no appSecret param was given.
-  const secret = env.APP_SECRET && env.APP_SECRET !== "unset" ? env.APP_SECRET : undefined;
+  const secret = secretValue("APP_SECRET", env);
   if (secret) return secret;
   if (isLocalOffline(env)) return localSecret("app-secret", undefined, env);
-  throw new ConfigurationError("APP_SECRET is not set: it seals continuation tokens and keys auth secrets, and must be a long random string");
+  throw new ConfigurationError(`APP_SECRET is not set: it seals continuation tokens and keys auth secrets, and must be a long random string, from ${secretOrigin("APP_SECRET", env)}`);
 }

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { base64url, SignJWT, UnsecuredJWT } from "jose";
 import { applicationSecret } from "../../lib/core/application.ts";
@@ -35,7 +35,7 @@ describe("access tokens", () => {
     const other = generateKeyPairSync("ed25519").privateKey;
     const signWith = (key: Parameters<SignJWT["sign"]>[0], claims: { iss?: string; aud?: string; iat?: number; exp?: number } = {}) =>
       new SignJWT(base).setProtectedHeader({ alg: "EdDSA", typ: "at+jwt", kid: (jwk.kid as string) }).setIssuer(claims.iss ?? "blog").setAudience(claims.aud ?? "blog").setSubject(user).setJti("j").setIssuedAt(claims.iat ?? now).setExpirationTime(claims.exp ?? now + 600).sign(key);
-    const ours = (await auth.keys()).signer.key;
+    const ours = (await auth.keys()).signer?.key as KeyObject;
     const cases = {
       unsigned,
       hmacPublicKeyBytes: forged[0] as string,
@@ -142,6 +142,8 @@ describe("the application secret", () => {
     const lambda = { AWS_LAMBDA_FUNCTION_NAME: "blog-prod-rest", AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x" };
     for (const flags of [{}, { NODE_ENV: "test" }, { VITEST: "true" }, { NODE_ENV: "test", VITEST: "true", ALLOW_TEST_USER: "true" }, { IS_OFFLINE: "true" }]) {
       expect(() => applicationSecret({ ...lambda, ...flags, APP_SECRET: "unset" })).toThrow(/APP_SECRET is not set/);
+      // A Lambda runtime reads it from the secret store at cold start, never from its environment.
+      expect(() => applicationSecret({ ...lambda, ...flags, APP_SECRET: "s".repeat(48) })).toThrow(/APP_SECRET is not set.*--param appSecretParameter=/);
     }
     expect(() => applicationSecret({ NODE_ENV: "test", VITEST: "true" })).toThrow(/APP_SECRET is not set/);
     expect(applicationSecret({ APP_SECRET: "s".repeat(48) })).toBe("s".repeat(48));

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateSigningJwk } from "../../lib/auth/index.ts";
+import { generateSigningJwk, publicKeySet } from "../../lib/auth/index.ts";
 import { app } from "../../app/index.ts";
 import { generateApp, generatedName } from "../support/generated-app.ts";
 import { overlyBroad, statementsOf } from "../support/iam.ts";
@@ -36,9 +36,11 @@ async function packageLarge(packaging: "route" | "model" | "single"): Promise<Pa
   const out = join(dir, ".package");
   const started = performance.now();
   await run(join(dir, "node_modules/.bin/serverless"), [
-    "package", "--stage", "ci", "--package", out, "--param", `appSecret=${"s".repeat(48)}`,
-    "--param", `authSigningKey=${JSON.stringify(generateSigningJwk())}`,
-    "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client", "--param", `idpClientSecret=${"c".repeat(32)}`,
+    "package", "--stage", "ci", "--package", out,
+    // The secrets as a deployed stage names them (SSM parameters) and the signing key's public set.
+    "--param", "appSecretParameter=/blog/ci/app-secret", "--param", "authSigningKeyParameter=/blog/ci/auth-signing-key",
+    "--param", "idpClientSecretParameter=/blog/ci/idp-client-secret", "--param", `authPublicKeys=${JSON.stringify(publicKeySet(JSON.stringify(generateSigningJwk())))}`,
+    "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client",
     "--param", "publicUrl=https://api.example.com",
     "--param", "alarmEmail=ops@example.com", "--param", "testRoutes=true",
   ], { cwd: dir, env: { ...process.env, ALLOW_TEST_USER: "false" }, maxBuffer: 64 * 1024 * 1024 });

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateSigningJwk } from "../../lib/auth/index.ts";
+import { generateSigningJwk, publicKeySet } from "../../lib/auth/index.ts";
 import { EVENT_METRICS } from "../../lib/core/metrics.ts";
 import { acquireOfflineLock } from "../../lib/local/offline-lock.ts";
 import { overlyBroad, statementsOf } from "../support/iam.ts";
@@ -41,9 +41,10 @@ function shellEnv(): NodeJS.ProcessEnv {
 
 /** Every parameter a deployed stage needs but the alarm destination. */
 const REQUIRED = () => [
-  "--param", `appSecret=${"s".repeat(48)}`,
-  "--param", `authSigningKey=${JSON.stringify(generateSigningJwk())}`,
-  "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client", "--param", `idpClientSecret=${"c".repeat(32)}`,
+  // The secrets as a deployed stage names them (SSM parameters) and the signing key's public set.
+  "--param", "appSecretParameter=/blog/prod/app-secret", "--param", "authSigningKeyParameter=/blog/prod/auth-signing-key",
+  "--param", "idpClientSecretParameter=/blog/prod/idp-client-secret", "--param", `authPublicKeys=${JSON.stringify(publicKeySet(JSON.stringify(generateSigningJwk())))}`,
+  "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client",
   "--param", "publicUrl=https://api.example.com",
 ];
 

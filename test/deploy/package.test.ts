@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
-import { generateSigningJwk } from "../../lib/auth/index.ts";
-import { access, cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { generateSigningJwk, publicKeySet } from "../../lib/auth/index.ts";
+import { access, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,21 +31,32 @@ interface Resource {
   Properties: Record<string, unknown>;
 }
 
+// The packaging run of the first test, whose output the secrets test reads too (packaging is slow).
+const out = join(scratch, "out");
+// Secret values a careless operator has at hand while packaging (here, in the shell environment):
+// none may reach any file packaging writes (docs/deploying.md, "Secrets").
+const signingJwk = JSON.stringify(generateSigningJwk());
+const knownSecrets = { APP_SECRET: `app-secret-${randomBytes(24).toString("hex")}`, AUTH_SIGNING_KEY: signingJwk, IDP_CLIENT_SECRET: `idp-client-${randomBytes(24).toString("hex")}` };
+const secretParameters = { APP_SECRET: "/blog/ci/app-secret", AUTH_SIGNING_KEY: "/blog/ci/auth-signing-key", IDP_CLIENT_SECRET: "/blog/ci/idp-client-secret" };
+/** What a deployed stage is given: the secrets' SSM parameter NAMES, the signing key's public set. */
+const secretParams = [
+  "--param", `appSecretParameter=${secretParameters.APP_SECRET}`, "--param", `authSigningKeyParameter=${secretParameters.AUTH_SIGNING_KEY}`,
+  "--param", `idpClientSecretParameter=${secretParameters.IDP_CLIENT_SECRET}`, "--param", `authPublicKeys=${JSON.stringify(publicKeySet(signingJwk))}`,
+];
+
 describe("serverless package", () => {
   it("packages offline: one function and one API Gateway route per derived route, tables, least-privilege IAM, valid against AWS's resource specification", async () => {
-    const out = join(scratch, "out");
     await run(join(root, "node_modules/.bin/serverless"), [
-      "package", "--stage", "ci", "--package", out, "--param", `appSecret=${"s".repeat(48)}`,
-      // A deployed stage needs its own signing key and a real Idp client (both refused when missing).
-      "--param", `authSigningKey=${JSON.stringify(generateSigningJwk())}`,
-      "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client", "--param", `idpClientSecret=${"c".repeat(32)}`,
+      // A deployed stage needs its secrets' parameters, its signing key's public set and a real Idp client (refused when missing).
+      "package", "--stage", "ci", "--package", out, ...secretParams,
+      "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client",
       // The base of mailed links, never a request's Host (refused when missing).
       "--param", "publicUrl=https://api.example.com",
       // Where the alarms go (refused when missing); the sample's test routes kept, as checked below.
       "--param", "alarmEmail=ops@example.com", "--param", "testRoutes=true",
     ], {
       cwd: root,
-      env: { ...process.env, ALLOW_TEST_USER: "false" },
+      env: { ...process.env, ALLOW_TEST_USER: "false", ...knownSecrets },
       maxBuffer: 16 * 1024 * 1024,
     });
     // What DynamoDB Local and offline accept, CloudFormation may refuse: every packaged template
@@ -114,38 +126,103 @@ describe("serverless package", () => {
     await expect(check).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining("npm run build") });
   }, 60_000);
 
-  it("refuses a deployed stage without an application secret", async () => {
+  it("refuses a deployed stage without its application secret's parameter", async () => {
     const attempt = run(join(root, "node_modules/.bin/serverless"), ["package", "--stage", "prod", "--package", join(scratch, "nosecret")], {
       cwd: root,
-      env: { ...process.env, APP_SECRET: "" },
+      // A value in the shell is no substitute for the parameter's name.
+      env: { ...process.env, APP_SECRET: "s".repeat(48) },
       maxBuffer: 16 * 1024 * 1024,
     });
     // The refusal comes from our plugin's check, with its own message, and nothing is packaged:
     // any other failure (a syntax error, a missing file) would not match.
     await expect(attempt).rejects.toMatchObject({
       code: 1,
-      stdout: expect.stringContaining("Stage 'prod' needs an application secret of at least 32 characters: --param appSecret="),
+      stdout: expect.stringContaining("Stage 'prod' needs the SSM parameter holding its application secret (a SecureString of at least 32 characters): --param appSecretParameter=/blog/prod/app-secret"),
     });
     await expect(access(join(scratch, "nosecret"))).rejects.toMatchObject({ code: "ENOENT" });
   }, 120_000);
 
-  it("refuses a deployed stage without an access-token signing key, whatever the test flags", async () => {
-    const attempt = run(join(root, "node_modules/.bin/serverless"), ["package", "--stage", "prod", "--package", join(scratch, "nokey")], {
+  it("refuses a deployed stage without its signing key's parameter and public set, whatever the test flags", async () => {
+    const attempt = run(join(root, "node_modules/.bin/serverless"), ["package", "--stage", "prod", "--package", join(scratch, "nokey"), "--param", "appSecretParameter=/blog/prod/app-secret"], {
       cwd: root,
-      env: { ...process.env, APP_SECRET: "s".repeat(48), AUTH_SIGNING_KEY: "", NODE_ENV: "test", VITEST: "true" },
+      env: { ...process.env, AUTH_SIGNING_KEY: signingJwk, NODE_ENV: "test", VITEST: "true" },
       maxBuffer: 16 * 1024 * 1024,
     });
-    await expect(attempt).rejects.toMatchObject({ stdout: expect.stringMatching(/authSigningKey/) });
+    await expect(attempt).rejects.toMatchObject({ stdout: expect.stringMatching(/--param authSigningKeyParameter=[\s\S]*--param authPublicKeys=/) });
   }, 120_000);
 
   it("refuses a deployed stage whose email provider has no publicUrl for its links, naming the option", async () => {
     const attempt = run(join(root, "node_modules/.bin/serverless"), [
-      "package", "--stage", "prod", "--package", join(scratch, "nopublicurl"), "--param", `appSecret=${"s".repeat(48)}`,
-      "--param", `authSigningKey=${JSON.stringify(generateSigningJwk())}`,
-      "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client", "--param", `idpClientSecret=${"c".repeat(32)}`,
+      "package", "--stage", "prod", "--package", join(scratch, "nopublicurl"), ...secretParams,
+      "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client",
     ], { cwd: root, env: { ...process.env, PUBLIC_URL: "https://from-the-shell.example.com" }, maxBuffer: 16 * 1024 * 1024 });
     // A shell variable is no substitute: only `--param publicUrl` reaches the functions.
     await expect(attempt).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining("Stage 'prod' mails links (email provider) but its publicUrl is missing") });
     await expect(access(join(scratch, "nopublicurl"))).rejects.toMatchObject({ code: "ENOENT" });
   }, 120_000);
+
+  it("writes no secret value anywhere, gives each function only the parameters it reads and its role only those", async () => {
+    // Every file packaging wrote: the output folder (templates, state, zips unpacked) and the bundles.
+    const unpacked = join(scratch, "unzipped");
+    const zips = (await readdir(out)).filter((name) => name.endsWith(".zip"));
+    expect(zips.length).toBeGreaterThan(0);
+    for (const zip of zips) {
+      await mkdir(join(unpacked, zip), { recursive: true });
+      await run("unzip", ["-q", "-o", join(out, zip), "-d", join(unpacked, zip)]);
+    }
+    const files = [...(await filesUnder(out)), ...(await filesUnder(unpacked)), ...(await filesUnder(join(root, ".esbuild")))];
+    expect(files.some((file) => file.endsWith("serverless-state.json"))).toBe(true);
+    expect(files.some((file) => file.endsWith(".mjs"))).toBe(true);
+    const privateD = (JSON.parse(signingJwk) as { d: string }).d;
+    const values = { ...knownSecrets, "the signing key's d": privateD };
+    const leaks: string[] = [];
+    for (const file of files) {
+      const text = (await readFile(file)).toString("latin1");
+      for (const [name, value] of Object.entries(values)) if (text.includes(value)) leaks.push(`${name} in ${file}`);
+    }
+    expect(leaks).toEqual([]);
+
+    // Each function's configuration names the parameters its handler reads (serverless.yml
+    // custom.secrets.readers), and its role may read those: the template the functions run from.
+    const template = JSON.parse(await readFile(join(out, "cloudformation-template-update-stack.json"), "utf8")) as { Resources: Record<string, Resource> };
+    const functions = Object.values(template.Resources).filter((r) => r.Type === "AWS::Lambda::Function");
+    const readers: Record<string, string[]> = {
+      "functions/rest": ["APP_SECRET"], "functions/rest-read": [], "functions/graphql": ["APP_SECRET"], "functions/graphiql": [],
+      "functions/ws": ["APP_SECRET"], "functions/stream": ["APP_SECRET"], "functions/auth-session": ["APP_SECRET", "AUTH_SIGNING_KEY"],
+      "functions/auth": ["APP_SECRET", "AUTH_SIGNING_KEY", "IDP_CLIENT_SECRET"], "functions/migrate": ["APP_SECRET"],
+    };
+    const seen = new Set<string>();
+    for (const fn of functions) {
+      const module = String(fn.Properties.Handler).replace(/\.[^./]+$/, "");
+      seen.add(module);
+      const environment = (fn.Properties.Environment as { Variables: Record<string, string> }).Variables;
+      const named = Object.keys(environment).filter((name) => name.endsWith("_PARAMETER")).sort();
+      expect(named, module).toEqual((readers[module] ?? ["(a handler the test does not know)"]).map((secret) => `${secret}_PARAMETER`).sort());
+      for (const secret of readers[module] ?? []) expect(environment[`${secret}_PARAMETER`]).toBe(secretParameters[secret as keyof typeof secretParameters]);
+      // The public set, for verifying: every function may have it.
+      expect(JSON.parse(environment.AUTH_PUBLIC_KEYS as string)).toEqual(publicKeySet(signingJwk));
+      const roleId = (fn.Properties.Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
+      const granted = statementsOf({ Resources: { [roleId]: template.Resources[roleId] as Resource } })
+        .filter((statement) => [statement.Action].flat().includes("ssm:GetParameters"))
+        .flatMap((statement) => [statement.Resource].flat().map((resource) => (resource as { "Fn::Sub": string })["Fn::Sub"]));
+      for (const secret of readers[module] ?? []) {
+        expect(granted, `${module}'s role (${roleId})`).toContain(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${secretParameters[secret as keyof typeof secretParameters]}`);
+      }
+    }
+    expect([...seen].sort()).toEqual(Object.keys(readers).sort());
+  }, 120_000);
+
+  it("refuses a secret value given the old way in a deployed stage, naming the parameter that replaces it", async () => {
+    const attempt = run(join(root, "node_modules/.bin/serverless"), [
+      "package", "--stage", "prod", "--package", join(scratch, "byvalue"), ...secretParams, "--param", `appSecret=${knownSecrets.APP_SECRET}`,
+    ], { cwd: root, env: process.env, maxBuffer: 16 * 1024 * 1024 });
+    await expect(attempt).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining("--param appSecret=...  ->  store it as an SSM SecureString and pass --param appSecretParameter=<parameter name>") });
+    await expect(attempt).rejects.toMatchObject({ stdout: expect.not.stringContaining(knownSecrets.APP_SECRET) });
+    await expect(access(join(scratch, "byvalue"))).rejects.toMatchObject({ code: "ENOENT" });
+  }, 120_000);
 });
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+}

@@ -47,6 +47,8 @@ function ownResource(resource: unknown, template: Template, logGroupPrefix: stri
     if (arg === `${own}execute-api${here}\${WebsocketsApi}/*/*/@connections/*`) return true;
     // One named SES identity (the configured sender or its domain), never `identity/*`.
     if (arg.startsWith(`${own}ses${here}identity/`) && /^[^*\s/]+$/.test(arg.slice(`${own}ses${here}identity/`.length))) return true;
+    // One named SSM parameter (a secret the stage reads, lib/cli/secrets), never a path wildcard.
+    if (arg.startsWith(`${own}ssm${here}parameter/`) && /^[A-Za-z0-9_.\-/]+$/.test(arg.slice(`${own}ssm${here}parameter/`.length))) return true;
     // The framework's own log statements: `/aws/lambda/<service>-<stage>*` and its streams.
     const logs = `${own}logs${here}log-group:/aws/lambda/${logGroupPrefix}*`;
     return arg === `${logs}:*` || arg === `${logs}:*:*`;

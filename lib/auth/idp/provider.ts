@@ -3,6 +3,7 @@ import type * as Oidc from "openid-client";
 import { openIdClient } from "./oidc.ts";
 import { applicationSecret } from "../../core/application.ts";
 import { isLocalOffline } from "../../core/local-secret.ts";
+import { secretValue } from "../../core/secrets/values.ts";
 import { IdpProviderDescription } from "./description.ts";
 import type { IdpOptions } from "./options.ts";
 import { authenticationOf } from "../index.ts";
@@ -88,9 +89,9 @@ export class IdpProvider extends IdpProviderDescription {
     return this.options.redirect_uri ?? new URL(this.callbackPath, requestOrigin).href;
   }
 
+  /** A Lambda runtime's was read from the secret store at cold start, never from its environment. */
   private clientSecret(): string | undefined {
-    const secret = this.env.IDP_CLIENT_SECRET;
-    return secret && secret !== "unset" ? secret : undefined;
+    return secretValue("IDP_CLIENT_SECRET", this.env);
   }
 
   /** The provider's metadata, discovered once per cold start (a failed discovery is retried next time). */

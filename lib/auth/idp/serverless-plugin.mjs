@@ -1,12 +1,22 @@
 // A local serverless plugin: a deployed stage must not ship an Idp without its issuer, client id
-// and client secret (which would otherwise fall back to the local development provider's).
-// Plain JS because the Serverless CLI loads plugins itself.
+// and client secret (which would otherwise fall back to the local development provider's). The
+// client secret lives in SSM Parameter Store: packaging takes its parameter's NAME, never the
+// value (docs/deploying.md, "Secrets"). Plain JS because the Serverless CLI loads plugins itself.
 
 const REQUIRED = [
   ["IDP_ISSUER", "idpIssuer", "the provider's issuer URL, e.g. https://accounts.google.com"],
   ["IDP_CLIENT_ID", "idpClientId", "the client id registered at the provider"],
-  ["IDP_CLIENT_SECRET", "idpClientSecret", 'the client secret, e.g. --param "idpClientSecret=${ssm:/blog/prod/idp-client-secret}"'],
 ];
+const SECRET = ["idpClientSecretParameter", "the SSM SecureString holding the client secret, e.g. /blog/prod/idp-client-secret"];
+
+/** Given on the command line or under serverless.yml `params` (the stage's or the defaults). */
+function paramGiven(serverless, name) {
+  const cli = [serverless.processedInput?.options?.param ?? []].flat().some((item) => String(item).split("=")[0] === name);
+  const params = serverless.configurationInput?.params ?? {};
+  return cli || [params[serverless.service.provider.stage], params.default].some((set) => set?.[name] !== undefined && set?.[name] !== null);
+}
+
+const absent = (value) => value === undefined || value === null || value === "" || value === "unset" || value === "null";
 
 export default class IdpSecretPlugin {
   constructor(serverless) {
@@ -24,11 +34,13 @@ export default class IdpSecretPlugin {
     const stage = this.serverless.service.provider.stage;
     if (stage === "local" || process.env.IS_OFFLINE === "true") return;
     if (!this.usesIdp()) return;
+    // A value on the command line would sit in the template and the functions' configuration.
+    if (paramGiven(this.serverless, "idpClientSecret")) {
+      throw new this.serverless.classes.Error(`Stage '${stage}' takes the Idp client secret from SSM Parameter Store, never as a value: instead of --param idpClientSecret=..., store it as a SecureString and pass --param ${SECRET[0]}=<parameter name> (docs/deploying.md, "Secrets")`);
+    }
     const env = this.serverless.service.provider.environment ?? {};
-    const missing = REQUIRED.filter(([name]) => {
-      const value = env[name];
-      return value === undefined || value === null || value === "" || value === "unset";
-    });
+    const missing = REQUIRED.filter(([name]) => absent(env[name]));
+    if (absent(this.serverless.service.custom?.secrets?.parameters?.IDP_CLIENT_SECRET)) missing.push(["", ...SECRET]);
     const loopback = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(String(env.IDP_ISSUER ?? ""));
     if (missing.length === 0 && !loopback) return;
     const lines = missing.map(([, param, what]) => `  --param ${param}=...   ${what}`);

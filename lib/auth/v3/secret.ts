@@ -1,5 +1,6 @@
 import { applicationSecret } from "../../core/application.ts";
 import { localSecret } from "../../core/local-secret.ts";
+import { secretValue } from "../../core/secrets/values.ts";
 
 /**
  * The secret that seals provider tokens must be the service's own, or the service could not open
@@ -7,7 +8,6 @@ import { localSecret } from "../../core/local-secret.ts";
  * `npm start` (`--local`, `serverless invoke local`), the one offline generated in `.data/`.
  */
 export function applicationSecretForTools(env: NodeJS.ProcessEnv, local = false): string {
-  const given = env.APP_SECRET && env.APP_SECRET !== "unset" ? env.APP_SECRET : undefined;
-  if (!given && local) return localSecret("app-secret", undefined, env);
+  if (!secretValue("APP_SECRET", env) && local) return localSecret("app-secret", undefined, env);
   return applicationSecret(env);
 }

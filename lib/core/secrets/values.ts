@@ -1,0 +1,35 @@
+import { SECRETS, type SecretName } from "./names.ts";
+
+/**
+ * A Lambda runtime: AWS sets AWS_EXECUTION_ENV, serverless offline does not. What else the
+ * environment says (IS_OFFLINE, test flags) never makes a deployed function take a secret from it.
+ */
+export function isLambdaRuntime(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.AWS_EXECUTION_ENV !== undefined;
+}
+
+let loaded: ReadonlyMap<SecretName, string> = new Map();
+
+/** What ./load.ts read from the secret store at this cold start. */
+export function useLoadedSecrets(values: ReadonlyMap<SecretName, string>): void {
+  loaded = values;
+}
+
+/**
+ * A secret's value, undefined when there is none: in a Lambda runtime only what was read from the
+ * secret store at cold start; elsewhere (`npm start`, tests, the CLI) the environment variable of
+ * the same name ("unset" is serverless.yml's word for none).
+ */
+export function secretValue(name: SecretName, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (isLambdaRuntime(env)) return loaded.get(name);
+  const value = env[name];
+  return value && value !== "unset" ? value : undefined;
+}
+
+/** Where a secret comes from, for a configuration error: never its value. */
+export function secretOrigin(name: SecretName, env: NodeJS.ProcessEnv = process.env): string {
+  const { environment, deployParameter } = SECRETS[name];
+  if (!isLambdaRuntime(env)) return `the ${name} environment variable`;
+  const parameter = env[environment];
+  return parameter ? `the SSM parameter '${parameter}' (${environment})` : `an SSM parameter: deploy with --param ${deployParameter}=<SSM parameter name>`;
+}
