@@ -36,7 +36,7 @@ export interface RunLocalOptions {
    * its check (schema-cache/ rewritten, new tables and indexes created, offline restarted only when
    * serverless.yml's includes changed). `files` is the schema-cache/ offline starts with.
    */
-  liveReload?: { appModule: string; watch: string[]; files: CacheFiles };
+  liveReload?: { appModule: string; watch: string[]; files: CacheFiles; sourcesRead?: number };
   /** Printed once the HTTP API answers. */
   banner?: (ready: { database: LocalDatabase; seeded: "seeded" | "kept" | "empty" }) => string;
 }
@@ -272,15 +272,18 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
   }
   if (reload) {
     // Watching starts once the first bundle is served: offline's own start is not a change.
-    void firstAnswer.then((ready) => {
+    // Saves made while offline starts are not lost: the watch counts what was saved since the
+    // sources were read (`sourcesRead`) as changed.
+    void firstAnswer.then(async (ready) => {
       if (!ready) return;
-      const stop = startLiveReload({
+      const stop = await startLiveReload({
         projectDir: options.projectDir,
         appModule: reload.appModule,
         tablePrefix,
         watch: reload.watch,
         served: { files: reload.files, tables: options.tables(tablePrefix) },
         offlineStarted,
+        sourcesRead: reload.sourcesRead,
         ensureTables: (tables) => createTables(db.endpoint, env, tables, true),
         restartOffline: offline.restart,
         log,
