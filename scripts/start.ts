@@ -30,7 +30,7 @@ function print(line: string): void {
 
 // Live reload counts a source saved from here on as a change, though it watches only once offline
 // answers; the margin covers file systems whose timestamps lag the clock.
-const sourcesRead = Date.now() - 200;
+const sourcesRead = Date.now() - 50;
 
 try {
   // Loaded here, not imported above, so an invalid application definition (a ConfigurationError
