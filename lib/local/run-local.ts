@@ -7,6 +7,7 @@ import { startDynamoDbLocal } from "./dynamodb-local.ts";
 import type { DynamoDbLocal } from "./dynamodb-local.ts";
 import { localAwsEnv } from "./local-aws.ts";
 import { OFFLINE_PORTS, spawnOffline } from "./offline.ts";
+import { offlineOutputFilter } from "./offline-output.ts";
 import { killWithParent } from "./parent-exit.ts";
 import { launchers, whenAnyExits } from "./ancestors.ts";
 import { assertPortsFree, isPortFree, LOCAL_HOST } from "./ports.ts";
@@ -260,7 +261,9 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
   const params = Object.assign({}, ...companions.map((c) => c.params)) as Record<string, string>;
   const reload = options.liveReload;
   if (reload) await prepareReloadStamp(options.projectDir);
-  const spawnIt = (): ChildProcess => spawnOffline({ projectDir: options.projectDir, dynamodbEndpoint: db.endpoint, tablePrefix, env, params });
+  // Quiet by default: one line per request (the handlers' METRIC line), no route table unless --routes.
+  const filter = () => offlineOutputFilter({ routes: start.routes });
+  const spawnIt = (): ChildProcess => spawnOffline({ projectDir: options.projectDir, dynamodbEndpoint: db.endpoint, tablePrefix, env, params, filter });
   const offlineStarted = Date.now();
   const offline = superviseOffline(spawnIt, db, companions);
   const firstAnswer = waitForHttp(offline.current());

@@ -78,6 +78,19 @@ describe("npm start serves edits of app/ without a restart", () => {
     expect(yml).toContain(`pattern: ["${RELOAD_STAMP}"]`);
   });
 
+  it("prints one line per request and no route table (npm start -- --routes shows it)", async () => {
+    expect((await call("GET", `/tags/none-${run}`)).status).toBe(404);
+    const path = `path=/tags/none-${run} `;
+    await waitFor(() => offline?.output() ?? "", (out) => out.includes(path), "the request's line", 30_000);
+    const out = offline?.output() ?? "";
+    const lines = out.split("\n").filter((line) => line.includes(`none-${run}`));
+    expect(lines).toEqual([expect.stringMatching(/^INFO +request .*method=GET path=\/tags\/none-\S+ .*status=404 durationMs=[\d.]+ dynamodbCalls=\d+/)]);
+    expect(out).not.toMatch(/^METRIC /m);
+    expect(out).not.toMatch(/\(λ: [\w-]+\)/);
+    expect(out).not.toContain("Function names exposed");
+    expect(out).not.toMatch(/^\s*│.*\| http:/m);
+  });
+
   it("serves a schema edit and then a policy edit, keeping the data", { timeout: 2 * SERVED_TIMEOUT_MS }, async () => {
     const long = "x".repeat(50);
     expect((await call("POST", "/tags", tag(kept, long), ALICE)).status).toBe(200);
