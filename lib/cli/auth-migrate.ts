@@ -10,6 +10,7 @@ import { TokenSealer } from "../auth/v3/tokens.ts";
 import { configuredIssuers } from "../auth/idp-keys.ts";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../store/local-credentials.ts";
 import { renderReport } from "./migrate-report.ts";
+import { usageError } from "./commands.ts";
 
 export const MIGRATE_USAGE = `usage: webda auth migrate [--dryRun] [--batch N] [--json] [--local | --stage NAME] [--endpoint URL]
 
@@ -105,7 +106,7 @@ export async function authMigrate(app: Application, argv: string[], env: NodeJS.
     // A missing secret is a configuration error (exit 2), not a database one (exit 1).
     sealer = new TokenSealer(applicationSecretForTools(env, args.local));
   } catch (error) {
-    process.stderr.write(`webda auth migrate: ${error instanceof Error ? error.message : String(error)}\n\n${MIGRATE_USAGE}\n`);
+    process.stderr.write(`${usageError("auth migrate", error)}\n`);
     return EXIT.usage;
   }
   const raw = new DynamoDBClient({

@@ -25,6 +25,41 @@ const stdio: Output = {
 
 const wantsHelp = (argv: string[]): boolean => argv.includes("--help") || argv.includes("-h");
 
+/** What node's parseArgs says of a wrong flag, shortened to the problem alone. */
+function problemOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  const named = /'([^']+)'/.exec(message)?.[1];
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && named) return `unknown option '${named}'`;
+  if (code === "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL" && named) return `unknown argument '${named}'`;
+  // parseArgs adds advice after the first sentence ("To specify a positional argument..."): the hint replaces it.
+  const first = message.split("\n")[0] ?? message;
+  return code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" ? (first.split(/(?<=\.) /)[0] ?? first).replace(/\.$/, "") : first;
+}
+
+/**
+ * The one form of every wrong flag, argument or missing option: one line naming the command, the
+ * problem and where its help is. Callers exit 2.
+ */
+export function usageError(command: string, error: unknown, program = "webda"): string {
+  return `${program} ${command}: ${problemOf(error)} (${program} ${command} --help)`;
+}
+
+/** The commands under a group's words (`auth` -> `auth migrate`). */
+function groupOf(commands: Command[], words: string[]): Command[] {
+  return commands.filter((c) => {
+    const names = c.name.split(" ");
+    return names.length > words.length && words.every((word, i) => names[i] === word);
+  });
+}
+
+function groupUsage(group: string, members: Command[], { program }: Program): string {
+  const names = members.map((c) => c.name.slice(group.length + 1));
+  const width = Math.max(...names.map((n) => n.length));
+  const lines = members.map((c, i) => `  ${(names[i] ?? "").padEnd(width)}  ${c.summary}`);
+  return `usage: ${program} ${group} <command> [options]\n\n${lines.join("\n")}\n\n${program} ${group} <command> --help shows a command's options.`;
+}
+
 export function overview(commands: Command[], { program }: Program): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   const lines = commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
@@ -51,8 +86,25 @@ export async function runCommand(commands: Command[], argv: string[], program: P
     .sort((a, b) => b.name.split(" ").length - a.name.split(" ").length)
     .find((c) => c.name.split(" ").every((word, i) => argv[i] === word));
   if (!command) {
-    const words = argv.filter((a) => !a.startsWith("-")).slice(0, 2).join(" ") || first;
-    io.err(`${program.program}: unknown command '${words}' (${program.program} --help lists the commands)`);
+    // A group's words alone (`webda auth`, `webda db --help`): its commands, as the overview lists all.
+    const words = argv.filter((a) => !a.startsWith("-"));
+    for (let n = words.length; n >= 1; n -= 1) {
+      const group = words.slice(0, n);
+      const members = groupOf(commands, group);
+      if (members.length === 0 || !group.every((word, i) => argv[i] === word)) continue;
+      const name = group.join(" ");
+      const rest = argv.slice(n);
+      const unknown = rest.find((a) => a !== "--help" && a !== "-h");
+      if (unknown === undefined) {
+        io.out(groupUsage(name, members, program));
+        return 0;
+      }
+      const what = unknown.startsWith("-") ? "option" : "command";
+      io.err(`${program.program} ${name}: unknown ${what} '${unknown}' (${program.program} ${name} --help lists its commands)`);
+      return 2;
+    }
+    const named = words.slice(0, 2).join(" ") || first;
+    io.err(`${program.program}: unknown command '${named}' (${program.program} --help lists the commands)`);
     return 2;
   }
   const rest = argv.slice(command.name.split(" ").length);
@@ -65,7 +117,7 @@ export async function runCommand(commands: Command[], argv: string[], program: P
     return 0;
   }
   if (!command.takesOptions && rest.length > 0) {
-    io.err(`${program.program} ${command.name}: unknown ${rest[0]?.startsWith("-") ? "option" : "argument"} '${rest[0]}' (${program.program} ${command.name} --help)`);
+    io.err(usageError(command.name, `unknown ${rest[0]?.startsWith("-") ? "option" : "argument"} '${rest[0]}'`, program.program));
     return 2;
   }
   return command.run(rest);

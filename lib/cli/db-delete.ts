@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { DeleteItemCommand, DescribeTableCommand, DynamoDBClient, type AttributeValue } from "@aws-sdk/client-dynamodb";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../store/local-credentials.ts";
+import { usageError } from "./commands.ts";
 
 export const DB_DELETE_USAGE = `usage: webda db delete --table NAME --key VALUE [--sort VALUE] [--local | --endpoint URL]
 
@@ -42,7 +43,7 @@ export async function dbDelete(argv: string[], env: NodeJS.ProcessEnv = process.
   try {
     args = parse(argv, env);
   } catch (error) {
-    process.stderr.write(`webda db delete: ${error instanceof Error ? error.message : String(error)} (webda db delete --help)\n`);
+    process.stderr.write(`${usageError("db delete", error)}\n`);
     return 2;
   }
   const client = new DynamoDBClient({

@@ -88,10 +88,12 @@ export class Permissions {
       const parents = wanted.size > 0 ? await this.load(rule.parent, [...wanted.values()]) : [];
       const verdicts = await this.decideMany(rule.parent, parents, rule.required, depth + 1);
       const verdictOf = new Map(parents.map((parent, i) => [JSON.stringify(parent[keyField]), verdicts[i] as Decision]));
+      // The reason reaches the caller: it names the rule, never the parent's own verdict (which
+      // would tell a parent the caller may not read from a missing one, or why it is hidden).
       const reason = `requires ${rule.required} on the ${rule.parent.name} it belongs to`;
       for (const i of waiting) {
         const verdict = verdictOf.get(JSON.stringify((items[i] as Item)[rule.relation.field]));
-        decisions[i] = verdict === true ? true : `${reason} (${verdict ?? "not found"})`;
+        decisions[i] = verdict === true ? true : reason;
       }
     }
   }
@@ -184,9 +186,14 @@ function watched<T extends object>(instance: T, observed: Set<string>): T {
   });
 }
 
-/** Deny by default; an anonymous caller is told to authenticate rather than that it is forbidden. */
+/**
+ * Deny by default; an anonymous caller is told to authenticate rather than that it is forbidden.
+ * The policy's reason is the message ("sign in to react"): callers reach this only for a record
+ * they may read, or one they create, so it tells nothing a 404 hides.
+ */
 export function authorize(decision: Decision, ctx: Context): void {
   if (decision === true) return;
-  if (ctx.getCurrentUserId() === undefined) throw new UnauthenticatedError();
-  throw new PermissionError();
+  const reason = typeof decision === "string" && decision.trim() !== "" ? decision : undefined;
+  if (ctx.getCurrentUserId() === undefined) throw new UnauthenticatedError(reason);
+  throw new PermissionError(reason);
 }

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { OFFLINE_PORTS } from "../http/offline.ts";
 import { LOCAL_HOST } from "./ports.ts";
 
@@ -17,6 +18,8 @@ export interface OfflineOptions {
   env: NodeJS.ProcessEnv;
   /** Further serverless params (`--param=name=value`), e.g. the local Idp's issuer and client. */
   params?: Record<string, string>;
+  /** Makes a line filter for each of offline's output streams (true keeps a line); without it, offline writes to ours. */
+  filter?: () => (line: string) => boolean;
 }
 
 export function offlineArgs(options: Pick<OfflineOptions, "dynamodbEndpoint" | "tablePrefix" | "params">): string[] {
@@ -46,10 +49,20 @@ export function offlineArgs(options: Pick<OfflineOptions, "dynamodbEndpoint" | "
  */
 export function spawnOffline(options: OfflineOptions): ChildProcess {
   const bin = join(options.projectDir, "node_modules", ".bin", "serverless");
-  return spawn(process.execPath, [bin, ...offlineArgs(options)], {
+  const child = spawn(process.execPath, [bin, ...offlineArgs(options)], {
     cwd: options.projectDir,
     env: options.env,
-    stdio: "inherit",
+    stdio: options.filter ? ["inherit", "pipe", "pipe"] : "inherit",
     detached: true,
   });
+  if (options.filter) {
+    for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+      if (!from) continue;
+      const keep = options.filter();
+      createInterface({ input: from, crlfDelay: Infinity }).on("line", (line) => {
+        if (keep(line)) to.write(`${line}\n`);
+      });
+    }
+  }
+  return child;
 }

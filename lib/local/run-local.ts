@@ -7,6 +7,7 @@ import { startDynamoDbLocal } from "./dynamodb-local.ts";
 import type { DynamoDbLocal } from "./dynamodb-local.ts";
 import { localAwsEnv } from "./local-aws.ts";
 import { OFFLINE_PORTS, spawnOffline } from "./offline.ts";
+import { offlineOutputFilter } from "./offline-output.ts";
 import { killWithParent } from "./parent-exit.ts";
 import { launchers, whenAnyExits } from "./ancestors.ts";
 import { assertPortsFree, isPortFree, LOCAL_HOST } from "./ports.ts";
@@ -36,7 +37,7 @@ export interface RunLocalOptions {
    * its check (schema-cache/ rewritten, new tables and indexes created, offline restarted only when
    * serverless.yml's includes changed). `files` is the schema-cache/ offline starts with.
    */
-  liveReload?: { appModule: string; watch: string[]; files: CacheFiles };
+  liveReload?: { appModule: string; watch: string[]; files: CacheFiles; sourcesRead?: number };
   /** Printed once the HTTP API answers. */
   banner?: (ready: { database: LocalDatabase; seeded: "seeded" | "kept" | "empty" }) => string;
 }
@@ -260,7 +261,9 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
   const params = Object.assign({}, ...companions.map((c) => c.params)) as Record<string, string>;
   const reload = options.liveReload;
   if (reload) await prepareReloadStamp(options.projectDir);
-  const spawnIt = (): ChildProcess => spawnOffline({ projectDir: options.projectDir, dynamodbEndpoint: db.endpoint, tablePrefix, env, params });
+  // Quiet by default: one line per request (the handlers' METRIC line), no route table unless --routes.
+  const filter = () => offlineOutputFilter({ routes: start.routes });
+  const spawnIt = (): ChildProcess => spawnOffline({ projectDir: options.projectDir, dynamodbEndpoint: db.endpoint, tablePrefix, env, params, filter });
   const offlineStarted = Date.now();
   const offline = superviseOffline(spawnIt, db, companions);
   const firstAnswer = waitForHttp(offline.current());
@@ -272,15 +275,18 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
   }
   if (reload) {
     // Watching starts once the first bundle is served: offline's own start is not a change.
-    void firstAnswer.then((ready) => {
+    // Saves made while offline starts are not lost: the watch counts what was saved since the
+    // sources were read (`sourcesRead`) as changed.
+    void firstAnswer.then(async (ready) => {
       if (!ready) return;
-      const stop = startLiveReload({
+      const stop = await startLiveReload({
         projectDir: options.projectDir,
         appModule: reload.appModule,
         tablePrefix,
         watch: reload.watch,
         served: { files: reload.files, tables: options.tables(tablePrefix) },
         offlineStarted,
+        sourcesRead: reload.sourcesRead,
         ensureTables: (tables) => createTables(db.endpoint, env, tables, true),
         restartOffline: offline.restart,
         log,

@@ -3,7 +3,7 @@ import { DEFAULT_DATA_DIR, DEFAULT_DB_PORT, parseStartOptions } from "./start-op
 
 describe("parseStartOptions", () => {
   it("defaults to an in-memory database on the usual port", () => {
-    expect(parseStartOptions([])).toEqual({ dataDir: undefined, dbPort: DEFAULT_DB_PORT, empty: false, help: false });
+    expect(parseStartOptions([])).toEqual({ dataDir: undefined, dbPort: DEFAULT_DB_PORT, empty: false, routes: false, help: false });
   });
 
   it("keeps data under .data/ with --persist, or where --data-dir says", () => {
@@ -15,6 +15,10 @@ describe("parseStartOptions", () => {
   it("starts without sample data with --empty", () => {
     expect(parseStartOptions(["--empty"]).empty).toBe(true);
     expect(parseStartOptions(["--persist", "--empty"])).toMatchObject({ dataDir: DEFAULT_DATA_DIR, empty: true });
+  });
+
+  it("shows offline's route table only with --routes", () => {
+    expect(parseStartOptions(["--routes"]).routes).toBe(true);
   });
 
   it("reads the database port and help", () => {

@@ -7,13 +7,15 @@ export interface StartOptions {
   dbPort: number;
   /** Start with empty tables: no sample data even when the database is empty. */
   empty: boolean;
+  /** Show serverless offline's route table and function list (hidden by default). */
+  routes: boolean;
   help: boolean;
 }
 
 export const DEFAULT_DATA_DIR = ".data/dynamodb";
 export const DEFAULT_DB_PORT = 8000;
 
-export const START_USAGE = `usage: npm start [-- [--persist | --data-dir <dir>] [--db-port <port>] [--empty]]
+export const START_USAGE = `usage: npm start [-- [--persist | --data-dir <dir>] [--db-port <port>] [--empty] [--routes]]
 
 Starts DynamoDB Local, creates the tables, seeds the sample data when they are empty, then
 serverless offline (HTTP http://127.0.0.1:3000, WebSocket ws://127.0.0.1:3001).
@@ -22,6 +24,7 @@ serverless offline (HTTP http://127.0.0.1:3000, WebSocket ws://127.0.0.1:3001).
   --data-dir <dir>   keep the data on disk in <dir>
   --db-port <port>   DynamoDB Local port (default ${DEFAULT_DB_PORT}, another free one if taken)
   --empty            no sample data (\`npm run seed\` adds it later)
+  --routes           show serverless offline's route table and function names at each start
   -h, --help         show this help
 
 DYNAMODB_ENDPOINT=<url> uses that DynamoDB instead of starting one.`;
@@ -45,6 +48,7 @@ export function parseStartOptions(argv: readonly string[]): StartOptions {
       "data-dir": { type: "string" },
       "db-port": { type: "string" },
       empty: { type: "boolean", default: false },
+      routes: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -54,6 +58,7 @@ export function parseStartOptions(argv: readonly string[]): StartOptions {
     dataDir: dataDir ?? (values.persist ? DEFAULT_DATA_DIR : undefined),
     dbPort: values["db-port"] === undefined ? DEFAULT_DB_PORT : port(values["db-port"]),
     empty: values.empty,
+    routes: values.routes,
     help: values.help,
   };
 }

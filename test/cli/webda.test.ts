@@ -63,6 +63,34 @@ describe("the webda CLI behaves like a CLI", () => {
     expect(flag.stderr.trim()).toBe("webda build: unknown option '--force' (webda build --help)");
   }, 60_000);
 
+  it("answers every command group: its commands on stdout for the group alone or with --help", async () => {
+    for (const [args, command] of [[["auth"], "migrate"], [["auth", "--help"], "migrate"], [["db", "-h"], "delete"], [["db"], "delete"]] as const) {
+      const run = await webda([...args]);
+      expect(run, args.join(" ")).toMatchObject({ code: 0, stderr: "" });
+      expect(run.stdout).toMatch(new RegExp(`^usage: webda ${args[0]} <command>`));
+      expect(run.stdout).toMatch(new RegExp(`\\n  ${command}  `));
+    }
+    const unknown = await webda(["auth", "frobnicate"]);
+    expect(unknown).toMatchObject({ code: 2, stdout: "" });
+    expect(unknown.stderr.trim().split("\n")).toEqual(["webda auth: unknown command 'frobnicate' (webda auth --help lists its commands)"]);
+  }, 90_000);
+
+  it("refuses every wrong flag in one form: one line, the usage hint, exit 2", async () => {
+    const cases: [string[], string][] = [
+      [["build", "--force"], "webda build: unknown option '--force' (webda build --help)"],
+      [["auth", "migrate", "--frobnicate"], "webda auth migrate: unknown option '--frobnicate' (webda auth migrate --help)"],
+      [["auth", "migrate", "--local", "--batch", "0"], "webda auth migrate: --batch: expected a whole number from 1 to 1000, got \"0\" (webda auth migrate --help)"],
+      [["db", "delete", "--frobnicate"], "webda db delete: unknown option '--frobnicate' (webda db delete --help)"],
+      [["db", "delete", "--local", "--key", "x"], "webda db delete: --table: which table? (its full name) (webda db delete --help)"],
+      [["validate", "a", "b"], "webda validate: unknown argument 'b' (webda validate --help)"],
+    ];
+    for (const [args, line] of cases) {
+      const run = await webda(args, { APP_SECRET: "s".repeat(48) });
+      expect(run, args.join(" ")).toMatchObject({ code: 2, stdout: "" });
+      expect(run.stderr.trim().split("\n"), args.join(" ")).toEqual([line]);
+    }
+  }, 120_000);
+
   it("exits 2 (configuration), not 1 (database), when a deployed stage's APP_SECRET is missing", async () => {
     const run = await webda(["auth", "migrate", "--stage", "prod"], { APP_SECRET: "" });
     expect(run.code).toBe(2);

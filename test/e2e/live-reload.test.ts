@@ -1,4 +1,5 @@
 import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -77,6 +78,19 @@ describe("npm start serves edits of app/ without a restart", () => {
     expect(yml).toContain(`pattern: ["${RELOAD_STAMP}"]`);
   });
 
+  it("prints one line per request and no route table (npm start -- --routes shows it)", async () => {
+    expect((await call("GET", `/tags/none-${run}`)).status).toBe(404);
+    const path = `path=/tags/none-${run} `;
+    await waitFor(() => offline?.output() ?? "", (out) => out.includes(path), "the request's line", 30_000);
+    const out = offline?.output() ?? "";
+    const lines = out.split("\n").filter((line) => line.includes(`none-${run}`));
+    expect(lines).toEqual([expect.stringMatching(/^INFO +request .*method=GET path=\/tags\/none-\S+ .*status=404 durationMs=[\d.]+ dynamodbCalls=\d+/)]);
+    expect(out).not.toMatch(/^METRIC /m);
+    expect(out).not.toMatch(/\(λ: [\w-]+\)/);
+    expect(out).not.toContain("Function names exposed");
+    expect(out).not.toMatch(/^\s*│.*\| http:/m);
+  });
+
   it("serves a schema edit and then a policy edit, keeping the data", { timeout: 2 * SERVED_TIMEOUT_MS }, async () => {
     const long = "x".repeat(50);
     expect((await call("POST", "/tags", tag(kept, long), ALICE)).status).toBe(200);
@@ -96,6 +110,26 @@ describe("npm start serves edits of app/ without a restart", () => {
       ['if (action === "read") return true;', 'if (action === "read") return signedIn(ctx);'],
     ]), async () => (await call("GET", `/tags/${kept}`)).status === 404);
     expect(await call("GET", `/tags/${kept}`, undefined, ALICE)).toMatchObject({ status: 200, json: { slug: kept } });
+  });
+
+  it("serves each save made by rename (sed -i, as vim and formatters save), repeated on the same file", { timeout: 2 * SERVED_TIMEOUT_MS }, async () => {
+    const sedReplace = (from: string, to: string): void => {
+      const text = readFileSync(join(project?.dir ?? "", TAG), "utf8");
+      if (!text.includes(from)) throw new Error(`${TAG} has no '${from}' to replace: the test's edit is out of date`);
+      execFileSync("sed", ["-i", `s/${from}/${to}/`, join(project?.dir ?? "", TAG)]);
+    };
+    const restricted = 'if (action === "read") return signedIn(ctx);';
+    const open = 'if (action === "read") return true;';
+    await timeEdit("a first rename-save", 10, () => sedReplace(restricted, open), async () => (await call("GET", `/tags/${kept}`)).status === 200);
+    await timeEdit("a second rename-save of the same file", 10, () => sedReplace(open, restricted), async () => (await call("GET", `/tags/${kept}`)).status === 404);
+  });
+
+  it("says at once that a save no function reads changes nothing, and goes on watching", { timeout: SERVED_TIMEOUT_MS }, async () => {
+    const unchanged = (): number => (offline?.output() ?? "").split("no function changed").length - 1;
+    const before = unchanged();
+    project?.write("app/notes.ts", "// imported by nothing\nexport const notes = 1;\n");
+    await waitFor(unchanged, (n) => n > before, "the no-change report", SERVED_TIMEOUT_MS);
+    expect(offline?.output()).not.toContain("no new bundle appeared");
   });
 
   it("serves a new model's routes and creates its table (README's Bookmark)", { timeout: SERVED_TIMEOUT_MS + 30_000 }, async () => {

@@ -217,7 +217,7 @@ const steps: Step[] = [
     check: async (block) => {
       const out = await succeed(block);
       expect(out).toBe(`${shownOutput(block).trimEnd()}\n`);
-      expect(out).toBe('{"code":401,"message":"Authentication required"}\n204\n');
+      expect(out).toBe('{"code":401,"message":"sign in first"}\n204\n');
       expect((await fetch("http://127.0.0.1:3000/posts/hello-tour")).status).toBe(404);
       await watchPrints("DELETED hello-tour by alice");
       // What the README shows of watch.mjs is what it printed, in that order (probes aside).

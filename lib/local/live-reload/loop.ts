@@ -1,8 +1,9 @@
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
-import { mkdir, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { writeCache } from "../../cli/cache.ts";
+import { BundleIndex } from "./bundles.ts";
 import { diffVersions, includedCacheFiles } from "./diff.ts";
 import type { Version } from "./diff.ts";
 import { checkInChild } from "./rebuild.ts";
@@ -28,6 +29,8 @@ export interface LiveReloadOptions {
   served: Version;
   /** When the running offline started (its bundles are newer). */
   offlineStarted: number;
+  /** Sources saved at or after this time (ms) are changes: the served version was read from them then. */
+  sourcesRead?: number;
   /** Creates missing tables and indexes; called before the new version is served. */
   ensureTables: (tables: CreateTableCommandInput[]) => Promise<void>;
   /** Starts serverless offline again (it reads serverless.yml and what it includes only at start). */
@@ -42,28 +45,18 @@ export async function prepareReloadStamp(projectDir: string): Promise<void> {
   await writeFile(file, `${Date.now()}\n`);
 }
 
-async function bundleTimes(dir: string): Promise<number[]> {
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  const times: number[] = [];
-  for (const entry of entries) {
-    if (!entry.isFile() || !entry.name.endsWith(".mjs")) continue;
-    const { mtimeMs } = await stat(join(entry.parentPath, entry.name)).catch(() => ({ mtimeMs: 0 }));
-    times.push(mtimeMs);
-  }
-  return times;
+async function mtime(path: string): Promise<number> {
+  return (await stat(path).catch(() => ({ mtimeMs: 0 }))).mtimeMs;
 }
 
-/**
- * Asks serverless-esbuild to rebundle; resolves once every bundle of the last build (files written
- * since `lastBuild`; older ones are leftovers of functions gone) has been rewritten.
- */
-async function rebundle(projectDir: string, lastBuild: number): Promise<boolean> {
+/** Asks serverless-esbuild to rebundle; resolves once each of `maps` (the bundles the edit changes) has been rewritten. */
+async function rebundle(projectDir: string, maps: readonly string[]): Promise<boolean> {
   const asked = Date.now();
   await writeFile(join(projectDir, RELOAD_STAMP), `${asked}\n`);
   const deadline = asked + BUNDLE_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    const current = (await bundleTimes(join(projectDir, BUNDLE_DIR))).filter((t) => t >= lastBuild);
-    if (current.length > 0 && current.every((t) => t >= asked)) {
+    const times = await Promise.all(maps.map(mtime));
+    if (times.every((t) => t >= asked)) {
       // serverless-esbuild writes every function's bundle, then tells offline to drop its handlers.
       await sleep(500);
       return true;
@@ -77,12 +70,13 @@ function seconds(since: number): string {
   return `${((Date.now() - since) / 1000).toFixed(1)} s`;
 }
 
-/** Watches the sources and serves each version that passes the check; returns a stop function. */
-export function startLiveReload(options: LiveReloadOptions): () => void {
+/** Watches the sources and serves each version that passes the check; resolves with a stop function. */
+export function startLiveReload(options: LiveReloadOptions): Promise<() => void> {
   const { projectDir, log } = options;
   let served = options.served;
-  // Every bundle offline serves now was written after its start, which preceded this call.
-  let lastBuild = options.offlineStarted;
+  // Every bundle offline serves was written after its last start; older ones belong to functions gone.
+  let offlineStarted = options.offlineStarted;
+  const bundles = new BundleIndex(join(projectDir, BUNDLE_DIR));
   const apply = async (changed: string[]): Promise<void> => {
     const began = Date.now();
     log(`live reload: ${changed.join(", ")} changed; checking`);
@@ -102,13 +96,20 @@ export function startLiveReload(options: LiveReloadOptions): () => void {
       log("live reload: restarting serverless offline (DynamoDB Local, its data and the ports stay)");
       const restarted = Date.now();
       const ready = await options.restartOffline();
-      lastBuild = restarted;
+      offlineStarted = restarted;
       outcome = ready ? `serving the new version (${seconds(began)})` : "serverless offline did not come back";
     } else {
-      const asked = Date.now();
-      const bundled = await rebundle(projectDir, lastBuild);
-      lastBuild = asked;
-      outcome = bundled ? `serving the new version (${seconds(began)})` : "no new bundle appeared; see serverless-esbuild's output above";
+      const sources = [...changed, ...change.files.map((f) => join("schema-cache", f))].map((f) => join(projectDir, f));
+      const maps = await bundles.affected(sources, offlineStarted);
+      if (maps.length === 0) {
+        // A comment in a file no bundle reads, whitespace, a file nothing imports: nothing to wait for.
+        outcome = "no function changed; watching";
+      } else {
+        const bundled = await rebundle(projectDir, maps);
+        outcome = bundled
+          ? `serving the new version (${seconds(began)})`
+          : `serverless-esbuild did not rewrite ${maps.length} bundle(s) in ${BUNDLE_TIMEOUT_MS / 1000} s; the next save tries again`;
+      }
     }
     // After offline's own output (its route table on a restart), where a user looks last.
     log([`live reload: ${outcome}`, ...change.lines.map((line) => `  ${line}`)].join("\n"));
@@ -120,5 +121,5 @@ export function startLiveReload(options: LiveReloadOptions): () => void {
       log(`live reload: ${error instanceof Error ? error.message : String(error)}; still serving the last good version`);
     }
   };
-  return watchSources(projectDir, options.watch, run);
+  return watchSources(projectDir, options.watch, run, { since: options.sourcesRead });
 }
