@@ -109,24 +109,35 @@ function routeGrants(app: Application, route: Route): Grants {
   return none(); // the OpenAPI document
 }
 
-/** Every table of the authentication service, with its indexes; the identity model's too. */
-function authTables(app: Application, grants: Grants, extra: readonly string[]): Grants {
-  for (const suffix of [IDENTS, SESSIONS, REFRESH, ...extra]) allow(grants, table(suffix), [...READ, ...WRITE], true);
-  const user = app.models().find((m) => m.cls.identity);
-  if (user) allow(grants, table(user.name), [...READ, ...WRITE], true);
-  return grants;
-}
+const identityModel = (app: Application): ModelInfo | undefined => app.models().find((m) => m.cls.identity);
 
-/** The providers' routes (functions/auth.ts): every auth table, the Idp's used states, and mail through SES. */
+/**
+ * The providers' routes (functions/auth.ts): logins read and write idents, sessions and users, and
+ * issue refresh tokens (written, never read there); the Idp's used states; mail through SES.
+ */
 function providerGrants(app: Application): Grants {
-  const grants = authTables(app, none(), [USED_STATES_SUFFIX]);
+  const grants = none();
+  for (const suffix of [IDENTS, SESSIONS, USED_STATES_SUFFIX]) allow(grants, table(suffix), [...READ, ...WRITE], true);
+  allow(grants, table(REFRESH), WRITE, false);
+  const user = identityModel(app);
+  if (user) allow(grants, table(user.name), [...READ, ...WRITE], true);
   grants.mail = app.services().some((e) => e.service instanceof MailerService);
   return grants;
 }
 
-/** The service's own routes (functions/auth-session.ts): sessions, refresh tokens, idents and users; a route that declares no store, nothing. */
+/**
+ * The service's own routes (functions/auth-session.ts): sessions and refresh tokens are read and
+ * rotated, idents listed and unlinked (deleted), the user read by key for its view. A route whose
+ * contract says it uses no store (the keys, the providers' list) is granted nothing.
+ */
 function sessionGrants(app: Application, storeUsed: boolean): Grants {
-  return storeUsed ? authTables(app, none(), []) : none();
+  const grants = none();
+  if (!storeUsed) return grants;
+  for (const suffix of [SESSIONS, REFRESH]) allow(grants, table(suffix), [...READ, ...WRITE], true);
+  allow(grants, table(IDENTS), [...READ, "dynamodb:DeleteItem"], true);
+  const user = identityModel(app);
+  if (user) allow(grants, table(user.name), KEY_READ, false);
+  return grants;
 }
 
 /** Every model table: GraphQL serves every model's reads and writes. */
@@ -134,10 +145,23 @@ function everyModel(app: Application, writes: boolean): Grants {
   return app.models().reduce((grants, info) => merge(grants, modelGrants(app, info, writes)), identity(none()));
 }
 
-/** Subscriptions: the connection tables, the parents a subscriber's permission is checked on, posting to connections. */
-function realtimeGrants(app: Application): Grants {
+/** The WebSocket routes: connections, their subscriptions and per-user counts are read and written; frames are posted to connections. */
+function websocketGrants(): Grants {
   const grants = identity(none());
   for (const suffix of [CONNECTIONS_SUFFIX, SUBSCRIPTIONS_SUFFIX, USER_CONNECTIONS_SUFFIX]) allow(grants, table(suffix), [...READ, ...WRITE], true);
+  grants.connections = true;
+  return grants;
+}
+
+/**
+ * The stream: the subscriptions a change matches (by topic) and each subscriber's permission on it
+ * (the parents a model's records take it from, by key) are read, the change is posted; a connection
+ * API Gateway reports gone is deleted with its subscriptions and per-user count.
+ */
+function streamGrants(app: Application): Grants {
+  const grants = identity(none());
+  for (const suffix of [SUBSCRIPTIONS_SUFFIX, USER_CONNECTIONS_SUFFIX]) allow(grants, table(suffix), [...READ, ...WRITE], true);
+  allow(grants, table(CONNECTIONS_SUFFIX), WRITE, false);
   for (const info of app.models()) parents(app, info, grants);
   grants.connections = true;
   return grants;
@@ -147,7 +171,7 @@ function realtimeGrants(app: Application): Grants {
 function migrationGrants(app: Application): Grants {
   const grants = none();
   allow(grants, table(IDENTS), ["dynamodb:Scan", ...KEY_READ, "dynamodb:PutItem", "dynamodb:DeleteItem"], false);
-  const user = app.models().find((m) => m.cls.identity);
+  const user = identityModel(app);
   if (user) allow(grants, table(user.name), ["dynamodb:Scan", "dynamodb:UpdateItem"], false);
   return grants;
 }
@@ -241,8 +265,8 @@ export function roleMap(app: Application): RoleMap {
   hand("functions/graphql.handler", "GraphqlRole", everyModel(app, true));
   handlers["functions/graphiql.handler"] = LOGS_ONLY_ROLE;
   byRole.set(LOGS_ONLY_ROLE, byRole.get(LOGS_ONLY_ROLE) ?? none());
-  hand("functions/ws.handler", "WebsocketRole", realtimeGrants(app));
-  hand("functions/stream.handler", "StreamRole", realtimeGrants(app));
+  hand("functions/ws.handler", "WebsocketRole", websocketGrants());
+  hand("functions/stream.handler", "StreamRole", streamGrants(app));
   hand("functions/migrate.handler", "MigrateRole", migrationGrants(app));
 
   const roles = Object.fromEntries([...byRole].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, grants]) => [id, statements(grants, app)]));
