@@ -8,6 +8,7 @@ import { USED_STATES_SUFFIX } from "../auth/idp/used-states.ts";
 import { manageConnectionsStatement } from "../realtime/serverless.ts";
 import { CONNECTIONS_SUFFIX, SUBSCRIPTIONS_SUFFIX, USER_CONNECTIONS_SUFFIX } from "../realtime/tables.ts";
 import { authFunctions } from "../auth/routes/serverless.ts";
+import { sessionRoutes } from "../auth/routes/session-routes.ts";
 import { serverlessFunctions } from "../rest/functions.ts";
 import { deriveRoutes, isRecordRead, type Route } from "../rest/routes.ts";
 import { tableLogicalId } from "../store/cloudformation.ts";
@@ -251,10 +252,13 @@ export function roleMap(app: Application): RoleMap {
   }
 
   const auth = new Map(authRoutes(app).map((r) => [`${r.method} ${r.path}`, r]));
+  const own = new Set(sessionRoutes().map((r) => r.id));
   for (const [name, fn] of Object.entries(authFunctions(app))) {
     const served = fn.events.map((e) => auth.get(`${e.httpApi.method} ${e.httpApi.path}`)).filter((r) => r !== undefined);
-    if (fn.handler === "functions/auth-session.handler") give(name, "AuthSessionRole", sessionGrants(app, served.some((r) => r.contract.store)));
-    else give(name, "AuthRole", providerGrants(app));
+    const sessions = sessionGrants(app, served.some((r) => own.has(r.id) && r.contract.store));
+    if (fn.handler === "functions/auth-session.handler") give(name, "AuthSessionRole", sessions);
+    // With `rest.packaging` model or single, this one function serves the session routes too.
+    else give(name, "AuthRole", merge(providerGrants(app), sessions));
   }
 
   const handlers: Record<string, string> = {};
