@@ -6,7 +6,9 @@
 //
 // Each role is the framework's, narrowed: the same trust policy, path, managed policies and log
 // statements, the statements its kind is granted, and the statements the framework derived from
-// events (stream reads, the failure queue) for the functions that have those events. A function
+// events (stream reads, the failure queue, posting to connections) for the functions that have
+// those events, and whatever serverless.yml's `provider.iam.role.statements` grants (meant for
+// every function, so every role keeps it; the sample declares none). A function
 // that roles.json does not name (one added by hand to serverless.yml) keeps the framework's role,
 // which then grants its logs and its events and no table. Each function's `Properties.Role` is
 // `Fn::GetAtt [<Role>, Arn]`, which later hooks read to find it.
@@ -18,6 +20,8 @@ const EVENT_ACTIONS = /^(dynamodb:(GetRecords|GetShardIterator|DescribeStream|Li
 const actionsOf = (statement) => [statement.Action ?? []].flat();
 const isLogs = (statement) => actionsOf(statement).length > 0 && actionsOf(statement).every((a) => a.startsWith("logs:"));
 const isEvent = (statement) => actionsOf(statement).some((a) => EVENT_ACTIONS.test(a));
+/** The framework grants posting to connections for websocket events (scoped to this API by the plugin). */
+const isPosting = (statement) => actionsOf(statement).includes("execute-api:ManageConnections");
 const clone = (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
 const roleArn = (id) => ({ "Fn::GetAtt": [id, "Arn"] });
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
@@ -38,6 +42,9 @@ export function assignFunctionRoles(template, functions, map, logicalIdOf) {
   const statements = policies.flatMap((p) => p.PolicyDocument.Statement);
   const logs = statements.filter(isLogs);
   const events = statements.filter(isEvent);
+  const posts = statements.filter(isPosting);
+  // What serverless.yml's `provider.iam.role.statements` asks for every function: every role keeps it.
+  const authored = statements.filter((s) => !isLogs(s) && !isEvent(s) && !isPosting(s));
 
   const added = [];
   const roleOfFunction = new Map();
@@ -59,16 +66,20 @@ export function assignFunctionRoles(template, functions, map, logicalIdOf) {
           ...(ManagedPolicyArns === undefined ? {} : { ManagedPolicyArns: clone(ManagedPolicyArns) }),
           ...(PermissionsBoundary === undefined ? {} : { PermissionsBoundary: clone(PermissionsBoundary) }),
           ...(Tags === undefined ? {} : { Tags: clone(Tags) }),
-          Policies: [{ PolicyName: clone(policies[0]?.PolicyName ?? "lambda"), PolicyDocument: { Version: "2012-10-17", Statement: [...clone(logs), ...clone(map.roles[roleId] ?? [])] } }],
+          Policies: [{ PolicyName: clone(policies[0]?.PolicyName ?? "lambda"), PolicyDocument: { Version: "2012-10-17", Statement: [...clone(logs), ...clone(authored), ...clone(map.roles[roleId] ?? [])] } }],
         },
       };
       added.push(roleId);
     }
     // What the framework granted for this function's events (a stream's reads, its failure queue).
-    if ((fn.events ?? []).some((e) => e && typeof e === "object" && ("stream" in e || "sqs" in e || "kinesis" in e))) {
-      const document = resources[roleId].Properties.Policies[0].PolicyDocument;
-      for (const statement of events) if (!document.Statement.some((s) => same(s, statement))) document.Statement.push(clone(statement));
-    }
+    const has = (...kinds) => (fn.events ?? []).some((e) => e && typeof e === "object" && kinds.some((k) => k in e));
+    const document = resources[roleId].Properties.Policies[0].PolicyDocument;
+    const add = (statement) => {
+      if (!document.Statement.some((s) => same(s, statement))) document.Statement.push(clone(statement));
+    };
+    if (has("stream", "sqs", "kinesis")) events.forEach(add);
+    // roles.json already scopes posting for the functions that post; the framework's grant is for one it does not know.
+    if (has("websocket") && !document.Statement.some(isPosting)) posts.forEach(add);
     resource.Properties.Role = roleArn(roleId);
     roleOfFunction.set(functionId, roleId);
   }

@@ -59,6 +59,8 @@ describe("each function's own role", () => {
     expect(statementsOf(template, "PostsReadRole")).toEqual([...LOGS, READ]);
     expect(statementsOf(template, "StreamRole")).toEqual([...LOGS, READ, STREAM]);
     expect(r.PostsReadRole?.Properties.AssumeRolePolicyDocument).toEqual(r[FRAMEWORK_ROLE]?.Properties.AssumeRolePolicyDocument);
+    // A websocket event's posting statement is the WebSocket function's alone; none here.
+    expect(JSON.stringify(r.PostsWriteRole)).not.toContain("ManageConnections");
     // A function roles.json does not name keeps the framework's role, which grants no table.
     expect(r.HandDashwrittenLambdaFunction?.Properties.Role).toEqual(arn(FRAMEWORK_ROLE));
     expect(JSON.stringify(statementsOf(template, FRAMEWORK_ROLE))).not.toContain("PutItem");
@@ -72,6 +74,14 @@ describe("each function's own role", () => {
     expect(template.Resources[FRAMEWORK_ROLE]).toBeUndefined();
     expect(template.Resources.StreamMapping?.DependsOn).toEqual(["StreamRole"]);
     expect(unresolved([{ id: "root", template }])).toEqual([]);
+  });
+
+  it("gives every role what provider.iam.role.statements grants all functions", () => {
+    const template = compiled();
+    const own = { Effect: "Allow", Action: ["s3:GetObject"], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:s3:::blog-assets/*" }] };
+    (template.Resources[FRAMEWORK_ROLE]?.Properties.Policies as { PolicyDocument: { Statement: unknown[] } }[])[0]?.PolicyDocument.Statement.push(own);
+    assignFunctionRoles(template, functions, map, logicalId);
+    for (const role of ["PostsReadRole", "PostsWriteRole", "StreamRole"]) expect(statementsOf(template, role)).toContainEqual(own);
   });
 
   it("keeps a role the author gave a function, and refuses a role id that names another resource", () => {
