@@ -4,7 +4,8 @@
 // the API, the tables, the WebSocket and stream functions stay in the root. A role only one group's
 // functions use (lib/cli/stacks/function-roles.mjs) moves with them, its managed policies too: the
 // root keeps the tables, and a role or two per model would eat the headroom it has left; roles
-// shared across groups (GraphQL's, the realtime ones, the logs-only one) stay.
+// of functions in no group or shared across groups (the realtime ones, the migration's, the
+// logs-only one) stay.
 //
 // A reference never crosses a stack boundary as such: a child's reference to a root resource
 // becomes a parameter of the child (named after the resource for a Ref, resource + attribute for
