@@ -18,6 +18,8 @@ const PublishPostOutput = Type.Object({ postId: Type.String(), status: Type.Stri
 export class PublisherService extends Service<Static<typeof Options>> {
   static override readonly type = "Publisher";
   static override readonly options = Options;
+  // Its IAM role: the Post table (publishPost patches a post) and no other.
+  static override readonly models = ["Post"];
 
   override canAct(ctx: Context, operation: string): Decision {
     return operation === "publish" ? true : signedIn(ctx);

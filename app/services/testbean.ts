@@ -5,6 +5,8 @@ const TestOperationInput = Type.Object({ counter: Type.Integer({ minimum: -(2 **
 /** PUT /testbean/testoperation: the counter in hexadecimal (a public sample operation). */
 export class TestBeanService extends Service {
   static override readonly type = "TestBean";
+  // It reads no data: its IAM role is granted no table.
+  static override readonly models = [];
 
   override canAct(_ctx: Context, _operation: string): Decision {
     return true;

@@ -4,6 +4,9 @@
 // management permission the framework grants on every API of every account to this stack's API. Plain JS because the
 // Serverless CLI loads plugins itself; the check runs the TypeScript CLI through tsx.
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { assignFunctionRoles } from "./stacks/function-roles.mjs";
 import { isDeployedStage, refuseValueParams, secretsConfig } from "./secrets/secrets.mjs";
 import { publicKeysProblem } from "./secrets/public-keys.mjs";
 import { shapeTemplate, uploadNestedTemplates } from "./stacks/package-hooks.mjs";
@@ -18,7 +21,11 @@ export default class SchemaCachePlugin {
         this.checkSecret();
         this.checkSigningKey();
       },
-      "after:package:compileEvents": () => this.scopeManageConnections(),
+      // Once every event has added its statements: each function's own role (./stacks/function-roles.mjs).
+      "after:package:compileEvents": () => {
+        this.scopeManageConnections();
+        this.assignRoles();
+      },
       // After the tables and hand-written resources are merged, before the template is saved.
       "before:aws:package:finalize:saveServiceState": () => this.shapeStacks(),
       "after:aws:deploy:deploy:uploadArtifacts": () => uploadNestedTemplates(this.serverless),
@@ -69,9 +76,17 @@ export default class SchemaCachePlugin {
     if (missing.length > 0) throw new this.serverless.classes.Error(`Stage '${stage}' needs its access-token keys (docs/deploying.md, "Secrets"):\n${missing.join("\n")}`);
   }
 
+  /** One role per function kind and route group, as schema-cache/roles.json says (docs/deploying.md, "Roles"). */
+  assignRoles() {
+    const map = JSON.parse(readFileSync(join(this.serverless.serviceDir, "schema-cache", "roles.json"), "utf8"));
+    const provider = this.serverless.getProvider("aws");
+    const template = this.serverless.service.provider.compiledCloudFormationTemplate;
+    assignFunctionRoles(template, this.serverless.service.functions, map, (name) => provider.naming.getLambdaLogicalId(name));
+  }
+
   // The websocket event adds `execute-api:ManageConnections` on `execute-api:*:*:*` + `/@connections/*`
   // (any API, any region, any account). Our functions only post to this stack's API: the statement
-  // is narrowed to it (schema-cache/iam.json grants the same, so the duplicate is dropped).
+  // is narrowed to it (schema-cache/roles.json grants the same to the roles that post, so the duplicate is dropped).
   scopeManageConnections() {
     const resources = this.serverless.service.provider.compiledCloudFormationTemplate?.Resources ?? {};
     const scoped = { "Fn::Sub": "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${WebsocketsApi}/*/*/@connections/*" };

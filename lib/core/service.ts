@@ -12,6 +12,12 @@ export class Service<Options = Record<string, unknown>> {
   /** The configuration `type`; matched case-insensitively, with or without a namespace. */
   static readonly type: string = "Service";
   static readonly options: TObject | undefined = undefined;
+  /**
+   * The models this service's operations read or write (through `app.domain`), by name: the IAM
+   * role of its functions is granted their tables and no other (docs/deploying.md, "Roles"). Left
+   * undefined, the role is granted every model's table, since the code may reach any of them.
+   */
+  static readonly models: readonly string[] | undefined = undefined;
 
   /**
    * Problems the options schema cannot word well (a removed option and what replaces it), checked

@@ -44,30 +44,3 @@ export function tableResources(tables: { logicalId: string; definition: CreateTa
 function streamSpecification(stream: CreateTableCommandInput["StreamSpecification"]): Json {
   return stream?.StreamEnabled && stream.StreamViewType ? { StreamSpecification: { StreamViewType: stream.StreamViewType } } : {};
 }
-
-/** Least privilege: the item and query actions the repositories use, on these tables and their indexes only. */
-export function tableIamStatements(logicalIds: string[]): Json[] {
-  const arns = logicalIds.flatMap((id) => {
-    const arn = { "Fn::GetAtt": [id, "Arn"] };
-    return [arn, { "Fn::Join": ["", [arn, "/index/*"]] }];
-  });
-  return [
-    {
-      Effect: "Allow",
-      Action: [
-        "dynamodb:GetItem",
-        "dynamodb:BatchGetItem",
-        "dynamodb:PutItem",
-        "dynamodb:UpdateItem",
-        "dynamodb:DeleteItem",
-        "dynamodb:BatchWriteItem",
-        "dynamodb:Query",
-        "dynamodb:Scan",
-        "dynamodb:ConditionCheckItem",
-        // findByField's `SELECT ... WHERE key IN [...]` (the batched join-row reads).
-        "dynamodb:PartiQLSelect",
-      ],
-      Resource: arns,
-    },
-  ];
-}

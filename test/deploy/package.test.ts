@@ -88,7 +88,12 @@ describe("serverless package", () => {
     // Parsed, not pattern-matched: every statement of every role or policy, every resource.
     expect(statementsOf(template).length).toBeGreaterThan(0);
     expect(overlyBroad(template, "blog-ci")).toEqual([]);
-    expect(statementsOf(template).filter((s) => [s.Action].flat().includes("execute-api:ManageConnections"))).toHaveLength(1);
+    // One role per function kind and route group (docs/deploying.md, "Roles"): only the WebSocket
+    // and stream roles post to connections (test/deploy/roles.test.ts checks every grant).
+    expect(statementsOf(template).filter((s) => [s.Action].flat().includes("execute-api:ManageConnections"))).toHaveLength(2);
+    expect(template.Resources.IamRoleLambdaExecution).toBeUndefined();
+    const roleOfHandler = (handler: string) => (resources.find((r) => r.Type === "AWS::Lambda::Function" && r.Properties.Handler === handler)?.Properties.Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
+    expect(["ws", "stream", "graphql", "graphiql", "migrate"].map((f) => roleOfHandler(`functions/${f}.handler`))).toEqual(["WebsocketRole", "StreamRole", "GraphqlRole", "LogsOnlyRole", "MigrateRole"]);
 
     // Stream batches: the handler reports its first failed record, and a batch whose retries
     // are spent goes to the stack's failure queue instead of vanishing.

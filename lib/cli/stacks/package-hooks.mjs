@@ -6,6 +6,7 @@
 import { createRequire } from "node:module";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { narrowLogStatements } from "./function-roles.mjs";
 import { fitRolePolicies } from "./role-policies.mjs";
 import { routeGroups } from "./route-groups.mjs";
 import { shareLogGroups } from "./shared-log-groups.mjs";
@@ -53,6 +54,8 @@ export async function shapeTemplate(serverless) {
 
   const before = Object.keys(template.Resources).length;
   const shared = shareLogGroups(template, groups, `/aws/lambda/${service.service}-${provider.getStage()}`);
+  // Each role may write the log groups of its own functions, now that they are known.
+  narrowLogStatements(template);
   const policies = fitRolePolicies(template).length;
   const templateUrl = templateUrlFor(template, service.package.artifactDirectoryName);
   const children = splitTemplate(template, { groupOfFunction: groups, limit, templateUrl, description: (g) => (g === ALARMS_GROUP ? `${service.service} ${provider.getStage()}: the alarms on its tables, API, stream and metrics` : `${service.service} ${provider.getStage()}: the routes under /${g}`) });

@@ -1,7 +1,11 @@
 // Splits a template that passes the limit into nested stacks, one per route group (a model, a
 // service, auth): each group's functions and what hangs off them (log group, permission,
 // integration, route, an alarm on one of them) move into an `AWS::CloudFormation::Stack` child;
-// the API, the tables, the role, the WebSocket and stream functions stay in the root.
+// the API, the tables, the WebSocket and stream functions stay in the root. A role only one group's
+// functions use (lib/cli/stacks/function-roles.mjs) moves with them, its managed policies too: the
+// root keeps the tables, and a role or two per model would eat the headroom it has left; roles
+// of functions in no group or shared across groups (the realtime ones, the migration's, the
+// logs-only one) stay.
 //
 // A reference never crosses a stack boundary as such: a child's reference to a root resource
 // becomes a parameter of the child (named after the resource for a Ref, resource + attribute for
@@ -23,7 +27,6 @@ const PINNED = new Set([
   "AWS::ApiGateway::RestApi",
   "AWS::ApiGateway::Deployment",
   "AWS::ApiGateway::Stage",
-  "AWS::IAM::Role",
   "AWS::DynamoDB::Table",
   "AWS::S3::Bucket",
   "AWS::S3::BucketPolicy",

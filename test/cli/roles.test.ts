@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { Application } from "../../lib/core/application.ts";
+import { roleMap } from "../../lib/cli/roles.ts";
+import { serverlessFunctions } from "../../lib/rest/functions.ts";
+import { deriveRoutes } from "../../lib/rest/routes.ts";
+import { authFunctions } from "../../lib/auth/routes/serverless.ts";
+import { definition } from "../../app/index.ts";
+
+/** `{ Action, Resource }` statements as "action logicalId" pairs (`/index/*` marked). */
+function grants(statements: Record<string, unknown>[]): string[] {
+  return statements.flatMap((s) => (s.Action as string[]).flatMap((a) => (s.Resource as Record<string, unknown>[]).map((r) => {
+    const join = r["Fn::Join"] as [string, [{ "Fn::GetAtt": [string] }, string]] | undefined;
+    if (join) return `${a} ${join[1][0]["Fn::GetAtt"][0]}/index`;
+    const getAtt = r["Fn::GetAtt"] as [string] | undefined;
+    return `${a} ${getAtt ? getAtt[0] : JSON.stringify(r)}`;
+  })));
+}
+
+const appOf = (packaging: "route" | "model" | "single") => new Application({ ...definition, rest: { ...definition.rest, packaging } });
+
+describe("each function's role in schema-cache/roles.json", () => {
+  it("names a role for every derived REST and auth function, in every packaging mode", () => {
+    for (const packaging of ["route", "model", "single"] as const) {
+      const app = appOf(packaging);
+      const map = roleMap(app);
+      const names = [...Object.keys(serverlessFunctions(deriveRoutes(app), app.definition.rest)), ...Object.keys(authFunctions(app))];
+      expect(Object.keys(map.functions).sort()).toEqual(names.sort());
+      for (const role of Object.values(map.functions)) expect(map.roles[role], `${packaging}: ${role}`).toBeDefined();
+    }
+  });
+
+  it("per route: a record read and a query read their table; the other routes write it; parents are read by key", () => {
+    const { roles, functions } = roleMap(appOf("route"));
+    expect(functions["rest-post-get"]).toBe("PostsReadRole");
+    expect(functions["rest-post-query"]).toBe("PostsReadRole");
+    expect(functions["rest-post-delete"]).toBe("PostsWriteRole");
+    const read = grants(roles.PostsReadRole ?? []);
+    expect(read).toContain("dynamodb:Query PostTable/index");
+    expect(read.filter((g) => /Put|Update|Delete|BatchWrite/.test(g))).toEqual([]);
+    expect(grants(roles.CommentsWriteRole ?? [])).toEqual(expect.arrayContaining(["dynamodb:PutItem CommentTable", "dynamodb:BatchGetItem PostTable"]));
+    expect(grants(roles.CommentsWriteRole ?? [])).not.toContain("dynamodb:PutItem PostTable");
+    // A service names its models: the publisher writes posts, the version service reads nothing.
+    expect(grants(roles.PublisherServiceRole ?? [])).toContain("dynamodb:UpdateItem PostTable");
+    expect(grants(roles.PublisherServiceRole ?? []).filter((g) => g.includes("TagTable"))).toEqual([]);
+    expect(grants(roles.VersionServiceRole ?? [])).toEqual(["dynamodb:GetItem AuthSessionsTable", "dynamodb:BatchGetItem AuthSessionsTable"]);
+    expect(functions["auth-jwks"]).toBe("LogsOnlyRole");
+    expect(roles.LogsOnlyRole).toEqual([]);
+  });
+
+  it("model and single packaging: one function's role is the union of its routes'", () => {
+    const model = roleMap(appOf("model"));
+    expect(model.functions["rest-post"]).toBe("PostsWriteRole");
+    expect(model.functions.auth).toBe("AuthRole");
+    // The one auth function rotates refresh tokens too (the session routes), so it reads them.
+    expect(grants(model.roles.AuthRole ?? [])).toContain("dynamodb:GetItem AuthRefreshTable");
+    expect(grants(roleMap(appOf("route")).roles.AuthRole ?? [])).not.toContain("dynamodb:GetItem AuthRefreshTable");
+    const single = roleMap(appOf("single"));
+    expect(single.functions.rest).toBe("RestRole");
+    const rest = grants(single.roles.RestRole ?? []);
+    for (const info of appOf("single").models()) expect(rest).toContain(`dynamodb:PutItem ${info.name}Table`);
+    expect(rest.filter((g) => /Auth(Idents|Refresh|IdpStates)Table/.test(g) || g.startsWith("ses:") || g.startsWith("execute-api:"))).toEqual([]);
+  });
+});
