@@ -43,6 +43,12 @@ export const emailProviderOptions = Type.Object({
        * it the mail routes answer as always and send nothing (docs/authentication.md).
        */
       mailsPerMinute: Type.Integer({ minimum: 1, default: 100 }),
+      /**
+       * At most this many mails per minute asked from one source address (API Gateway's source IP,
+       * an IPv6 address by its /64), counted before the service-wide budget, so no one caller can
+       * spend it all (docs/authentication.md, "Mail limits").
+       */
+      mailsPerSourcePerMinute: Type.Integer({ minimum: 1, default: 10 }),
       /** Failed logins allowed before each further attempt must wait. */
       failedBeforeDelay: Type.Integer({ minimum: 1, default: 3 }),
       /** The first wait; it doubles with each further failure (at most 5 minutes). */
