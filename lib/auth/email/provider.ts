@@ -215,7 +215,8 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
   /** Creates ident, user and password; ACCOUNT_EXISTS when the address has an ident. */
   private async createAccount(email: string, password: string, fields: Record<string, unknown>, verified: boolean): Promise<string> {
     const info = this.auth.identityModel();
-    const userFields = { ...fields, ...("email" in info.inputSchema.properties ? { email } : {}) };
+    // `user.email` is the registered address, whatever the body said: the account's own ident.
+    const { email: _given, ...userFields } = fields;
     checkNewUser(info, userFields);
     await checkPassword(this.app, this.options.password, password, email);
     const stored = await hashPassword(password, this.options.password.cost);
@@ -227,7 +228,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
       throw error;
     }
     try {
-      await createUser(this.app, info, userFields, uuid);
+      await createUser(this.app, info, userFields, uuid, email);
       await this.app.repository(info).patch({ uuid }, { password: stored }, []);
     } catch (error) {
       await this.auth.idents.delete({ uuid: `${email}:email` }).catch(() => undefined);
