@@ -17,10 +17,20 @@ export const emailProviderOptions = Type.Object({
           maxLength: Type.Integer({ minimum: 16, maximum: 1024, default: 256 }),
           /** A regular expression the password must match, e.g. "[0-9]" for at least one digit. */
           pattern: Type.Optional(Type.String({ minLength: 1 })),
+          /**
+           * Refuse the most common passwords (a list shipped with the package,
+           * lib/auth/email/common-passwords.ts); a configured `verifier` decides instead.
+           */
+          common: Type.Boolean({ default: true }),
+          /** Refuse a password holding the account's own address, its local part, or its name. */
+          personal: Type.Boolean({ default: true }),
         },
         { default: {} },
       ),
-      /** Name of a service with `verifyPassword(password, {email})` => true | reason (e.g. a breached-password list). */
+      /**
+       * Name of a service with `verifyPassword(password, {email, names})` => true | reason (e.g. a
+       * breached-password list): it replaces the built-in common-password list.
+       */
       verifier: Type.Optional(Type.String({ minLength: 1 })),
       /** scrypt cost of new hashes; OWASP's floor (N=2^17, r=8, p=1) by default; older hashes are raised at login. */
       cost: Type.Object(

@@ -218,7 +218,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     // `user.email` is the registered address, whatever the body said: the account's own ident.
     const { email: _given, ...userFields } = fields;
     checkNewUser(info, userFields);
-    await checkPassword(this.app, this.options.password, password, email);
+    await checkPassword(this.app, this.options.password, password, email, namesOf(userFields));
     const stored = await hashPassword(password, this.options.password.cost);
     const uuid = randomUUID();
     try {
@@ -345,7 +345,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     if (!user || claims.pwd !== this.fingerprint(user)) throw invalid();
     const ident = await this.auth.idents.find("email", claims.email);
     if (!ident || ident.user !== claims.sub) throw invalid();
-    await checkPassword(this.app, this.options.password, password, claims.email);
+    await checkPassword(this.app, this.options.password, password, claims.email, namesOf(user));
     await this.writeOverFingerprint(claims as EmailClaims & { sub: string }, user, { password: await hashPassword(password, this.options.password.cost) }, invalid);
     await this.auth.idents.patch(ident, { _loginAttempts: 0, ...(ident.verifiedAt ? {} : { verifiedAt: new Date(this.now()).toISOString() }) }, ["_lastLoginAttemptAt"]);
     const { generation } = await this.auth.sessions.revokeAll(claims.sub);
@@ -388,7 +388,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     const users = this.app.repository(this.auth.identityModel());
     const user = ident ? await users.get({ uuid: userId }) : undefined;
     if (!ident || !user || !(await passwordOf(user).verify(current, this.options.password.cost))) throw new AuthError(401, "INVALID_CREDENTIALS", "The current password is wrong");
-    await checkPassword(this.app, this.options.password, next, ident.email ?? "");
+    await checkPassword(this.app, this.options.password, next, ident.email ?? "", namesOf(user));
     await users.patch({ uuid: userId }, { password: await hashPassword(next, this.options.password.cost) }, []);
     // Every session ends, the caller's (and its count) included; the new one is opened under the new generation.
     const { generation } = await this.auth.sessions.revokeAll(userId);
@@ -411,6 +411,11 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     }
     throw new AuthError(429, "TOO_MANY_ATTEMPTS", "Too many concurrent attempts: try again", 1);
   }
+}
+
+/** The account's names a password may not be: its string `username` and `name`, as given or stored. */
+function namesOf(record: Record<string, unknown> | undefined): string[] {
+  return [record?.username, record?.name].filter((v): v is string => typeof v === "string");
 }
 
 function withParams(base: string, params: Record<string, string>): string {
