@@ -40,8 +40,8 @@ export async function setup(issuers: Issuer[]) {
 export type Setup = Awaited<ReturnType<typeof setup>>;
 
 /** A token login at `issuer` as `sub` (the token route takes any configured issuer's ID token). */
-export async function login(s: Setup, issuer: Issuer, sub: string, tokens: Record<string, unknown> = {}) {
-  const token = await forgeIdToken({ iss: issuer.idp.issuer, aud: "test-client", sub, email: `${randomUUID().slice(0, 8)}@example.com`, email_verified: true }, { keyFile: issuer.keyFile });
+export async function login(s: Setup, issuer: Issuer, sub: string, tokens: Record<string, unknown> = {}, claims: Record<string, unknown> = {}) {
+  const token = await forgeIdToken({ iss: issuer.idp.issuer, aud: "test-client", sub, email: `${randomUUID().slice(0, 8)}@example.com`, email_verified: true, ...claims }, { keyFile: issuer.keyFile });
   return callIdp(s.handler, "POST", `${APP}/auth/idp/token`, { rawBody: JSON.stringify({ tokens: { id_token: token, ...tokens } }), headers: { "content-type": "application/json" } });
 }
 

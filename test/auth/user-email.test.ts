@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { graphqlHandler } from "../../lib/graphql/handler.ts";
 import { call, httpEvent } from "../support/http-events.ts";
+import { devIdpFixture } from "./dev-idp-fixture.ts";
+import { APP, login, setup, userOf } from "./idp-issuers-support.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 
 /**
@@ -8,6 +10,7 @@ import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
  * account is created, and refused in every client write. Bob could PATCH his User `email` to
  * Carol's address, and `/auth/me` showed it as his.
  */
+const idp = devIdpFixture(APP);
 const REDIRECTS = { failure: "https://x.test/f", recover: "https://x.test/r" };
 
 async function registered() {
@@ -56,5 +59,17 @@ describe("User email is server-owned", () => {
       expect(errors[0]?.message).toMatch(/email/);
     }
     expect(await me()).toBe(email);
+  });
+});
+
+describe("a user created by an Idp login", () => {
+  it("takes the provider's address only when the provider marks it verified", async () => {
+    const s = await setup([idp]);
+    const users = s.app.repository(s.auth.identityModel());
+    const verified = await login(s, idp, `v-${crypto.randomUUID()}`, {}, { email: "verified-one@example.com", email_verified: true });
+    const unverified = await login(s, idp, `u-${crypto.randomUUID()}`, {}, { email: "carol@example.com", email_verified: false });
+    expect([verified.status, unverified.status]).toEqual([200, 200]);
+    expect((await users.get({ uuid: userOf(verified) }))?.email).toBe("verified-one@example.com");
+    expect(await users.get({ uuid: userOf(unverified) })).not.toHaveProperty("email");
   });
 });
