@@ -21,6 +21,8 @@ export class User extends Model {
   static override readonly schema = schema;
   static override readonly identity = true;
   static override readonly behaviors = { password: PasswordBehavior };
+  /** The address comes from the account's sign-in (the authentication service sets it), never from a client. */
+  static override readonly serverOwned = ["email"];
   /** The email is its owner's alone: hidden from everyone else, and so never usable in their filters. */
   static override readonly fieldReaders: Readonly<Record<string, FieldReader>> = {
     email: (ctx, record) => record !== undefined && ctx.getCurrentUserId() === record.uuid,

@@ -2,7 +2,7 @@ import { ConflictError } from "../core/errors.ts";
 import { VERSION_FIELD } from "../core/schema.ts";
 import type { Item, Repository } from "../store/repository.ts";
 import { IdentTokens } from "./ident-tokens.ts";
-import { idpIdentKey, issuerlessIdpKey, migrationRequired, normalizeIssuer } from "./idp-keys.ts";
+import { idpIdentKey, isIdpIdentOf, issuerlessIdpKey, legacyIdpSub, migrationRequired, normalizeIssuer, unescapedIdpKey } from "./idp-keys.ts";
 
 export type ProviderName = "email" | "idp";
 
@@ -87,11 +87,12 @@ export class Idents {
   /** The one lookup every login and flow goes through; an Idp identity is named by issuer and sub. */
   async find(provider: ProviderName, providerUid: string, issuer?: string): Promise<Ident | undefined> {
     if (provider === "idp") {
+      if (issuer === undefined) throw new Error("an Idp ident is keyed by its issuer: none was given");
       const keyed = asRow(await this.repository.get({ uuid: identKey(provider, providerUid, issuer) }));
-      // An issuerless row whose `sub` was chosen to read like "<sub>@<tag>" sits on this key
-      // without being this issuer's: it is refused, never taken for the issuer's own.
-      if (keyed && keyed.issuer !== normalizeIssuer(issuer as string)) throw migrationRequired();
-      const row = keyed ?? (await this.issuerless(providerUid, issuer as string));
+      // A row on this key that is not this identity's (an issuerless row whose `sub` reads like
+      // "<sub>@<tag>", or one keyed before subs were escaped) is refused, never taken for its own.
+      if (keyed && !isIdpIdentOf(keyed, issuer, providerUid)) throw migrationRequired();
+      const row = keyed ?? (await this.unescaped(providerUid, issuer)) ?? (await this.issuerless(providerUid, issuer));
       return row ? this.view(row) : undefined;
     }
     const uid = normalizeUid(provider, providerUid);
@@ -104,17 +105,35 @@ export class Idents {
   }
 
   /**
+   * An Idp identity keyed before subs were escaped: only a `sub` holding `%`, `@` or `:` keyed
+   * otherwise, and the row counts only if it stores this very issuer and sub. Moved to its key.
+   */
+  private async unescaped(sub: string, issuer: string): Promise<IdentRow | undefined> {
+    const key = unescapedIdpKey(issuer, sub);
+    if (key === identKey("idp", sub, issuer)) return undefined;
+    const row = asRow(await this.repository.get({ uuid: key }));
+    return row && isIdpIdentOf(row, issuer, sub) ? this.moveToKey(row, sub, issuer) : undefined;
+  }
+
+  /**
    * An Idp identity found under no issuer-keyed row: an issuerless row of the same `sub` is its,
    * moved to the issuer's key, when this is the only Idp configured; with several, nothing says
    * whose it is, and it is refused (`IDENT_MIGRATION_REQUIRED`) rather than handed to whichever
-   * issuer asks first.
+   * issuer asks first. Only a row `legacyIdpSub` names legacy counts: a row that names an issuer
+   * is some identity's own, whatever `sub` spelled its key.
    */
   private async issuerless(sub: string, issuer: string): Promise<IdentRow | undefined> {
     const [old, v3] = await Promise.all([this.repository.get({ uuid: issuerlessIdpKey(sub) }), this.legacy?.exists?.("idp", sub)]);
-    const row = asRow(old);
+    const found = asRow(old);
+    const row = found && legacyIdpSub(found) === sub ? found : undefined;
     if (!row && !v3) return undefined;
     if (this.idpIssuers.length !== 1 || this.idpIssuers[0] !== normalizeIssuer(issuer)) throw migrationRequired();
     if (!row) return this.legacy?.find("idp", sub);
+    return this.moveToKey(row, sub, issuer);
+  }
+
+  /** Writes the row under the identity's key (with its issuer), then removes the old one. */
+  private async moveToKey(row: IdentRow, sub: string, issuer: string): Promise<IdentRow | undefined> {
     const { [VERSION_FIELD]: version, ...fields } = row;
     const moved = { ...fields, uuid: identKey("idp", sub, issuer), issuer: normalizeIssuer(issuer), updatedAt: this.now().toISOString() };
     try {
@@ -122,7 +141,9 @@ export class Idents {
     } catch (error) {
       // Moved by a concurrent login: the issuer-keyed row is the truth.
       if (!(error instanceof ConflictError)) throw error;
-      return asRow(await this.repository.get({ uuid: moved.uuid }));
+      const current = asRow(await this.repository.get({ uuid: moved.uuid }));
+      if (current && !isIdpIdentOf(current, issuer, sub)) throw migrationRequired();
+      return current;
     }
     // A crash here leaves the old row behind the new one, which every lookup finds first; the
     // migration removes such leftovers.

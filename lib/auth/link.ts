@@ -47,7 +47,9 @@ export async function loginWithProvider(auth: AuthenticationService, _ctx: Conte
   }
   if (created) {
     try {
-      await createUser(auth.app, info, profileFields(info, identity.profile, email), user);
+      // The profile's address only when the provider vouches for it (and is trusted to): an
+      // address no one verified never becomes the account's.
+      await createUser(auth.app, info, profileFields(info, identity.profile, email), user, emailVerified ? email : undefined);
     } catch (error) {
       await idents.delete(ident).catch(() => undefined);
       throw error;

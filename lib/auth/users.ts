@@ -14,9 +14,16 @@ export function checkNewUser(info: ModelInfo, fields: Record<string, unknown>): 
   assertValid(info.inputSchema, fields);
 }
 
-/** Creates the user through the domain, acting as the new identity (so its policy applies). */
-export async function createUser(app: Application, info: ModelInfo, fields: Record<string, unknown>, uuid: string = randomUUID()): Promise<string> {
-  await app.domain.create(new Context({ userId: uuid }), info, fields);
+/**
+ * Creates the user through the domain, acting as the new identity (so its policy applies).
+ * `email`: the address of the ident the account is created from, when that ident's address is
+ * verified or is the ident itself (an email account): the identity model's `email`, which a
+ * model declares server-owned (the sample's User) so that no client writes it afterwards.
+ */
+export async function createUser(app: Application, info: ModelInfo, fields: Record<string, unknown>, uuid: string = randomUUID(), email?: string): Promise<string> {
+  const owned = email !== undefined && info.ownedFields.has("email") ? { email } : {};
+  const client = email !== undefined && !info.ownedFields.has("email") && "email" in info.inputSchema.properties ? { ...fields, email } : fields;
+  await app.domain.create(new Context({ userId: uuid }), info, client, owned);
   return uuid;
 }
 
@@ -34,7 +41,6 @@ export function profileFields(info: ModelInfo, profile: Record<string, unknown> 
   const name = [profile?.name, profile?.given_name].find((v) => typeof v === "string" && v.trim() !== "");
   if ("username" in props) fields.username = usernameHint(profile, email);
   if ("name" in props) fields.name = typeof name === "string" ? name.trim().slice(0, 200) : fields.username ?? "";
-  if ("email" in props && email) fields.email = email;
   if (isPlainObject(profile)) for (const [k, v] of Object.entries(profile)) if (k in props && !(k in fields) && typeof v === "string") fields[k] = v;
   return fields;
 }

@@ -14,11 +14,12 @@ function parameterSchema(operation: OperationDefinition): JsonSchema {
   return (operation.input ? { ...operation.input, additionalProperties: false } : { type: "object", properties: {}, additionalProperties: false }) as JsonSchema;
 }
 
-/** Every schema the domain validates input with: model input and patch, every operation's parameters. */
+/** Every schema the domain validates input with: model input, patch and server-owned values, every operation's parameters. */
 export function validatedSchemas(app: Application): JsonSchema[] {
   const schemas: JsonSchema[] = [];
   for (const info of app.models()) {
     schemas.push(info.inputSchema, info.patchSchema);
+    if (info.ownedFields.size > 0) schemas.push(info.ownedSchema);
     for (const operation of info.operations) schemas.push(parameterSchema(operation));
   }
   for (const entry of app.services()) for (const operation of entry.operations) schemas.push(parameterSchema(operation));

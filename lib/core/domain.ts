@@ -58,6 +58,8 @@ export class Domain {
 
   /** Client input minus what clients never write: `__` keys at any depth, behaviors, server fields. */
   private clientFields(info: ModelInfo, input: Item): Item {
+    const owned = [...info.ownedFields].filter((f) => f in input);
+    if (owned.length > 0) throw new ValidationError(owned.map((f) => ({ path: `/${f}`, message: "is set by the server and cannot be written" })));
     return omit(stripServerOnly(input), [...info.behaviors, ...info.serverFields]);
   }
 
@@ -76,10 +78,13 @@ export class Domain {
     return new Permissions(ctx, (info, keys) => this.deps.repository(info).getMany(keys), (cls) => this.deps.model?.(cls.name) ?? describeModel(cls));
   }
 
-  async create(ctx: Context, info: ModelInfo, input: unknown): Promise<Versioned> {
+  /** `owned`: values of server-owned fields, from the server itself (never a client's body). */
+  async create(ctx: Context, info: ModelInfo, input: unknown, owned: Item = {}): Promise<Versioned> {
     const fields = this.clientFields(info, requireObject(input));
+    const ownedValues = pick(owned, [...info.ownedFields]);
+    if (Object.keys(ownedValues).length > 0) assertValid(info.ownedSchema, ownedValues);
     const now = this.now();
-    const candidate: Item = { ...fields, createdAt: now, updatedAt: now };
+    const candidate: Item = { ...fields, ...ownedValues, createdAt: now, updatedAt: now };
     if (info.generatedKey) candidate.uuid = info.cls.identity ? ctx.getCurrentUserId() : randomUUID();
     for (const relation of Object.values(info.relations)) {
       if (relation.kind === "belongsTo" && relation.fromCurrentUser) candidate[relation.field] = ctx.getCurrentUserId();
@@ -159,7 +164,7 @@ export class Domain {
     const now = this.now();
     const produce = (stored: Item): Item => {
       const kept = Object.fromEntries(
-        Object.entries(stored).filter(([f]) => f.startsWith("__") || info.behaviors.includes(f) || info.serverFields.has(f)),
+        Object.entries(stored).filter(([f]) => f.startsWith("__") || info.behaviors.includes(f) || info.serverFields.has(f) || info.ownedFields.has(f)),
       );
       return { ...kept, ...fields, ...key, updatedAt: now };
     };

@@ -21,6 +21,8 @@ export const EVENT_METRICS = {
   RefreshTokenReuse: "Count",
   MailsSent: "Count",
   MailsThrottled: "Count",
+  MailsOverSourceShare: "Count",
+  MailBudgetSpent: "Count",
   GraphQLRefused: "Count",
   WebSocketConnections: "Count",
   WebSocketDisconnections: "Count",

@@ -33,6 +33,14 @@ export interface ModelInfo {
   /** Fields some callers may not see (`fieldReaders`): never required in the output schema. */
   restrictedFields: readonly string[];
   /**
+   * Fields of the schema only the server writes (`static serverOwned`), e.g. an identity's verified
+   * address: out of the input schemas, refused (400 naming them) when a client sends them, and
+   * read like any other field.
+   */
+  ownedFields: ReadonlySet<string>;
+  /** What the server may write into the owned fields (the create's `owned` values), checked like input. */
+  ownedSchema: ObjectSchema;
+  /**
    * Schema of a stored record as any caller may read it: client fields plus server-managed ones;
    * required are the fields every caller always receives.
    */
@@ -71,6 +79,11 @@ export function describeModel(cls: ModelClass): ModelInfo {
   const currentUserFields = Object.values(relations).flatMap((r) => (r.kind === "belongsTo" && r.fromCurrentUser ? [r.field] : []));
   const serverFields = new Set<string>([...TIMESTAMP_FIELDS, ...currentUserFields, ...(generatedKey ? ["uuid"] : [])]);
   const behaviors = Object.keys(cls.behaviors);
+  const ownedFields = new Set<string>(cls.serverOwned);
+  for (const field of ownedFields) {
+    if (!(field in cls.schema.properties)) throw new Error(`${cls.name}: server-owned field '${field}' is not in the schema`);
+    if (keyFields.includes(field)) throw new Error(`${cls.name}: key field '${field}' cannot be server-owned`);
+  }
 
   for (const field of keyFields) {
     if (!(field in cls.schema.properties)) throw new Error(`${cls.name}: key field '${field}' is not in the schema`);
@@ -78,14 +91,20 @@ export function describeModel(cls: ModelClass): ModelInfo {
 
   const clientProperties: Record<string, JsonSchema> = {};
   for (const [field, schema] of Object.entries(cls.schema.properties)) {
-    if (serverFields.has(field) || behaviors.includes(field) || field.startsWith("__")) continue;
+    if (serverFields.has(field) || ownedFields.has(field) || behaviors.includes(field) || field.startsWith("__")) continue;
     clientProperties[field] = schema;
   }
   const required = (cls.schema.required ?? []).filter((f) => f in clientProperties);
   const inputSchema: ObjectSchema = { type: "object", properties: clientProperties, required, additionalProperties: false };
   const patchSchema: ObjectSchema = { type: "object", properties: clientProperties, additionalProperties: false };
 
+  const ownedSchema: ObjectSchema = {
+    type: "object",
+    properties: Object.fromEntries([...ownedFields].map((f) => [f, cls.schema.properties[f] as JsonSchema])),
+    additionalProperties: false,
+  };
   const outputProperties: Record<string, JsonSchema> = { ...clientProperties };
+  for (const field of ownedFields) outputProperties[field] = cls.schema.properties[field] as JsonSchema;
   for (const field of keyFields) outputProperties[field] = keySchema(cls, field);
   for (const field of currentUserFields) outputProperties[field] = { type: "string" };
   for (const field of TIMESTAMP_FIELDS) outputProperties[field] = { type: "string", format: "date-time" };
@@ -113,6 +132,8 @@ export function describeModel(cls: ModelClass): ModelInfo {
     operations: operationsOf(cls),
     serverFields,
     restrictedFields,
+    ownedFields,
+    ownedSchema,
     outputSchema,
     inputSchema,
     patchSchema,

@@ -76,6 +76,12 @@ export class Model {
    * the current user's id as its uuid, so a logged-in identity creates its own profile only.
    */
   static readonly identity: boolean = false;
+  /**
+   * Fields only the server writes (the sample's `User.email`, set by the authentication service
+   * from the signed-in identity's address): left out of the input schemas and GraphQL inputs, and a
+   * create, replace or patch that names one is refused with 400 naming it.
+   */
+  static readonly serverOwned: readonly string[] = [];
 
   /** Deny by default: a model that says nothing about permissions cannot be touched. */
   canAct(_ctx: Context, _action: Action): Decision {
@@ -103,4 +109,5 @@ export type ModelClass = (new () => Model) & {
   readonly fieldReaders: Readonly<Record<string, FieldReader>>;
   readonly plural?: string;
   readonly identity: boolean;
+  readonly serverOwned: readonly string[];
 };

@@ -62,10 +62,13 @@ export async function seedApplication(app: Application, data: SeedData, options:
   const users = identityModel(app);
   const repository = app.repository(users);
   for (const user of data.users) {
-    const { password: _password, uuid, ...fields } = user;
+    const { password: _password, uuid, ...given } = user;
+    // The seeder writes as the server: fields only it writes (the User's email) go as such.
+    const owned = Object.fromEntries(Object.entries(given).filter(([f]) => users.ownedFields.has(f)));
+    const fields = Object.fromEntries(Object.entries(given).filter(([f]) => !users.ownedFields.has(f)));
     if (await repository.get({ uuid })) count(users.name).existing++;
     else {
-      await app.domain.create(new Context({ userId: uuid, requestId: `seed-${users.name}-${uuid}` }), users, fields);
+      await app.domain.create(new Context({ userId: uuid, requestId: `seed-${users.name}-${uuid}` }), users, fields, owned);
       count(users.name).created++;
     }
     if (options.credentials && (await options.credentials(app, user))) report.credentials++;

@@ -37,8 +37,9 @@ export function emailApp(email: Record<string, unknown> = {}, services: Applicat
       mailer: { type: "Framework/Mailer", transport: "outbox", outbox },
       // Links in mails come from configuration only: the API's public URL, as a deployed stage sets it.
       // Every in-process app counts on one service-wide mail budget row per minute: tests leave it
-      // out of reach unless they set `throttle.mailsPerMinute` themselves (test/auth/mail-budget.test.ts).
-      email: { ...base, password: { cost: { ln: 10 } }, publicUrl: "https://api.example.com", ...email, throttle: { mailsPerMinute: 1_000_000, ...((email.throttle ?? base.throttle) as object) } },
+      // out of reach unless they set `throttle.mailsPerMinute` themselves (test/auth/mail-budget.test.ts);
+      // every in-process request comes from one source address, whose share is out of reach alike.
+      email: { ...base, password: { cost: { ln: 10 } }, publicUrl: "https://api.example.com", ...email, throttle: { mailsPerMinute: 1_000_000, mailsPerSourcePerMinute: 1_000_000, ...((email.throttle ?? base.throttle) as object) } },
       ...services,
     },
     ...overrides,
@@ -57,9 +58,11 @@ export function client(handlers: { authHandler: ReturnType<typeof httpHandler>; 
   const jar = new Map<string, string>();
   return {
     jar,
-    async request(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; cookies?: boolean } = {}): Promise<Reply> {
+    /** `sourceIp`: the caller's address as API Gateway reports it (127.0.0.1 otherwise). */
+    async request(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; cookies?: boolean; sourceIp?: string } = {}): Promise<Reply> {
       const cookies = options.cookies === false ? [] : [...jar].map(([k, v]) => `${k}=${v}`);
       const event = httpEvent(method, path, { body: options.body, headers: { host: "api.example.com", origin: "https://api.example.com", ...options.headers } });
+      if (options.sourceIp) event.requestContext.http.sourceIp = options.sourceIp;
       if (cookies.length > 0) event.cookies = cookies;
       const handler = path.startsWith("/auth") || path.startsWith("/.well-known") ? handlers.authHandler : handlers.rest;
       // A generous deadline: middy answers early near the Lambda's end, and a loaded CI box is slow.

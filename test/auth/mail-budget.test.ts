@@ -1,6 +1,7 @@
 import { randomInt } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { MailBudget } from "../../lib/auth/email/budget.ts";
+import { emfLinesOf } from "../support/emf.ts";
 import { SESSIONS, sessionShape } from "../../lib/auth/tables.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 
@@ -73,6 +74,66 @@ describe("the service-wide mail budget (attack 6)", () => {
     const budget = new MailBudget(t.app.tableRepository(SESSIONS, sessionShape), clock);
     const granted = await Promise.all(Array.from({ length: 30 }, () => budget.claim(10)));
     expect(granted.filter(Boolean)).toHaveLength(10);
-    expect(await budget.claim(10)).toBe(false);
+    expect(await budget.claim(10)).toBeUndefined();
+  });
+});
+
+// The functions' metric lines go to stdout, as in a deployed stage, where `eventCount` reads them.
+process.env.METRICS_FILE = "";
+
+/** How many of `event` the metric lines written while `work` ran counted. */
+async function eventCount(event: string, work: () => Promise<unknown>): Promise<number> {
+  return (await emfLinesOf(work)).reduce((sum, line) => sum + Number(line[event] ?? 0), 0);
+}
+
+describe("a mail budget no stranger can spend", () => {
+  const ATTACKER = "203.0.113.7";
+  const BOB = "198.51.100.20";
+
+  it("130 anonymous recoveries for unknown addresses from one source spend only its share: Bob's recovery mail then arrives", async () => {
+    const clock = privateMinute();
+    // The documented defaults, which the in-process helper otherwise sets out of reach.
+    const t = emailApp({ verification: "none", redirects: REDIRECTS, throttle: { mailsPerMinute: 100, mailsPerSourcePerMinute: 10 } });
+    t.auth.now = clock;
+    const bob = newEmail();
+    expect((await client(t).request("POST", "/auth/email/register", { body: { email: bob, password: PASSWORD, user: profile() }, sourceIp: BOB })).status).toBe(200);
+
+    const replies: Awaited<ReturnType<ReturnType<typeof client>["request"]>>[] = [];
+    const overShare = await eventCount("MailsOverSourceShare", async () => {
+      for (let i = 0; i < 130; i++) replies.push(await client(t).request("POST", "/auth/password/recovery", { body: { email: newEmail() }, sourceIp: ATTACKER }));
+    });
+    // Over its share or not, every request is answered alike.
+    expect(new Set(replies.map((r) => JSON.stringify([r.status, r.body])))).toEqual(new Set([JSON.stringify([202, replies[0]?.body])]));
+    expect(t.allMails()).toHaveLength(10);
+    expect(overShare).toBe(120);
+
+    const asked = await client(t).request("POST", "/auth/password/recovery", { body: { email: bob }, sourceIp: BOB });
+    expect([asked.status, asked.body]).toEqual([202, replies[0]?.body]);
+    expect(t.mails(bob)).toHaveLength(1);
+    expect(t.mails(bob)[0]?.subject).toMatch(/recover|password/i);
+  });
+
+  it("an IPv6 caller's share is its /64: walking the addresses of one prefix spends one share", async () => {
+    const clock = privateMinute();
+    const t = emailApp({ verification: "none", redirects: REDIRECTS, throttle: { mailsPerMinute: 100, mailsPerSourcePerMinute: 3 } });
+    t.auth.now = clock;
+    for (let i = 1; i <= 8; i++) await client(t).request("POST", "/auth/password/recovery", { body: { email: newEmail() }, sourceIp: `2001:db8:1:2::${i.toString(16)}` });
+    expect(t.allMails()).toHaveLength(3);
+    await client(t).request("POST", "/auth/password/recovery", { body: { email: newEmail() }, sourceIp: "2001:db8:1:3::1" });
+    expect(t.allMails()).toHaveLength(4);
+  });
+
+  it("a mail the budget refused spends nothing: the address may ask again once the budget allows, without waiting out resendDelay", async () => {
+    const clock = privateMinute();
+    const t = emailApp({ verification: "none", redirects: REDIRECTS, throttle: { mailsPerMinute: 1, mailsPerSourcePerMinute: 100, resendDelay: 300 } });
+    t.auth.now = clock;
+    const bob = newEmail();
+    await client(t).request("POST", "/auth/email/register", { body: { email: bob, password: PASSWORD, user: profile() }, sourceIp: BOB });
+    await client(t).request("POST", "/auth/password/recovery", { body: { email: newEmail() }, sourceIp: ATTACKER });
+    expect(await eventCount("MailBudgetSpent", () => client(t).request("POST", "/auth/password/recovery", { body: { email: bob }, sourceIp: BOB }))).toBe(1);
+    expect(t.mails(bob)).toHaveLength(0);
+    clock.advance(60_000);
+    await client(t).request("POST", "/auth/password/recovery", { body: { email: bob }, sourceIp: BOB });
+    expect(t.mails(bob)).toHaveLength(1);
   });
 });

@@ -9,7 +9,7 @@ import { app } from "../../app/index.ts";
 import { generateApp, generatedName } from "../support/generated-app.ts";
 import { grantsOf, kindViolations, overlyBroad, statementsOf } from "../support/iam.ts";
 import { specErrors } from "../support/cfn-validation.ts";
-import { allResources, loadStacks, unresolved, type Resource, type Stack, type Template } from "../support/stacks.ts";
+import { allResources, loadStacks, unresolved, type Stack, type Template } from "../support/stacks.ts";
 import { rewriteReferences } from "../../lib/cli/stacks/references.mjs";
 import { INLINE_LIMIT, MANAGED_LIMIT, policySize } from "../../lib/cli/stacks/role-policies.mjs";
 

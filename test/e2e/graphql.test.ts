@@ -25,7 +25,7 @@ describe("GraphQL end to end (npm start: serverless offline + DynamoDB Local)", 
     const alice = new GraphQLClient(`${offline?.url}/graphql`, { headers: { "x-test-user": ALICE } });
     const slug = `e2e-${Date.now()}`;
     // Alice may exist from an earlier run on a kept database: only that conflict is expected.
-    await alice.request(`mutation { createUser(User: {username: "alice", email: "alice@example.com", name: "Alice"}) { uuid } }`).catch((error: unknown) => {
+    await alice.request(`mutation { createUser(User: {username: "alice", name: "Alice"}) { uuid } }`).catch((error: unknown) => {
       const codes = error instanceof ClientError ? (error.response.errors ?? []).map((e) => e.extensions?.code) : [];
       if (codes.length !== 1 || codes[0] !== "CONFLICT") throw error;
     });

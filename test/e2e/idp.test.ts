@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright-core";
@@ -64,6 +65,25 @@ describe("Idp browser flow through npm start and its local OpenID provider", () 
     const refused = await follow(mallory, `${base}/auth/idp`, "mallory");
     expect(reasonOf(refused.url)).toBe("EMAIL_DOMAIN_NOT_ALLOWED");
     expect(sessionOf(mallory)).toBeUndefined();
+  });
+
+  it("answers for each demo user what docs/idp.md's table says", async () => {
+    const doc = readFileSync(join(PROJECT_DIR, "docs/idp.md"), "utf8");
+    const rows = [...doc.matchAll(/^\| `(\w+)` \| [^|]+ \| (?:yes|no) \| [^|]+ \| (.+) \|$/gm)].map(([, user, outcome]) => ({ user: user as string, outcome: outcome as string }));
+    expect(rows.map((r) => r.user)).toEqual(["alice", "bob", "carol", "mallory"]);
+    for (const { user, outcome } of rows) {
+      const jar = new CookieJar();
+      const landed = await follow(jar, `${base}/auth/idp`, user);
+      const said = /^refused: `([A-Z_]+)`/.exec(outcome)?.[1];
+      if (said) {
+        expect(reasonOf(landed.url), user).toBe(said);
+        expect(sessionOf(jar), user).toBeUndefined();
+      } else {
+        expect(outcome, user).toMatch(/^logs in/);
+        expect(reasonOf(landed.url), user).toBeNull();
+        expect(((await me(jar)) as { uuid?: string }).uuid, user).toEqual(expect.any(String));
+      }
+    }
   });
 
   it("refuses a tampered state, a replayed state cookie, a replayed code and a foreign nonce", async () => {

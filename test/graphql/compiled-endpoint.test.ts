@@ -8,7 +8,7 @@ const g = graphqlBlog({ introspection: true });
 const { endpoint } = g.handler;
 
 beforeAll(async () => {
-  await g.app.domain.create(as(ALICE), model(g.app, "User"), { username: "alice", email: "a@example.com", name: "Alice" });
+  await g.app.domain.create(as(ALICE), model(g.app, "User"), { username: "alice", name: "Alice" }, { email: "a@example.com" });
   await g.app.domain.create(as(ALICE), model(g.app, "Tag"), { slug: "red", name: "RED", description: "", color: "#ff0000" });
   for (const slug of ["a", "b", "c"]) await g.app.domain.create(as(ALICE), model(g.app, "Post"), post(slug));
   await g.app.domain.create(as(ALICE), model(g.app, "PostTag"), { post: "b", tag: "red" });

@@ -42,7 +42,7 @@ let schema: GraphQLSchema;
 beforeAll(async () => {
   await createModelTables(app, prefix);
   schema = buildGraphQLSchema(app);
-  await Promise.all(users.map((u, i) => app.domain.create(as(u), User, { username: `writer${i}`, email: `w${i}@example.com`, name: `W${i}`, bio: i === 1 ? "" : `bio ${i}` })));
+  await Promise.all(users.map((u, i) => app.domain.create(as(u), User, { username: `writer${i}`, name: `W${i}`, bio: i === 1 ? "" : `bio ${i}` }, { email: `w${i}@example.com` })));
   await Promise.all(TAGS.map((slug) => app.domain.create(as(writer), Tag, { slug, name: slug.toUpperCase(), description: "", color: "#000000" })));
   // Published posts by everyone; drafts and archived posts are their author's alone.
   await Promise.all(Array.from({ length: 24 }, (_, i) => {

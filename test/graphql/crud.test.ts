@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ALICE, BOB } from "../support/blog.ts";
+import { ALICE, as, BOB, model } from "../support/blog.ts";
 import { enableTestUser, graphqlBlog } from "./support.ts";
 
 let restore: () => void;
@@ -9,11 +9,13 @@ beforeAll(() => {
 afterAll(() => restore());
 
 const g = graphqlBlog();
-const profile = (name: string) => ({ username: name, email: `${name}@example.com`, name: name.toUpperCase() });
+const profile = (name: string) => ({ username: name, name: name.toUpperCase() });
 
 beforeAll(async () => {
   await g.data(`mutation($u: UserInput!) { createUser(User: $u) { uuid } }`, { user: ALICE, variables: { u: profile("alice") } });
-  await g.data(`mutation($u: UserInput!) { createUser(User: $u) { uuid } }`, { user: BOB, variables: { u: profile("bob") } });
+  // The address is the server's to write (the authentication service's, from the sign-in).
+  await g.app.domain.create(as(BOB), model(g.app, "User"), profile("bob"), { email: "bob@example.com" });
+  await g.app.repository(model(g.app, "User")).patch({ uuid: ALICE }, { email: "alice@example.com" }, []);
 });
 
 describe("GraphQL queries and mutations (memory store)", () => {

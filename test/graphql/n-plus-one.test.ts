@@ -25,7 +25,7 @@ beforeAll(async () => {
   restore = enableTestUser();
   await createModelTables(app, prefix);
   const [User, Post, Tag, PostTag] = ["User", "Post", "Tag", "PostTag"].map((n) => model(app, n)) as [ReturnType<typeof model>, ReturnType<typeof model>, ReturnType<typeof model>, ReturnType<typeof model>];
-  await Promise.all(users.map((u, i) => app.domain.create(as(u), User, { username: `writer${i}`, email: `w${i}@example.com`, name: `W${i}` })));
+  await Promise.all(users.map((u, i) => app.domain.create(as(u), User, { username: `writer${i}`, name: `W${i}` }, { email: `w${i}@example.com` })));
   await Promise.all(["red", "green", "blue"].map((slug) => app.domain.create(as(users[0]), Tag, { slug, name: slug.toUpperCase(), description: "", color: "#000000" })));
   await Promise.all(Array.from({ length: 50 }, (_, i) => app.domain.create(as(users[i % 5]), Post, post(`p${i}`))));
   await Promise.all(Array.from({ length: 50 }, (_, i) => [

@@ -1,18 +1,24 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { ConflictError, PreconditionFailedError } from "../../core/errors.ts";
+import { ConflictError, NotFoundError, PreconditionFailedError } from "../../core/errors.ts";
 import { VERSION_FIELD } from "../../core/schema.ts";
 import type { Repository } from "../../store/repository.ts";
 
 /** Conditional writes a claim tries before it gives up; losing them all refuses the mail (fail closed). */
 const ATTEMPTS = 12;
 
+/** A mail counted on a budget, given back (`release`) when the mail is not sent after all. */
+export interface BudgetClaim {
+  release(): Promise<void>;
+}
+
 /**
- * The service-wide mail budget (issue 25): at most `perMinute` mails per calendar minute for the
- * whole service, however many Lambda instances send them. One counter row per minute in the
- * sessions table (`mail-budget:<minute>`, no `user`, so outside the `by_user` index; TTL removes
- * it), raised by a write conditional on the version read: two instances never both take the last
- * mail of a minute. The per-address throttle bounds one mailbox; this bounds the sum over every
- * address (sub-addresses, many victims, many domains), and with it the sending reputation.
+ * Mails per calendar minute under one name, however many Lambda instances send them: the
+ * service-wide budget (`mail-budget:<minute>`) and each source's share of it
+ * (`mail-source:<digest>:<minute>`). One counter row per name and minute in the sessions table (no
+ * `user`, so outside the `by_user` index; TTL removes it), raised by a write conditional on the
+ * version read: two instances never both take the last mail of a minute. A claim is given back
+ * when its mail is not sent (another limit refused it, or the transport failed), so only mails
+ * actually sent spend a budget.
  */
 export class MailBudget {
   constructor(
@@ -20,25 +26,41 @@ export class MailBudget {
     private readonly now: () => number,
   ) {}
 
-  async claim(perMinute: number): Promise<boolean> {
+  /** The service-wide budget: undefined once `perMinute` mails of this minute are claimed. */
+  async claim(perMinute: number, name = "mail-budget"): Promise<BudgetClaim | undefined> {
     const minute = Math.floor(this.now() / 60_000);
-    const id = `mail-budget:${minute}`;
+    const id = `${name}:${minute}`;
     // Kept a minute past its own, then left to TTL.
     const expiresAt = (minute + 2) * 60;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const stored = await this.sessions.get({ id });
       const count = typeof stored?.count === "number" ? stored.count : 0;
-      if (count >= perMinute) return false;
+      if (count >= perMinute) return undefined;
       try {
         if (!stored) await this.sessions.create({ id, count: 1, expiresAt });
         else await this.sessions.patch({ id }, { count: count + 1 }, [], { expectedVersion: stored[VERSION_FIELD] as number });
-        return true;
+        return { release: () => this.giveBack(id) };
       } catch (error) {
         if (!(error instanceof ConflictError || error instanceof PreconditionFailedError)) throw error;
       }
       // Another instance counted first: spread the retries so a burst does not collide again.
       await sleep(Math.floor(Math.random() * 10 * (attempt + 1)));
     }
-    return false;
+    return undefined;
+  }
+
+  /** Lowers the count by one, conditionally as it was raised; a count it cannot lower stays (fail closed). */
+  private async giveBack(id: string): Promise<void> {
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const stored = await this.sessions.get({ id });
+      if (typeof stored?.count !== "number" || stored.count <= 0) return;
+      try {
+        await this.sessions.patch({ id }, { count: stored.count - 1 }, [], { expectedVersion: stored[VERSION_FIELD] as number });
+        return;
+      } catch (error) {
+        if (!(error instanceof PreconditionFailedError || error instanceof NotFoundError)) throw error;
+      }
+      await sleep(Math.floor(Math.random() * 10 * (attempt + 1)));
+    }
   }
 }

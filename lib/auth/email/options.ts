@@ -17,10 +17,20 @@ export const emailProviderOptions = Type.Object({
           maxLength: Type.Integer({ minimum: 16, maximum: 1024, default: 256 }),
           /** A regular expression the password must match, e.g. "[0-9]" for at least one digit. */
           pattern: Type.Optional(Type.String({ minLength: 1 })),
+          /**
+           * Refuse the most common passwords (a list shipped with the package,
+           * lib/auth/email/common-passwords.ts); a configured `verifier` decides instead.
+           */
+          common: Type.Boolean({ default: true }),
+          /** Refuse a password holding the account's own address, its local part, or its name. */
+          personal: Type.Boolean({ default: true }),
         },
         { default: {} },
       ),
-      /** Name of a service with `verifyPassword(password, {email})` => true | reason (e.g. a breached-password list). */
+      /**
+       * Name of a service with `verifyPassword(password, {email, names})` => true | reason (e.g. a
+       * breached-password list): it replaces the built-in common-password list.
+       */
       verifier: Type.Optional(Type.String({ minLength: 1 })),
       /** scrypt cost of new hashes; OWASP's floor (N=2^17, r=8, p=1) by default; older hashes are raised at login. */
       cost: Type.Object(
@@ -43,6 +53,12 @@ export const emailProviderOptions = Type.Object({
        * it the mail routes answer as always and send nothing (docs/authentication.md).
        */
       mailsPerMinute: Type.Integer({ minimum: 1, default: 100 }),
+      /**
+       * At most this many mails per minute asked from one source address (API Gateway's source IP,
+       * an IPv6 address by its /64), counted before the service-wide budget, so no one caller can
+       * spend it all (docs/authentication.md, "Mail limits").
+       */
+      mailsPerSourcePerMinute: Type.Integer({ minimum: 1, default: 10 }),
       /** Failed logins allowed before each further attempt must wait. */
       failedBeforeDelay: Type.Integer({ minimum: 1, default: 3 }),
       /** The first wait; it doubles with each further failure (at most 5 minutes). */

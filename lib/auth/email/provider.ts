@@ -19,7 +19,8 @@ import type { EmailProviderOptions } from "./options.ts";
 import { canonicalEmail } from "./address.ts";
 import { linkBase, mailLink } from "./links.ts";
 import { checkPassword, hashPassword, passwordOf } from "./passwords.ts";
-import { MailBudget } from "./budget.ts";
+import { MailBudget, type BudgetClaim } from "./budget.ts";
+import { mailSource } from "./source.ts";
 import { MailThrottle } from "./throttle.ts";
 import { EmailTokens, type EmailClaims } from "./tokens.ts";
 import { emailRoutes } from "./routes.ts";
@@ -84,20 +85,42 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     return mailLink(linkBase(this.name, EmailPasswordProvider.type, this.options), this.name, path, token);
   }
 
-  private async send(email: string, build: () => Promise<{ to: string; subject: string; text: string; html: string }>, claimed?: boolean): Promise<void> {
-    if (!(claimed ?? (await this.throttle.claim(email, this.options.throttle.resendDelay)))) {
+  /**
+   * Sends one mail if every limit lets it, in order: the address's (`resendDelay`), the source's
+   * share, the service-wide budget. A refusal answers the caller as a sent mail does (the routes
+   * say nothing either way) and gives back what the earlier limits counted, as does a transport
+   * failure: only mails actually sent count.
+   */
+  private async send(email: string, source: string | undefined, build: () => Promise<{ to: string; subject: string; text: string; html: string }>, preclaimed?: { claim: BudgetClaim | undefined }): Promise<void> {
+    const { resendDelay, mailsPerMinute, mailsPerSourcePerMinute } = this.options.throttle;
+    const address = preclaimed ? preclaimed.claim : await this.throttle.claim(email, resendDelay);
+    if (!address) {
       log.info("mail throttled", { provider: this.name });
       countEvent("MailsThrottled");
       return;
     }
-    // After the per-address throttle, so one address asked again and again spends none of it.
-    if (!(await this.budget.claim(this.options.throttle.mailsPerMinute))) {
-      log.warn("mail budget spent: mail not sent", { provider: this.name, mailsPerMinute: this.options.throttle.mailsPerMinute });
+    const share = await this.budget.claim(mailsPerSourcePerMinute, `mail-source:${mailSource(source)}`);
+    if (!share) {
+      log.info("mail source over its share: mail not sent", { provider: this.name, mailsPerSourcePerMinute });
+      countEvent("MailsOverSourceShare");
+      await address.release();
+      return;
+    }
+    const budget = await this.budget.claim(mailsPerMinute);
+    if (!budget) {
+      log.warn("mail budget spent: mail not sent", { provider: this.name, mailsPerMinute });
+      countEvent("MailBudgetSpent");
+      await Promise.all([address.release(), share.release()]);
       return;
     }
     const mailer = this.mailer();
-    if (!mailer) throw new Error(`service '${this.name}' needs a Framework/Mailer service to send mail`);
-    await mailer.send(await build());
+    try {
+      if (!mailer) throw new Error(`service '${this.name}' needs a Framework/Mailer service to send mail`);
+      await mailer.send(await build());
+    } catch (error) {
+      await Promise.all([address.release(), share.release(), budget.release()]);
+      throw error;
+    }
   }
 
   private checkDomain(email: string): void {
@@ -192,9 +215,10 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
   /** Creates ident, user and password; ACCOUNT_EXISTS when the address has an ident. */
   private async createAccount(email: string, password: string, fields: Record<string, unknown>, verified: boolean): Promise<string> {
     const info = this.auth.identityModel();
-    const userFields = { ...fields, ...("email" in info.inputSchema.properties ? { email } : {}) };
+    // `user.email` is the registered address, whatever the body said: the account's own ident.
+    const { email: _given, ...userFields } = fields;
     checkNewUser(info, userFields);
-    await checkPassword(this.app, this.options.password, password, email);
+    await checkPassword(this.app, this.options.password, password, email, namesOf(userFields));
     const stored = await hashPassword(password, this.options.password.cost);
     const uuid = randomUUID();
     try {
@@ -204,7 +228,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
       throw error;
     }
     try {
-      await createUser(this.app, info, userFields, uuid);
+      await createUser(this.app, info, userFields, uuid, email);
       await this.app.repository(info).patch({ uuid }, { password: stored }, []);
     } catch (error) {
       await this.auth.idents.delete({ uuid: `${email}:email` }).catch(() => undefined);
@@ -219,7 +243,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
    * is known or not. With the mailed token (or in `after`/`none` mode): creates the account and
    * logs in.
    */
-  async register(body: { email: string; password?: string; user?: Record<string, unknown>; token?: string }): Promise<LoginResult | "MAIL_SENT"> {
+  async register(body: { email: string; password?: string; user?: Record<string, unknown>; token?: string }, source?: string): Promise<LoginResult | "MAIL_SENT"> {
     this.checkOpen();
     const email = this.normalize(body.email);
     this.checkDomain(email);
@@ -229,13 +253,14 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
       await this.wasteHash(body.password);
       // A known address gets a mail too (saying so, with the recovery route): the caller sees
       // the same answer after the same work either way.
-      const claimed = await this.throttle.claim(email, this.options.throttle.resendDelay);
+      const claim = await this.throttle.claim(email, this.options.throttle.resendDelay);
       // Signed either way, used only for an unknown address: both answers take the same work.
       const token = await this.tokens.sign({ purpose: "register", email }, this.options.tokens.verification);
       await this.send(
         email,
+        source,
         async () => (known ? accountExistsMail(this.app.name, email) : registrationMail(this.app.name, email, this.link(`${this.options.url}/verify`, token))),
-        claimed,
+        { claim },
       );
       return "MAIL_SENT";
     }
@@ -247,12 +272,12 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     }
     if (typeof body.password !== "string") throw new ValidationError([{ path: "/password", message: "is required" }]);
     const user = await this.createAccount(email, body.password, body.user ?? {}, verified);
-    if (mode === "after") await this.sendVerification(email, user);
+    if (mode === "after") await this.sendVerification(email, user, source);
     return this.auth.login(user, "email", { ident: identKey("email", email) });
   }
 
-  private async sendVerification(email: string, user: string): Promise<void> {
-    await this.send(email, async () => verificationMail(this.app.name, email, this.link(`${this.options.url}/verify`, await this.tokens.sign({ purpose: "verify", email, sub: user }, this.options.tokens.verification))));
+  private async sendVerification(email: string, user: string, source: string | undefined): Promise<void> {
+    await this.send(email, source, async () => verificationMail(this.app.name, email, this.link(`${this.options.url}/verify`, await this.tokens.sign({ purpose: "verify", email, sub: user }, this.options.tokens.verification))));
   }
 
   /**
@@ -260,12 +285,12 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
    * ident (of the caller, when logged in), otherwise a mail saying there is nothing to confirm,
    * under the same throttle. Only the address's owner learns which.
    */
-  async startVerification(rawEmail: string, userId: string | undefined): Promise<void> {
+  async startVerification(rawEmail: string, userId: string | undefined, source?: string): Promise<void> {
     const email = this.normalize(rawEmail);
     const ident = await this.auth.idents.find("email", email);
     const eligible = ident !== undefined && !ident.verifiedAt && (userId === undefined || ident.user === userId);
     const token = await this.tokens.sign({ purpose: "verify", email, sub: ident?.user ?? randomUUID() }, this.options.tokens.verification);
-    await this.send(email, async () =>
+    await this.send(email, source, async () =>
       eligible ? verificationMail(this.app.name, email, this.link(`${this.options.url}/verify`, token)) : nothingToDoMail(this.app.name, email, "verification"),
     );
   }
@@ -290,7 +315,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     return sha256Hex(`recover:${typeof state?.__hash === "string" ? state.__hash : "none"}`).slice(0, 32);
   }
 
-  async startRecovery(rawEmail: string): Promise<void> {
+  async startRecovery(rawEmail: string, source?: string): Promise<void> {
     const email = this.normalize(rawEmail);
     const ident = await this.auth.idents.find("email", email);
     // An unknown address reads a user and signs a token too, and gets a mail saying it has no
@@ -298,7 +323,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     const sub = ident?.user ?? randomUUID();
     const user = await this.app.repository(this.auth.identityModel()).get({ uuid: sub });
     const token = await this.tokens.sign({ purpose: "recover", email, sub, pwd: this.fingerprint(user) }, this.options.tokens.recovery);
-    await this.send(email, async () =>
+    await this.send(email, source, async () =>
       ident ? recoveryMail(this.app.name, email, this.link(`${this.options.url}/recover`, token)) : nothingToDoMail(this.app.name, email, "recovery"),
     );
   }
@@ -320,7 +345,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     if (!user || claims.pwd !== this.fingerprint(user)) throw invalid();
     const ident = await this.auth.idents.find("email", claims.email);
     if (!ident || ident.user !== claims.sub) throw invalid();
-    await checkPassword(this.app, this.options.password, password, claims.email);
+    await checkPassword(this.app, this.options.password, password, claims.email, namesOf(user));
     await this.writeOverFingerprint(claims as EmailClaims & { sub: string }, user, { password: await hashPassword(password, this.options.password.cost) }, invalid);
     await this.auth.idents.patch(ident, { _loginAttempts: 0, ...(ident.verifiedAt ? {} : { verifiedAt: new Date(this.now()).toISOString() }) }, ["_lastLoginAttemptAt"]);
     const { generation } = await this.auth.sessions.revokeAll(claims.sub);
@@ -363,7 +388,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     const users = this.app.repository(this.auth.identityModel());
     const user = ident ? await users.get({ uuid: userId }) : undefined;
     if (!ident || !user || !(await passwordOf(user).verify(current, this.options.password.cost))) throw new AuthError(401, "INVALID_CREDENTIALS", "The current password is wrong");
-    await checkPassword(this.app, this.options.password, next, ident.email ?? "");
+    await checkPassword(this.app, this.options.password, next, ident.email ?? "", namesOf(user));
     await users.patch({ uuid: userId }, { password: await hashPassword(next, this.options.password.cost) }, []);
     // Every session ends, the caller's (and its count) included; the new one is opened under the new generation.
     const { generation } = await this.auth.sessions.revokeAll(userId);
@@ -386,6 +411,11 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     }
     throw new AuthError(429, "TOO_MANY_ATTEMPTS", "Too many concurrent attempts: try again", 1);
   }
+}
+
+/** The account's names a password may not be: its string `username` and `name`, as given or stored. */
+function namesOf(record: Record<string, unknown> | undefined): string[] {
+  return [record?.username, record?.name].filter((v): v is string => typeof v === "string");
 }
 
 function withParams(base: string, params: Record<string, string>): string {

@@ -58,7 +58,7 @@ export function emailRoutes(provider: EmailPasswordProvider): AuthRoute[] {
           ...(body.user !== undefined && !isPlainObject(body.user) ? [{ path: "/user", message: "must be an object" }] : []),
         ];
         if (errors.length > 0) throw new ValidationError(errors);
-        const result = await provider.register(body as Parameters<EmailPasswordProvider["register"]>[0]);
+        const result = await provider.register(body as Parameters<EmailPasswordProvider["register"]>[0], http.sourceIp);
         return result === "MAIL_SENT" ? json(202, ACCEPTED, noStore) : loggedIn(result);
       },
     },
@@ -72,7 +72,7 @@ export function emailRoutes(provider: EmailPasswordProvider): AuthRoute[] {
       contract: { caller: "optional", store: true, body: stringBody(EMAIL), errors: [403], answers: { 202: ACCEPTED_ANSWER } },
       handle: async ({ http, identity }) => {
         const { email } = stringFields(http, EMAIL);
-        await provider.startVerification(email, (await identity()).userId);
+        await provider.startVerification(email, (await identity()).userId, http.sourceIp);
         return json(202, ACCEPTED, noStore);
       },
     },
@@ -86,7 +86,7 @@ export function emailRoutes(provider: EmailPasswordProvider): AuthRoute[] {
       contract: { caller: "none", store: true, body: stringBody(EMAIL), errors: [], answers: { 202: ACCEPTED_ANSWER } },
       handle: async ({ http }) => {
         const { email } = stringFields(http, EMAIL);
-        await provider.startRecovery(email);
+        await provider.startRecovery(email, http.sourceIp);
         return json(202, ACCEPTED, noStore);
       },
     },

@@ -2,12 +2,15 @@ import { ConflictError, PreconditionFailedError } from "../../core/errors.ts";
 import { VERSION_FIELD } from "../../core/schema.ts";
 import type { Repository } from "../../store/repository.ts";
 import { sha256Hex } from "../crypto.ts";
+import type { BudgetClaim } from "./budget.ts";
 
 /**
  * At most one mail per address per `resendDelay` (spec 5.4.7), decided by a conditional write on a
  * row of the sessions table keyed by the address's hash (`mail:<sha256>`, no `user`, so outside the
  * `by_user` index; TTL removes it): the address needs no ident, so registering a new address and
- * a recovery for an unknown one do the same work and throttle alike.
+ * a recovery for an unknown one do the same work and throttle alike. A claim whose mail is not
+ * sent after all (a budget refused it, or the transport failed) is given back: the address may
+ * ask again at once rather than wait for a mail that never came.
  */
 export class MailThrottle {
   constructor(
@@ -15,24 +18,26 @@ export class MailThrottle {
     private readonly now: () => number,
   ) {}
 
-  async claim(email: string, resendDelaySeconds: number): Promise<boolean> {
+  async claim(email: string, resendDelaySeconds: number): Promise<BudgetClaim | undefined> {
     const id = `mail:${sha256Hex(email)}`;
     const nowS = Math.floor(this.now() / 1000);
     const row = { lastSentAt: new Date(this.now()).toISOString(), expiresAt: nowS + Math.max(resendDelaySeconds, 1) };
+    const claimed = (written: Record<string, unknown>): BudgetClaim => ({
+      // Only the row this claim wrote: a later claim's row stays.
+      release: () => this.sessions.delete({ id }, { expectedVersion: written[VERSION_FIELD] as number }).then(() => undefined, () => undefined),
+    });
     try {
-      await this.sessions.create({ id, ...row });
-      return true;
+      return claimed(await this.sessions.create({ id, ...row }));
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
     }
     const stored = await this.sessions.get({ id });
-    if (!stored) return false;
-    if (typeof stored.expiresAt === "number" && stored.expiresAt > nowS) return false;
+    if (!stored) return undefined;
+    if (typeof stored.expiresAt === "number" && stored.expiresAt > nowS) return undefined;
     try {
-      await this.sessions.patch({ id }, row, [], { expectedVersion: stored[VERSION_FIELD] as number });
-      return true;
+      return claimed(await this.sessions.patch({ id }, row, [], { expectedVersion: stored[VERSION_FIELD] as number }));
     } catch (error) {
-      if (error instanceof PreconditionFailedError) return false;
+      if (error instanceof PreconditionFailedError) return undefined;
       throw error;
     }
   }

@@ -114,7 +114,7 @@ function currentUser(info: ModelInfo): Json {
       return false;
     }
   });
-  const required = (info.inputSchema.required ?? []).filter((f) => shown.includes(f));
+  const required = (info.schema.required ?? []).filter((f) => shown.includes(f));
   return required.length > 0 ? { allOf: [schemaRef(info.name)], required } : schemaRef(info.name);
 }
 

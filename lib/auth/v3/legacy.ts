@@ -1,5 +1,6 @@
 import { QueryCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { log } from "../../core/log.ts";
+import { legacyIdpSub } from "../idp-keys.ts";
 import { BY_LEGACY_USER } from "../tables.ts";
 import { upgradeIdent, type Row } from "./field-map.ts";
 import { isV4Provider, keyShape, v4Key, type Provider } from "./format.ts";
@@ -81,7 +82,9 @@ export class LegacyIdents {
 
   /** Whether a v3 row exists for this identity (read, never upgraded). */
   async exists(provider: Provider, providerUid: string): Promise<boolean> {
-    return (await readIdent(this.options.client, this.options.table, `${providerUid}_${provider}`)) !== undefined;
+    const row = await readIdent(this.options.client, this.options.table, `${providerUid}_${provider}`);
+    if (provider === "idp") return row !== undefined && legacyIdpSub(row) === providerUid;
+    return row !== undefined;
   }
 
   /** Upgrades one v3 row; undefined when it is not an upgradable v3 row or its key is taken. */
@@ -93,6 +96,8 @@ export class LegacyIdents {
       return undefined;
     }
     const issuers = this.options.idpIssuers ?? [];
+    // The same rule as the login's own upgrade: an Idp row is upgraded only if it is legacy.
+    if (shape.provider === "idp" && legacyIdpSub(row) !== shape.providerUid) return undefined;
     if (shape.provider === "idp" && issuers.length !== 1) {
       log.warn("auth.v3.idp_issuer_unknown", { key, reason: "several Idp services are configured (or none): run `webda auth migrate` with only the one that issued it" });
       return undefined;

@@ -3,7 +3,7 @@ import { forEachBounded, limiter, type Limiter } from "../../core/concurrency.ts
 import { upgradeIdent, type Row } from "./field-map.ts";
 import { evaluatedPerCall, pages, type ScanContext } from "./scan-pages.ts";
 export { CONFIRMING_SCAN_LIMIT } from "./scan-pages.ts";
-import { normalizeIssuer } from "../idp-keys.ts";
+import { idpIdentKey, legacyIdpSub, normalizeIssuer } from "../idp-keys.ts";
 import { isV4Provider, keyShape, v4Key } from "./format.ts";
 import { moveIdents, MOVES_PER_TRANSACTION } from "./move.ts";
 import { KindTally, type MigrationReport } from "./report.ts";
@@ -129,8 +129,8 @@ interface Move {
   target: string;
   /** The Idp issuer the row is assigned to. */
   issuer?: string;
-  /** Already a v4 row: only its key and issuer change. */
-  issuerless?: boolean;
+  /** Already a v4 row (issuerless, or keyed before subs were escaped): only its key and issuer change. */
+  rekey?: boolean;
 }
 
 function issuerUnknown(key: string): { key: string; code: "IDP_ISSUER_UNKNOWN"; message: string } {
@@ -149,14 +149,17 @@ interface PassContext extends ScanContext {
 }
 
 /**
- * What a pass needs to see: v3 rows (they carry `_type`) and anything without `provider` (which no
- * v4 row lacks, so a malformed key is still found). v4 rows are filtered out by DynamoDB, so the
- * confirming pass transfers almost nothing.
+ * What a pass needs to see: v3 rows (they carry `_type`), anything without `provider` (which no
+ * v4 row lacks, so a malformed key is still found), issuerless Idp rows, and Idp rows whose `sub`
+ * holds a character keys now escape (keyed before they were escaped; those already at their key
+ * are passed over). Other v4 rows are filtered out by DynamoDB, so the confirming pass transfers
+ * almost nothing.
  */
 const LEGACY_ROWS = {
-  expression: "attribute_exists(#type) OR attribute_not_exists(#provider) OR (#provider = :idp AND attribute_not_exists(#issuer))",
-  names: { "#type": "_type", "#provider": "provider", "#issuer": "issuer" },
-  values: { ":idp": "idp" },
+  expression:
+    "attribute_exists(#type) OR attribute_not_exists(#provider) OR (#provider = :idp AND (attribute_not_exists(#issuer) OR contains(#uid, :pct) OR contains(#uid, :at) OR contains(#uid, :colon)))",
+  names: { "#type": "_type", "#provider": "provider", "#issuer": "issuer", "#uid": "providerUid" },
+  values: { ":idp": "idp", ":pct": "%", ":at": "@", ":colon": ":" },
 };
 
 /** One full scan of the idents table; returns the number of rows upgraded. */
@@ -184,8 +187,20 @@ async function identPass(context: PassContext, pass: number): Promise<number> {
         const shape = keyShape(row);
         if (shape.kind === "malformed") throw new MalformedKeyFound(String(row.uuid), shape.reason);
         const key = row.uuid as string;
-        const issuerless = shape.kind === "v4" && shape.provider === "idp" && row.issuer === undefined;
-        if (shape.kind === "v4" && !issuerless) continue;
+        if (shape.kind === "v4" && shape.provider === "idp" && typeof row.issuer === "string" && typeof row.providerUid === "string") {
+          // Keyed before subs were escaped: moved to its key under the issuer it names.
+          const target = idpIdentKey(row.issuer, row.providerUid);
+          if (target !== key) moves.push({ row, provider: "idp", providerUid: row.providerUid, target, issuer: row.issuer, rekey: true });
+          continue;
+        }
+        // The login's own rule (legacyIdpSub): an Idp row without an issuer whose key is not its
+        // `sub`'s is not taken for anyone's.
+        const legacySub = shape.provider === "idp" ? legacyIdpSub(row) : undefined;
+        if (shape.provider === "idp" && legacySub === undefined) {
+          idents.fail({ key, code: "IDENT_KEY_MISMATCH", message: "an Idp ident without an issuer that is neither '<providerUid>:idp' (with provider and providerUid) nor v3's '<sub>_idp': it is left as it is" });
+          continue;
+        }
+        if (shape.kind === "v4" && shape.provider !== "idp") continue;
         if (!isV4Provider(shape.provider)) {
           idents.skip({ key, code: "UNSUPPORTED_PROVIDER", message: `v4 has no '${shape.provider}' provider: the row is left as it is` });
           continue;
@@ -195,9 +210,9 @@ async function identPass(context: PassContext, pass: number): Promise<number> {
           continue;
         }
         const issuer = shape.provider === "idp" ? issuers[0] : undefined;
-        // An issuerless v4 row's uid is its `providerUid` (its key may have been built from it).
-        const providerUid = issuerless && typeof row.providerUid === "string" ? row.providerUid : shape.providerUid;
-        moves.push({ row, provider: shape.provider, providerUid, target: v4Key(shape.provider, providerUid, issuer), ...(issuer ? { issuer } : {}), ...(issuerless ? { issuerless } : {}) });
+        const providerUid = legacySub ?? shape.providerUid;
+        const rekey = shape.kind === "v4";
+        moves.push({ row, provider: shape.provider, providerUid, target: v4Key(shape.provider, providerUid, issuer), ...(issuer ? { issuer } : {}), ...(rekey ? { rekey } : {}) });
       }
       const seen = scanned;
       const reportProgress = () => options.onProgress?.({ pass, kind: "idents", scanned: seen, migrated: idents.report.migrated, failed: idents.report.failed.length });
@@ -282,9 +297,9 @@ async function movePage(context: PassContext, moves: Move[], transactions: Limit
   }
 }
 
-/** The row a move writes: v3's field map, or an issuerless v4 Idp row given its issuer and key. */
+/** The row a move writes: v3's field map, or a v4 Idp row given its issuer and key. */
 async function upgraded(move: Move, options: MigrateOptions, now: string): Promise<Row> {
-  if (move.issuerless) return { ...move.row, uuid: move.target, issuer: move.issuer, updatedAt: now };
+  if (move.rekey) return { ...move.row, uuid: move.target, issuer: move.issuer, updatedAt: now };
   return upgradeIdent(move.row, move.provider, move.providerUid, { seal: options.seal, now, ...(move.issuer ? { issuer: move.issuer } : {}) });
 }
 

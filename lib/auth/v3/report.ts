@@ -1,6 +1,6 @@
 /** The migration's report: counts per kind, what failed and why, and whether to run again. */
 
-export type FailureCode = "IDENT_CONFLICT" | "WRITE_FAILED" | "IDP_ISSUER_UNKNOWN";
+export type FailureCode = "IDENT_CONFLICT" | "WRITE_FAILED" | "IDP_ISSUER_UNKNOWN" | "IDENT_KEY_MISMATCH";
 export type SkipCode = "UNSUPPORTED_PROVIDER" | "ALREADY_MOVED" | "CHANGED_DURING_RUN";
 
 export interface Entry<Code extends string> {
