@@ -48,7 +48,12 @@ const configuration: Omit<ApplicationDefinition, "serviceTypes"> = {
         recover: `${FRONT_END}/auth/recover`,
         confirm: `${FRONT_END}/auth/confirm`,
       },
-      throttle: { resendDelay: 10, failedBeforeDelay: 3, delay: 1, lockout: { after: 5, duration: 900 } },
+      throttle: {
+        resendDelay: 10, failedBeforeDelay: 3, delay: 1, lockout: { after: 5, duration: 900 },
+        // One source's share of the mail budget (docs/authentication.md): a deploy parameter, or the
+        // environment of `npm start`, where every request comes from 127.0.0.1; unset keeps the default.
+        ...(setting("MAILS_PER_SOURCE_PER_MINUTE") ? { mailsPerSourcePerMinute: Number(setting("MAILS_PER_SOURCE_PER_MINUTE")) } : {}),
+      },
       // OWASP's floor unless `npm start` is told otherwise (PASSWORD_COST_LN); a Lambda runtime
       // refuses anything weaker, so this cannot lower a deployed stage's cost.
       ...(process.env.PASSWORD_COST_LN ? { password: { cost: { ln: Number(process.env.PASSWORD_COST_LN) } } } : {}),

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSigningJwk, publicKeySet } from "../../lib/auth/index.ts";
 import { app } from "../../app/index.ts";
 import { generateApp, generatedName } from "../support/generated-app.ts";
+import { documentedRow, stackGrowth } from "../support/stack-figures.ts";
 import { grantsOf, kindViolations, overlyBroad, statementsOf } from "../support/iam.ts";
 import { specErrors } from "../support/cfn-validation.ts";
 import { allResources, loadStacks, unresolved, type Stack, type Template } from "../support/stacks.ts";
@@ -81,6 +82,18 @@ describe.each(["route", "model", "single"] as const)(`an application of ${MODELS
     if (packaging === "single") return;
     // Each generated model's routes are a nested stack of their own.
     for (let i = 1; i <= MODELS; i++) expect(stacks.map((s) => s.id)).toContain(`${generatedName(i)}sNestedStack`);
+  });
+
+  it("packages to the figures docs/deploying.md gives, and holds as many models as it says", async () => {
+    const page = await readFile(join(root, "docs/deploying.md"), "utf8");
+    const counts = stacks.map((s) => Object.keys(s.template.Resources).length);
+    const measured = [String(stacks.length), String(counts.reduce((a, b) => a + b, 0)), String(counts[0])];
+    expect(documentedRow(page, `the sample and ${MODELS} models, ${packaging} packaging`)).toEqual(measured);
+    if (packaging !== "route") return;
+    const growth = stackGrowth(stacks, Array.from({ length: MODELS }, (_, i) => generatedName(i + 1)));
+    const first = growth.reduce((a, b) => (b.fit < a.fit ? b : a));
+    console.log(`headroom: ${growth.filter((g) => g.perModel > 0).map((g) => `${g.stack} ${g.resources} (+${g.perModel.toFixed(2)}/model, fits ${g.fit})`).join("; ")}`);
+    expect(documentedRow(page, "models of the generated kind the shared stacks hold, the sample's besides")).toEqual([String(first.fit), `\`${first.stack}\``, first.perModel.toFixed(2)]);
   });
 
   it("validates every template, root and nested, against AWS's resource specification", async () => {

@@ -12,6 +12,7 @@ import { app } from "../../app/index.ts";
 import { deriveRoutes } from "../../lib/rest/routes.ts";
 import { overlyBroad, statementsOf } from "../support/iam.ts";
 import { specErrors } from "../support/cfn-validation.ts";
+import { documentedRow } from "../support/stack-figures.ts";
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -64,6 +65,9 @@ describe("serverless package", () => {
     expect(await specErrors(out)).toEqual([]);
     const template = JSON.parse(await readFile(join(out, "cloudformation-template-update-stack.json"), "utf8")) as { Resources: Record<string, Resource> };
     const resources = Object.values(template.Resources);
+    // The figures docs/deploying.md gives ("How many models fit") are this run's, not estimates.
+    const page = await readFile(join(root, "docs/deploying.md"), "utf8");
+    expect(documentedRow(page, "the sample, route packaging")).toEqual(["1", String(resources.length), String(resources.length)]);
     const routeKeys = resources.filter((r) => r.Type === "AWS::ApiGatewayV2::Route").map((r) => r.Properties.RouteKey as string);
     const derived = deriveRoutes(app);
     for (const route of derived) expect(routeKeys).toContain(route.key);
@@ -93,7 +97,9 @@ describe("serverless package", () => {
     expect(statementsOf(template).filter((s) => [s.Action].flat().includes("execute-api:ManageConnections"))).toHaveLength(2);
     expect(template.Resources.IamRoleLambdaExecution).toBeUndefined();
     const roleOfHandler = (handler: string) => (resources.find((r) => r.Type === "AWS::Lambda::Function" && r.Properties.Handler === handler)?.Properties.Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
-    expect(["ws", "stream", "graphql", "graphiql", "migrate"].map((f) => roleOfHandler(`functions/${f}.handler`))).toEqual(["WebsocketRole", "StreamRole", "GraphqlRole", "LogsOnlyRole", "MigrateRole"]);
+    expect(["ws", "stream", "graphql", "migrate"].map((f) => roleOfHandler(`functions/${f}.handler`))).toEqual(["WebsocketRole", "StreamRole", "GraphqlRole", "MigrateRole"]);
+    // GraphiQL stays out of a deployed stage unless `--param graphiql=true` asks for it (docs/operating.md).
+    expect(handlers).not.toContain("functions/graphiql.handler");
 
     // Stream batches: the handler reports its first failed record, and a batch whose retries
     // are spent goes to the stack's failure queue instead of vanishing.
@@ -214,7 +220,8 @@ describe("serverless package", () => {
         expect(granted, `${module}'s role (${roleId})`).toContain(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${secretParameters[secret as keyof typeof secretParameters]}`);
       }
     }
-    expect([...seen].sort()).toEqual(Object.keys(readers).sort());
+    // Every handler but GraphiQL's, which a deployed stage leaves out unless asked.
+    expect([...seen].sort()).toEqual(Object.keys(readers).filter((module) => module !== "functions/graphiql").sort());
   }, 120_000);
 
   it("refuses a secret value given the old way in a deployed stage, naming the parameter that replaces it", async () => {
