@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateSigningJwk } from "../../lib/auth/index.ts";
+import { generateSigningJwk, publicKeySet } from "../../lib/auth/index.ts";
 import { acquireOfflineLock } from "../../lib/local/offline-lock.ts";
 import { recordAwsCalls, type Call } from "../support/aws-calls.ts";
 import { functionGrants, isWrite, kindViolations, type Grant } from "../support/iam.ts";
@@ -39,10 +39,14 @@ beforeAll(async () => {
   release = await acquireOfflineLock(600_000);
   const out = join(scratch, "out");
   await run(join(root, "node_modules/.bin/serverless"), [
-    "package", "--stage", "ci", "--package", out, "--param", `appSecret=${"s".repeat(48)}`,
-    "--param", `authSigningKey=${JSON.stringify(generateSigningJwk())}`,
-    "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client", "--param", `idpClientSecret=${"c".repeat(32)}`,
-    "--param", "publicUrl=https://api.example.com",
+    "package", "--stage", "ci", "--package", out,
+    // The secrets by their SSM parameters' names, the signing key's public set (docs/deploying.md, "Secrets").
+    "--param", "appSecretParameter=/blog/ci/app-secret", "--param", "authSigningKeyParameter=/blog/ci/auth-signing-key",
+    "--param", "idpClientSecretParameter=/blog/ci/idp-client-secret", "--param", `authPublicKeys=${JSON.stringify(publicKeySet(JSON.stringify(generateSigningJwk())))}`,
+    "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client",
+    "--param", "publicUrl=https://api.example.com", "--param", "alarmEmail=ops@example.com",
+    // Every function the sample has, GraphiQL and the test service's included, so that each is driven.
+    "--param", "graphiql=true", "--param", "testRoutes=true",
   ], { cwd: root, env: { ...process.env, ALLOW_TEST_USER: "false" }, maxBuffer: 16 * 1024 * 1024 });
   stacks = await loadStacks(out);
   mapFunctions();
@@ -146,8 +150,13 @@ const packagedName = (table: string): string => `blog-ci-${table.startsWith(pref
 
 const READ_FAMILY = new Set(["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:PartiQLSelect"]);
 const family = (action: string): string => (READ_FAMILY.has(action) ? "read" : isWrite(action) ? "write" : action);
-/** The framework's own statements: logs, and a stream function's stream reads and failure queue. */
-const FRAMEWORK = /^(logs:|sqs:|dynamodb:(GetRecords|GetShardIterator|DescribeStream|ListStreams)$)/;
+/**
+ * The framework's own statements: logs, a stream function's stream reads and failure queue, the
+ * migration's failure destination, and the secrets a function reads at its cold start (from SSM,
+ * which in-process runs replace with the environment; test/deploy/package.test.ts checks that
+ * each role may read exactly its functions' parameters).
+ */
+const FRAMEWORK = /^(logs:|sqs:|ssm:GetParameters?$|kms:Decrypt$|dynamodb:(GetRecords|GetShardIterator|DescribeStream|ListStreams)$)/;
 
 /** Whether `grants` allow the call: its table for a call on the table, the table's indexes for one on an index. */
 function allows(grants: Grant[], call: Call): boolean {
