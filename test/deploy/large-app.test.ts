@@ -135,7 +135,7 @@ describe.each(["route", "model", "single"] as const)(`an application of ${MODELS
       const view = asRootSees(stack, rootStack).Resources;
       for (const id of Object.keys(stack.template.Resources)) {
         const resource = view[id] as (typeof view)[string];
-        if (resource.Type === "AWS::IAM::Role") expect(policySize((resource.Properties.Policies as { PolicyDocument: unknown }[]).map((p) => p.PolicyDocument), view), id).toBeLessThanOrEqual(INLINE_LIMIT);
+        if (resource.Type === "AWS::IAM::Role") expect(policySize(((resource.Properties.Policies ?? []) as { PolicyDocument: unknown }[]).map((p) => p.PolicyDocument), view), id).toBeLessThanOrEqual(INLINE_LIMIT);
         if (resource.Type !== "AWS::IAM::ManagedPolicy") continue;
         const [attached] = (stack.template.Resources[id]?.Properties.Roles ?? []) as { Ref: string }[];
         expect(stack.template.Resources[attached?.Ref ?? ""]?.Type, id).toBe("AWS::IAM::Role");
