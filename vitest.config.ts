@@ -16,7 +16,6 @@ export default defineConfig({
   test: {
     include: ["lib/**/*.test.ts", "test/**/*.test.ts", "functions/**/*.test.ts", "app/**/*.test.ts"],
     globalSetup: ["test/setup/global.ts"],
-    setupFiles: ["test/setup/validators.ts"],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",

@@ -1,7 +1,7 @@
 import pkg from "../package.json" with { type: "json" };
 import {
   AccessAuthentication, Application, AuthenticationService, EmailPasswordProvider, EmailPasswordProviderDescription, GraphQLService, IdpProvider,
-  IdpProviderDescription, MailerService, type ApplicationDefinition, type ModelClass, type ServiceClass,
+  IdpProviderDescription, MailerService, type ApplicationDefinition, type ApplicationParts, type ModelClass, type ServiceClass,
 } from "../lib/index.ts";
 import { auditSignIns } from "./audit.ts";
 import * as models from "./models/index.ts";
@@ -82,9 +82,12 @@ export const definition: ApplicationDefinition = /* @__PURE__ */ Object.assign(
   configuration,
 );
 
-/** The application with its audit listener; functions/ build theirs with this, once per cold start. */
-export function createApp(overrides: Partial<ApplicationDefinition> = {}): Application {
-  return buildApp(definition.serviceTypes, overrides);
+/**
+ * The application with its audit listener and every service type, from the parts its composition
+ * gives (functions/auth.ts and functions/rest.ts build theirs with this, once per cold start).
+ */
+export function createApp(parts: ApplicationParts = {}, overrides: Partial<ApplicationDefinition> = {}): Application {
+  return buildApp(definition.serviceTypes, parts, overrides);
 }
 
 /**
@@ -111,9 +114,9 @@ function enabledServices(): ApplicationDefinition["services"] {
   return Object.fromEntries(Object.entries(configuration.services).filter(([name]) => !off.has(name)));
 }
 
-/** The application with its audit listener, from the given service types. */
-export function buildApp(serviceTypes: ServiceClass[], overrides: Partial<ApplicationDefinition> = {}): Application {
-  const application = new Application({ ...configuration, services: enabledServices(), serviceTypes, ...overrides });
+/** The application with its audit listener, from the given service types and parts. */
+export function buildApp(serviceTypes: ServiceClass[], parts: ApplicationParts = {}, overrides: Partial<ApplicationDefinition> = {}): Application {
+  const application = new Application({ ...configuration, services: enabledServices(), serviceTypes, ...overrides }, parts);
   auditSignIns(application);
   return application;
 }
@@ -136,4 +139,14 @@ export function sessionRoutesServiceTypes(): ServiceClass[] {
  */
 export function identifyingServiceTypes(): ServiceClass[] {
   return [...ownServiceTypes(), AccessAuthentication, EmailPasswordProviderDescription, MailerService, IdpProviderDescription];
+}
+
+/** The application of the session routes' function (functions/auth-session.ts). */
+export function sessionRoutesApp(parts: ApplicationParts): Application {
+  return buildApp(sessionRoutesServiceTypes(), parts);
+}
+
+/** The application of a function that tells who is asking and issues nothing (record read, GraphQL, WebSocket, stream, GraphiQL). */
+export function identifyingApp(parts: ApplicationParts): Application {
+  return buildApp(identifyingServiceTypes(), parts);
 }

@@ -1,12 +1,17 @@
-import { checkServiceOptions } from "../lib/index.ts";
-import { createApp } from "./definition.ts";
+import { serviceOptionsCheck, type Application, type ApplicationDefinition, type ApplicationParts } from "../lib/index.ts";
+import { createApp as createDefinedApp } from "./definition.ts";
 
-export { createApp, definition } from "./definition.ts";
+export { definition } from "./definition.ts";
 
-// Everything that runs from source (`npm start`, the CLI and so the check `serverless package`
-// runs, the seeders) refuses an invalid configuration before doing anything else, naming the
-// service, the option and the problem. Lambda functions build the application from
-// ./definition.ts without this check: it ran when they were packaged.
-checkServiceOptions();
+/**
+ * The sample as everything that runs from source builds it (`npm start`, the CLI and so the check
+ * `serverless package` runs, the seeders): it refuses an invalid configuration before doing
+ * anything else, naming the service, the option and the problem. What validates or lists passes
+ * those parts too (the tools compile schemas at run time). Lambda functions compose the
+ * application from ./definition.ts without the check: it ran when they were packaged.
+ */
+export function createApp(parts: ApplicationParts = {}, overrides: Partial<ApplicationDefinition> = {}): Application {
+  return createDefinedApp({ checkOptions: serviceOptionsCheck(), ...parts }, overrides);
+}
 
 export const app = createApp();

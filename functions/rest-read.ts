@@ -1,18 +1,13 @@
-import { buildApp, identifyingServiceTypes } from "../app/definition.ts";
-import { readHandler } from "../lib/rest/read-handler.ts";
+import { identifyingApp } from "../app/definition.ts";
+import { recordReadFunction } from "../lib/rest/read-function.ts";
 import { recordStoreFromEnv } from "../lib/store/select-records.ts";
 
-// Built from the definition only: its configuration was checked when `serverless package` ran
-// the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle. A record read runs
-// none of the login providers' flows and issues no credentials: the providers are built as their
-// descriptions and the authentication service as AccessAuthentication (app/definition.ts). It
-// reads no secret (serverless.yml custom.secrets.readers): it verifies access tokens with the
-// public key set, so the secret store's loader is not bundled here.
-const app = buildApp(identifyingServiceTypes());
-
-// The function of one record read (`GET /posts/{slug}`, per-route packaging): it validates no
-// input, so the validators `npm run build` compiled are not installed, nor bundled; it lists
-// nothing, so its store reads by key without the query language and its planner.
-app.useStore(recordStoreFromEnv());
-
-export const handler = readHandler(app);
+// One record read (`GET /posts/{slug}`, per-route packaging). It runs no login flow and issues no
+// credential (the providers as their descriptions, the authentication service as
+// AccessAuthentication: app/definition.ts); it validates nothing, lists nothing (its store reads by
+// key, without the query language) and reads no secret (it verifies access tokens with the public
+// key set): none of those is bundled here.
+export const handler = await recordReadFunction({
+  app: identifyingApp,
+  store: recordStoreFromEnv,
+});

@@ -1,26 +1,17 @@
-import { buildApp, identifyingServiceTypes } from "../app/definition.ts";
-import { streamHandler } from "../lib/realtime/handler.ts";
-import { lazyRealtime } from "../lib/realtime/local.ts";
-import { installValidators } from "../lib/core/validation.ts";
+import { identifyingApp } from "../app/definition.ts";
+import { domainListing } from "../lib/core/list.ts";
+import { loadSecrets } from "../lib/core/secrets/load.ts";
+import { streamFunction } from "../lib/realtime/stream-function.ts";
 import { storeFromEnv } from "../lib/store/select.ts";
 import { validators } from "../schema-cache/validators.mjs";
-import { loadSecrets } from "../lib/core/secrets/load.ts";
 
-// This function's secrets, read from SSM once per cold start before anything is built (a
-// deployed stage; `npm start` passes them in the environment).
-await loadSecrets();
-
-// Built from the definition only: its configuration was checked when `serverless package` ran
-// the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle. It runs no login flow
-// and issues no credential: the providers are built as their descriptions and the authentication
-// service as AccessAuthentication (app/definition.ts).
-const app = buildApp(identifyingServiceTypes());
-
-// The models' DynamoDB streams: every write, by whichever process, becomes a lifecycle event
-// delivered to WebSocket subscribers.
-// Input validators were compiled by `npm run build`: no schema is compiled at run time.
-installValidators(validators);
-app.useStore(storeFromEnv());
-
-// The schema was validated when `serverless package` checked schema-cache/ (as functions/graphql.ts).
-export const handler = streamHandler(app, lazyRealtime(app, { assumeValidSchema: true }), () => process.env.TABLE_PREFIX ?? "blog-local-");
+// The models' DynamoDB streams: every write, by whichever process, reaches WebSocket subscribers.
+export const handler = await streamFunction({
+  app: identifyingApp,
+  secrets: loadSecrets,
+  store: storeFromEnv,
+  validators,
+  listing: domainListing,
+  assumeValidSchema: true,
+  tablePrefix: () => process.env.TABLE_PREFIX ?? "blog-local-",
+});

@@ -1,26 +1,17 @@
-import { buildApp, identifyingServiceTypes } from "../app/definition.ts";
-import { websocketHandler } from "../lib/realtime/handler.ts";
-import { lazyRealtime } from "../lib/realtime/local.ts";
-import { installValidators } from "../lib/core/validation.ts";
+import { identifyingApp } from "../app/definition.ts";
+import { domainListing } from "../lib/core/list.ts";
+import { loadSecrets } from "../lib/core/secrets/load.ts";
+import { websocketFunction } from "../lib/realtime/websocket-function.ts";
 import { storeFromEnv } from "../lib/store/select.ts";
 import { validators } from "../schema-cache/validators.mjs";
-import { loadSecrets } from "../lib/core/secrets/load.ts";
 
-// This function's secrets, read from SSM once per cold start before anything is built (a
-// deployed stage; `npm start` passes them in the environment).
-await loadSecrets();
-
-// Built from the definition only: its configuration was checked when `serverless package` ran
-// the CLI (app/index.ts), so TypeBox's interpreter stays out of this bundle. It runs no login flow
-// and issues no credential: the providers are built as their descriptions and the authentication
-// service as AccessAuthentication (app/definition.ts).
-const app = buildApp(identifyingServiceTypes());
-
-// The WebSocket API's three routes ($connect, $disconnect, $default). Module scope runs once per
-// cold start; connection state lives in DynamoDB, never in this process.
-// Input validators were compiled by `npm run build`: no schema is compiled at run time.
-installValidators(validators);
-app.useStore(storeFromEnv());
-
-// The schema was validated when `serverless package` checked schema-cache/ (as functions/graphql.ts).
-export const handler = websocketHandler(lazyRealtime(app, { assumeValidSchema: true }));
+// The WebSocket API's three routes; connection state lives in DynamoDB, never in this process. Its
+// schema was checked when `serverless package` ran the CLI (as functions/graphql.ts's).
+export const handler = await websocketFunction({
+  app: identifyingApp,
+  secrets: loadSecrets,
+  store: storeFromEnv,
+  validators,
+  listing: domainListing,
+  assumeValidSchema: true,
+});

@@ -8,9 +8,12 @@
  */
 
 // Application and its definition.
-export { Application, type ApplicationDefinition, type RestOptions } from "./core/application.ts";
+export { Application, type ApplicationDefinition, type ApplicationParts, type RestOptions } from "./core/application.ts";
 export { ConfigurationError, type ServiceConfig } from "./core/config.ts";
-export { checkServiceOptions } from "./core/config-check.ts";
+// What an application run from source is built with (app/index.ts): its options checked. Lambda
+// functions state their own parts (functions/); the parts that would weigh on every function's
+// bundle (the listing, the run-time validator compiler) are passed by what runs from source.
+export { serviceOptionsCheck } from "./core/config-check.ts";
 
 // Models: the base class, its policy vocabulary, schemas, relations, behaviors, operations.
 export { Model, type Action, type CrudAction, type Decision, type FieldReader, type IndexDeclaration, type ListLimits, type ModelClass } from "./core/model.ts";

@@ -3,13 +3,12 @@ import { createApp } from "../app/index.ts";
 import { seed } from "../app/seed/data.ts";
 import { UnavailableError } from "../lib/core/errors.ts";
 import { localSecret } from "../lib/core/local-secret.ts";
-import { useRuntimeCompiler } from "../lib/core/validation-compiler.ts";
+import { domainListing } from "../lib/core/list.ts";
+import { runtimeValidation } from "../lib/core/validation-compiler.ts";
 import { runSeed } from "../lib/local/seed-run.ts";
 import { seedCredentials } from "../lib/local/seed-credentials.ts";
 import { clientConfig, SEED_USAGE, SeedRefused, seedTarget } from "../lib/local/seed-target.ts";
 
-// A local tool, not a Lambda: the seed validates through the domain with schemas compiled here.
-useRuntimeCompiler();
 
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -25,7 +24,8 @@ try {
   if (target.local) process.env.APP_SECRET ||= localSecret("app-secret");
   else print(`warning: seeding the deployed stage '${target.stage}' (forced): demo users with public passwords`);
   await runSeed({
-    createApp,
+    // A local tool, not a Lambda: the seed validates through the domain with schemas compiled here.
+    createApp: () => createApp({ validation: runtimeValidation(), listing: domainListing }),
     data: seed,
     credentials: seedCredentials,
     endpoint: target.endpoint,

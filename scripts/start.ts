@@ -10,12 +10,11 @@ import { OFFLINE_PORTS } from "../lib/local/offline.ts";
 import { LOCAL_HOST } from "../lib/local/ports.ts";
 import { runLocal } from "../lib/local/run-local.ts";
 import { localSecret } from "../lib/core/local-secret.ts";
-import { useRuntimeCompiler } from "../lib/core/validation-compiler.ts";
+import { domainListing } from "../lib/core/list.ts";
+import { runtimeValidation } from "../lib/core/validation-compiler.ts";
 import { seedCredentials } from "../lib/local/seed-credentials.ts";
 import { runSeed } from "../lib/local/seed-run.ts";
 
-// A local tool, not a Lambda: the seed validates through the domain with schemas compiled here.
-useRuntimeCompiler();
 
 
 const projectDir = fileURLToPath(new URL("..", import.meta.url));
@@ -53,7 +52,8 @@ try {
       // The seeder writes idents as offline's handlers will read them: keyed by the same local secret.
       process.env.APP_SECRET ||= localSecret("app-secret");
       const report = await runSeed({
-        createApp, data: seed, credentials: seedCredentials, endpoint, tablePrefix, onlyIfEmpty: true,
+        // A local tool, not a Lambda: the seed validates through the domain with schemas compiled here.
+        createApp: () => createApp({ validation: runtimeValidation(), listing: domainListing }), data: seed, credentials: seedCredentials, endpoint, tablePrefix, onlyIfEmpty: true,
         client: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }, log: print,
       });
       return report ? "seeded" : "kept";

@@ -14,6 +14,7 @@ import { seedBlog, WRITERS } from "../warm/blog.ts";
 import { LIST, LIST_WITH_COMMENTS, REST_QUERY } from "../warm/queries.ts";
 import { byKey, checkedWrite, listing, listWithRelations, put, type Minimum } from "./minimum.ts";
 import { countByCommand, recordCalls, type Call } from "./recorder.ts";
+import { inProcess } from "../../test/support/parts.ts";
 
 export interface Accounted {
   operation: string;
@@ -63,7 +64,7 @@ async function seedComments(app: Application): Promise<void> {
 export async function accountOperations(endpoint: string, prefix: string): Promise<Accounted[]> {
   const documents = createDocumentClient(endpoint);
   const recorder = recordCalls(documents);
-  const app = new Application(definition).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
+  const app = new Application(definition, inProcess).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
   const admin = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? "us-east-1" });
   try {
     await ensureTables(admin, tableDefinitions(app, prefix));

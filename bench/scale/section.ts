@@ -17,6 +17,7 @@ import type { RunOptions } from "../lib/options.ts";
 import { progress } from "../lib/progress.ts";
 import { summarise } from "../lib/stats.ts";
 import { RARE_AUTHOR, writePosts } from "./load.ts";
+import { inProcess } from "../../test/support/parts.ts";
 
 type Handler = (event: unknown, context: unknown) => Promise<{ statusCode: number; body?: string }>;
 
@@ -85,7 +86,7 @@ export async function scaleSection(figures: Figures, options: RunOptions): Promi
   const admin = new DynamoDBClient({ endpoint: db.endpoint, region: process.env.AWS_REGION ?? "us-east-1" });
   try {
     const prefix = `scale-${process.pid}-`;
-    const app = new Application(definition).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
+    const app = new Application(definition, inProcess).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
     await ensureTables(admin, tableDefinitions(app, prefix));
     const recorder = recordCalls(documents);
     const rest = restHandler(app) as unknown as Handler;

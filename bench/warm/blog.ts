@@ -1,10 +1,5 @@
 import type { Application } from "../../lib/core/application.ts";
-import { installValidators } from "../../lib/core/validation.ts";
-import { validators } from "../../schema-cache/validators.mjs";
 import { ALICE, as, blog, model, post } from "../../test/support/blog.ts";
-
-// As the functions do: the app's inputs validate with the validators `npm run build` compiled.
-installValidators(validators);
 
 export const WRITERS = Array.from({ length: 5 }, (_, i) => `0b6d3f3e-7a51-4c1e-9a43-6f1c2f0a01${String(i).padStart(2, "0")}`);
 export const TAGS = ["red", "green", "blue"];

@@ -7,6 +7,7 @@ import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { tableDefinitions, tableName } from "../../lib/store/dynamodb-tables.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { seedBlog } from "./blog.ts";
+import { inProcess } from "../../test/support/parts.ts";
 
 /**
  * The warm scenarios' blog with every table (models and the auth service's sessions, refresh
@@ -16,7 +17,7 @@ import { seedBlog } from "./blog.ts";
 export async function dynamoBlog(endpoint: string, prefix: string): Promise<{ app: Application; close: () => void }> {
   const documents = createDocumentClient(endpoint);
   const admin = new DynamoDBClient({ endpoint, region: process.env.AWS_REGION ?? "us-east-1" });
-  const app = new Application(definition).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
+  const app = new Application(definition, inProcess).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
   await ensureTables(admin, [...tableDefinitions(app, prefix), ...authTables(prefix)]);
   await seedBlog(app);
   return {
@@ -38,7 +39,7 @@ export function tracedBlog(endpoint: string, prefix: string): { app: Application
   process.env.TRACING = "true";
   try {
     const documents = createDocumentClient(endpoint);
-    const app = new Application(definition).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
+    const app = new Application(definition, inProcess).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
     return { app, close: () => documents.destroy() };
   } finally {
     if (before === undefined) delete process.env.TRACING;

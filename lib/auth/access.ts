@@ -2,7 +2,7 @@ import type { Application } from "../core/application.ts";
 import { Context } from "../core/context.ts";
 import { NotFoundError } from "../core/errors.ts";
 import type { ModelInfo } from "../core/model-info.ts";
-import { installIdentity, type Credentials } from "../core/identity.ts";
+import type { Credentials } from "../core/identity.ts";
 import { isLambdaRuntime } from "../core/secrets/values.ts";
 import { Service } from "../core/service.ts";
 import { verifyAccessToken, type AccessClaims, type AccessTokenSettings } from "./access-token-verify.ts";
@@ -13,7 +13,7 @@ import { Sessions, type SessionRow } from "./sessions.ts";
 import { SESSIONS, sessionShape } from "./tables.ts";
 import { identityPort } from "./identity-port.ts";
 import type { Identity } from "./types.ts";
-import { installV3UserMapping } from "./v3/install.ts";
+import { mapV3Users } from "./v3/compatibility.ts";
 
 export type { Credentials };
 
@@ -29,16 +29,6 @@ export class AccessAuthentication extends Service<AuthenticationOptions> {
   static override readonly type = "Framework/Authentication";
   static override readonly options = authenticationOptions;
 
-  /**
-   * A Lambda runtime (AWS sets AWS_EXECUTION_ENV; serverless offline does not) refuses to start
-   * without its keys, or with keys of the wrong shape, rather than start and fail its callers.
-   * Parsing is all the start pays; the keys are imported at their first use.
-   */
-  constructor(name: string, options: AuthenticationOptions) {
-    super(name, options);
-    if (isLambdaRuntime()) checkAccessKeys();
-  }
-
   private keysPromise: Promise<AccessKeys> | undefined;
   private sessionRows: Sessions | undefined;
   /** Tests move time; everything here reads this clock. */
@@ -52,13 +42,18 @@ export class AccessAuthentication extends Service<AuthenticationOptions> {
   }
 
   /**
+   * A Lambda runtime (AWS sets AWS_EXECUTION_ENV; serverless offline does not) refuses to start
+   * without its keys, or with keys of the wrong shape, rather than start and fail its callers: it
+   * checks them with the secrets its application was composed with. Parsing is all the start pays;
+   * the keys are imported at their first use.
    * v3 user rows read mapped (`__password` as the password behavior) from the first request on,
    * anonymous reads included, not only once a credential has been checked. The faces ask who is
    * calling through lib/core's identity port, which this service answers from now on.
    */
   override attached(): void {
-    if (this.options.compatibility.v3) installV3UserMapping(this.app);
-    installIdentity(this.app, identityPort(this));
+    if (isLambdaRuntime()) checkAccessKeys(this.app.secrets);
+    if (this.options.compatibility.v3) mapV3Users(this.app);
+    this.app.useIdentity(identityPort(this));
   }
 
   /**
@@ -66,7 +61,7 @@ export class AccessAuthentication extends Service<AuthenticationOptions> {
    * (the secret store, the environment, or `.data/` offline), else the public set.
    */
   keys(): Promise<AccessKeys> {
-    this.keysPromise ??= loadAccessKeys();
+    this.keysPromise ??= loadAccessKeys(this.app.secrets);
     return this.keysPromise;
   }
 

@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
 import { ConfigurationError } from "../core/config.ts";
 import { isLocalOffline, localSecret } from "../core/local-secret.ts";
-import { secretOrigin, secretValue } from "../core/secrets/values.ts";
+import { secretOrigin, secretValue, type LoadedSecrets } from "../core/secrets/values.ts";
 
 // No jose here: every function that identifies callers loads these keys, and jose's parsing
 // costs their cold start (bundle bytes). node:crypto reads JWKs itself.
@@ -117,8 +117,8 @@ export function publicKeySet(privateSource: string): { keys: PublicJwk[] } {
  * from its environment), from AUTH_SIGNING_KEY elsewhere; only `serverless offline` may generate
  * one, once, under `.data/`. Nothing falls back to a key written in the code.
  */
-function privateKeySource(env: NodeJS.ProcessEnv): string | undefined {
-  const given = secretValue("AUTH_SIGNING_KEY", env);
+function privateKeySource(env: NodeJS.ProcessEnv, loaded: LoadedSecrets): string | undefined {
+  const given = secretValue("AUTH_SIGNING_KEY", env, loaded);
   if (given) return given;
   if (isLocalOffline(env)) return localSecret(LOCAL_KEY_FILE, () => JSON.stringify(generateSigningJwk()), env);
   return undefined;
@@ -133,8 +133,8 @@ function notSet(env: NodeJS.ProcessEnv): ConfigurationError {
  * the private key when it has one (and that the published public set holds its public halves),
  * else the public set. Parsing only: the keys are imported at their first use.
  */
-export function checkAccessKeys(env: NodeJS.ProcessEnv = process.env): void {
-  const privateSource = privateKeySource(env);
+export function checkAccessKeys(loaded: LoadedSecrets, env: NodeJS.ProcessEnv = process.env): void {
+  const privateSource = privateKeySource(env, loaded);
   const publicSource = publicKeySource(env);
   if (!privateSource && !publicSource) throw notSet(env);
   const published = publicSource ? parsePublic(publicSource) : undefined;
@@ -188,8 +188,8 @@ export function loadVerifyingKeys(source: string, origin: KeyOrigin = PUBLIC_KEY
 }
 
 /** This function's keys: the private set when it has one (it may sign), else the public set. */
-export async function loadAccessKeys(env: NodeJS.ProcessEnv = process.env): Promise<AccessKeys> {
-  const privateSource = privateKeySource(env);
+export async function loadAccessKeys(loaded: LoadedSecrets, env: NodeJS.ProcessEnv = process.env): Promise<AccessKeys> {
+  const privateSource = privateKeySource(env, loaded);
   if (privateSource) return loadSigningKeys(privateSource, secretOrigin("AUTH_SIGNING_KEY", env));
   const publicSource = publicKeySource(env);
   if (publicSource) return loadVerifyingKeys(publicSource);

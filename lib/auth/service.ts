@@ -14,7 +14,7 @@ import { Idents } from "./idents.ts";
 import { configuredIssuers } from "./idp-keys.ts";
 import { RefreshTokens } from "./refresh.ts";
 import { Sessions } from "./sessions.ts";
-import { installV3Compatibility } from "./v3/install.ts";
+import { readV3Idents } from "./v3/compatibility.ts";
 import { IDENTS, identShape, REFRESH, refreshShape } from "./tables.ts";
 import type { AuthProvider, Identity, LoginOptions, LoginResult, ProviderIdentity, TokenResponse } from "./types.ts";
 
@@ -44,7 +44,7 @@ export class AuthenticationService extends AccessAuthentication {
       // v3 password hashes are verified whatever it says (lib/auth/v3/hash-verifier.ts).
       const issuers = configuredIssuers(this.app.services());
       this.parts.idents.useIdpIssuers(issuers);
-      if (this.options.compatibility.v3) installV3Compatibility(this.parts.idents, this.app.tableRepository(IDENTS, identShape), secret, issuers);
+      if (this.options.compatibility.v3) readV3Idents(this.parts.idents, this.app.tableRepository(IDENTS, identShape), secret, issuers);
     }
     return this.parts;
   }

@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Context } from "../core/context.ts";
 import { isPlainObject } from "../core/sanitize.ts";
-import { assertValid } from "../core/validation.ts";
 import type { ModelInfo } from "../core/model-info.ts";
 import type { Application } from "../core/application.ts";
 
@@ -10,8 +9,8 @@ import type { Application } from "../core/application.ts";
  * only client fields pass (no `__` fields, no uuid, no roles, no verifiedAt: mass assignment is
  * refused, not silently dropped).
  */
-export function checkNewUser(info: ModelInfo, fields: Record<string, unknown>): void {
-  assertValid(info.inputSchema, fields);
+export function checkNewUser(app: Application, info: ModelInfo, fields: Record<string, unknown>): void {
+  app.validation().assert(info.inputSchema, fields);
 }
 
 /**

@@ -5,9 +5,10 @@ import { readFileSync } from "node:fs";
 // `npm run build`, the packaging check run it), which composes the sample application as
 // functions/ do; the rest of lib/cli takes the application as an argument.
 // eslint-disable-next-line layers/order -- an entry point composes the application (see above)
-import { app } from "../../app/index.ts";
+import { createApp } from "../../app/index.ts";
 import { generateSigningJwk, publicKeySet } from "../auth/index.ts";
-import { useRuntimeCompiler } from "../core/validation-compiler.ts";
+import { domainListing } from "../core/list.ts";
+import { runtimeValidation } from "../core/validation-compiler.ts";
 import { cacheRenderers } from "./renderers.ts";
 import { renderCache, staleFiles, staleMessage, writeCache } from "./cache.ts";
 import { authMigrate, MIGRATE_USAGE } from "./auth-migrate.ts";
@@ -15,8 +16,8 @@ import { dbDelete, DB_DELETE_USAGE } from "./db-delete.ts";
 import { runCommand, type Command } from "./commands.ts";
 import { validateCommand } from "./validate/command.ts";
 
-// The CLI validates (e.g. seeding) with schemas it compiles itself.
-useRuntimeCompiler();
+// The CLI validates (e.g. the migration's users) with schemas it compiles itself, and lists.
+const app = createApp({ validation: runtimeValidation(), listing: domainListing });
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 // Overridable so that the staleness check itself can be tested against a doctored copy.

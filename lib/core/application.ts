@@ -1,8 +1,13 @@
 import type { Repository, RepositoryFactory } from "./repository.ts";
-import { configurationChecked, resolveServices, type ServiceConfig, ConfigurationError } from "./config.ts";
+import type { Capability, Provided } from "./capability.ts";
+import { resolveServices, type OptionsCheck, type ServiceConfig, ConfigurationError } from "./config.ts";
 import { ContinuationSealer } from "./continuation.ts";
 import { isLocalOffline, localSecret } from "./local-secret.ts";
-import { secretOrigin, secretValue } from "./secrets/values.ts";
+import type { IdentityPort } from "./identity.ts";
+import type { Listing } from "./listing.ts";
+import { NO_SECRETS, secretOrigin, secretValue, type LoadedSecrets } from "./secrets/values.ts";
+import type { SecretName } from "./secrets/names.ts";
+import type { Validation } from "./validation.ts";
 import { Domain } from "./domain.ts";
 import { EventBus } from "./events.ts";
 import type { ModelClass } from "./model.ts";
@@ -30,6 +35,27 @@ export interface RestOptions {
   packaging?: "route" | "model" | "single";
   /** Origins allowed by CORS (API Gateway answers preflights); none by default. */
   corsOrigins?: string[];
+}
+
+/**
+ * What an application is built with besides its definition: each part is held by the application
+ * it builds, never by a module. A Lambda function states its parts in one composition call
+ * (lib/core/compose.ts and the faces' `*Function`); what runs in-process (the CLI, `npm start`'s
+ * tools, the tests) passes its own. A part left out is refused by name when first needed.
+ */
+export interface ApplicationParts {
+  /** Where records live (DynamoDB, memory, files); `useStore` may choose it later. */
+  store?: RepositoryFactory;
+  /** How writes and operation parameters are validated (lib/core/validation.ts). */
+  validation?: Validation;
+  /** How the domain lists (lib/core/list.ts's `domainListing`); a key-only function has none. */
+  listing?: Listing;
+  /** Checks service options at build (lib/core/config-check.ts): from source, not in Lambda. */
+  checkOptions?: OptionsCheck;
+  /** What a Lambda function read from the secret store at cold start (./secrets/load.ts). */
+  secrets?: LoadedSecrets;
+  /** The upper layers' capabilities (OpenID client, mail transport, password verifiers...). */
+  capabilities?: readonly Provided<unknown>[];
 }
 
 export interface ServiceEntry {
@@ -60,8 +86,19 @@ export class Application {
   private factory: RepositoryFactory | undefined;
   private readonly decorators = new Map<string, (repository: Repository) => Repository>();
   private sealerInstance: ContinuationSealer | undefined;
+  private identityPort: IdentityPort | undefined;
+  private readonly validationPart: Validation | undefined;
+  private readonly listingPart: Listing | undefined;
+  private readonly capabilities: ReadonlyMap<Capability<unknown>, unknown>;
+  /** The secret store's values this application was composed with (a Lambda runtime's only source). */
+  readonly secrets: LoadedSecrets;
 
-  constructor(readonly definition: ApplicationDefinition) {
+  constructor(readonly definition: ApplicationDefinition, parts: ApplicationParts) {
+    this.validationPart = parts.validation;
+    this.listingPart = parts.listing;
+    this.secrets = parts.secrets ?? NO_SECRETS;
+    this.capabilities = new Map((parts.capabilities ?? []).map((p) => [p.capability as Capability<unknown>, p.value]));
+    if (parts.store) this.factory = parts.store;
     for (const cls of finalModels(definition.models)) {
       const plural = modelPlural(cls);
       const clash = this.byPlural.get(plural) ?? this.byName.get(cls.name);
@@ -72,14 +109,61 @@ export class Application {
     // Where configuration is checked, a bad model declaration stops the start like a bad option. A
     // Lambda function's models were checked when it was packaged: it describes (derives schemas,
     // relations, table shape of) only the models its requests use, when they first use them.
-    if (configurationChecked()) this.models();
-    for (const { name, cls, options } of resolveServices(definition.services, definition.serviceTypes)) {
+    if (parts.checkOptions) this.models();
+    for (const { name, cls, options } of resolveServices(definition.services, definition.serviceTypes, parts.checkOptions)) {
       const service = new cls(name, options as never);
       service.app = this;
       this.serviceEntries.set(name.toLowerCase(), { name, service, operations: operationsOf(cls) });
     }
     for (const { service } of this.serviceEntries.values()) service.attached();
-    this.domain = new Domain({ repository: (info) => this.repository(info), sealer: () => this.sealer(), events: this.events, model: (name) => this.model(name) });
+    this.domain = new Domain({
+      repository: (info) => this.repository(info), sealer: () => this.sealer(), events: this.events, model: (name) => this.model(name),
+      validation: () => this.validation(), listing: () => this.listing(),
+    });
+  }
+
+  /** How this application validates input; refused by name when it was composed without. */
+  validation(): Validation {
+    if (!this.validationPart) throw new ConfigurationError("this application was composed without validators: give its composition `validators` (schema-cache/validators.mjs)");
+    return this.validationPart;
+  }
+
+  /** Whether this application lists (a key-only function's does not). */
+  get lists(): boolean {
+    return this.listingPart !== undefined;
+  }
+
+  listing(): Listing {
+    if (!this.listingPart) throw new ConfigurationError("this application was composed without the listing: it reads by key only (a function that lists is composed with `listing: domainListing`)");
+    return this.listingPart;
+  }
+
+  /** An upper layer's capability, undefined when this application was composed without it. */
+  capability<T>(capability: Capability<T>): T | undefined {
+    return this.capabilities.get(capability as Capability<unknown>) as T | undefined;
+  }
+
+  /** An upper layer's capability, refused by name when missing (a service asks when it attaches: at cold start). */
+  requireCapability<T>(capability: Capability<T>): T {
+    if (!this.capabilities.has(capability as Capability<unknown>)) throw new ConfigurationError(`this application was composed without the ${capability.name}: ${capability.hint}`);
+    return this.capabilities.get(capability as Capability<unknown>) as T;
+  }
+
+  /**
+   * Who is calling: the identity port the authentication service gives when it attaches (the
+   * first one configured answers); undefined without one (everyone is anonymous).
+   */
+  useIdentity(port: IdentityPort): void {
+    this.identityPort ??= port;
+  }
+
+  identity(): IdentityPort | undefined {
+    return this.identityPort;
+  }
+
+  /** A secret's value from the secret store this application was composed with, or the environment (./secrets/values.ts). */
+  secretValue(name: SecretName, env: NodeJS.ProcessEnv = process.env): string | undefined {
+    return secretValue(name, env, this.secrets);
   }
 
   get name(): string {
@@ -170,7 +254,7 @@ export class Application {
    * secret generated once under `.data/`, never a constant in the code.
    */
   secret(env: NodeJS.ProcessEnv = process.env): string {
-    return applicationSecret(env);
+    return applicationSecret(env, this.secrets);
   }
 
   /** Continuation tokens are sealed with the application secret. */
@@ -181,8 +265,8 @@ export class Application {
 }
 
 /** A Lambda runtime reads it from the secret store at cold start (./secrets/), never from its environment. */
-export function applicationSecret(env: NodeJS.ProcessEnv = process.env): string {
-  const secret = secretValue("APP_SECRET", env);
+export function applicationSecret(env: NodeJS.ProcessEnv = process.env, loaded: LoadedSecrets = NO_SECRETS): string {
+  const secret = secretValue("APP_SECRET", env, loaded);
   if (secret) return secret;
   if (isLocalOffline(env)) return localSecret("app-secret", undefined, env);
   throw new ConfigurationError(`APP_SECRET is not set: it seals continuation tokens and keys auth secrets, and must be a long random string, from ${secretOrigin("APP_SECRET", env)}`);

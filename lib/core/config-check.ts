@@ -1,6 +1,6 @@
 import { FormatRegistry, type TSchema } from "@sinclair/typebox";
 import { Value, ValueErrorType } from "@sinclair/typebox/value";
-import { installOptionsCheck, type OptionProblem } from "./config.ts";
+import type { OptionProblem, OptionsCheck } from "./config.ts";
 
 /**
  * Options are checked by TypeBox's interpreter rather than a compiled validator: a few options,
@@ -33,11 +33,11 @@ export function checkOptions(schema: TSchema, options: Record<string, unknown>):
 }
 
 /**
- * From now on, every application this process builds checks its service options and refuses to
- * start on a problem. `npm start`, the CLI and the tests call it; Lambda functions do not (their
+ * The check an application run from source is given (ApplicationParts.checkOptions): it refuses to
+ * build on a problem. `npm start`, the CLI and the tests use it; Lambda functions do not (their
  * configuration was checked when `serverless package` ran the CLI's check).
  */
-export function checkServiceOptions(): void {
+export function serviceOptionsCheck(): OptionsCheck {
   for (const [name, check] of Object.entries(FORMATS)) if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, check);
-  installOptionsCheck(checkOptions);
+  return checkOptions;
 }

@@ -20,25 +20,6 @@ export interface OptionProblem {
 /** Checks complete (defaulted) options against their schema. */
 export type OptionsCheck = (schema: TSchema, options: Record<string, unknown>) => OptionProblem[];
 
-/**
- * Who checks service options against their schemas. `npm start`, the CLI (`npm run build`, the
- * check `serverless package` runs) and the tests install TypeBox's interpreter
- * (lib/core/config-check.ts), so a configuration error stops them naming the service, option and
- * problem. Lambda functions install nothing: their configuration was checked at packaging, and the
- * interpreter (~65 KB) stays out of their bundles and off their cold start. Defaults are applied
- * everywhere alike.
- */
-let checker: OptionsCheck | undefined;
-
-export function installOptionsCheck(check: OptionsCheck): void {
-  checker = check;
-}
-
-/** Whether this process checks its configuration (`npm start`, the CLI, the tests), not a Lambda function. */
-export function configurationChecked(): boolean {
-  return checker !== undefined;
-}
-
 const NO_OPTIONS = Type.Object({}, { additionalProperties: false });
 
 type SchemaNode = {
@@ -78,13 +59,17 @@ export function withDefaults(schema: TSchema, value: unknown): unknown {
 }
 
 /**
- * Resolves every configured service to its type and complete options, checking the options where a
- * checker is installed. Messages name the service, the option and the problem, because this is what
+ * Resolves every configured service to its type and complete options, checking the options where
+ * the application is given a check (`npm start`, the CLI and so `serverless package`, the tests:
+ * ./config-check.ts). Lambda functions are composed without one: their configuration was checked
+ * at packaging, and TypeBox's interpreter (~65 KB) stays out of their bundles and off their cold
+ * start. Defaults are applied everywhere alike. Messages name the service, the option and the problem, because this is what
  * a developer reads when a deploy will not start.
  */
 export function resolveServices(
   configured: Record<string, ServiceConfig>,
   types: readonly ServiceClass[],
+  check?: OptionsCheck,
 ): { name: string; cls: ServiceClass; options: Record<string, unknown> }[] {
   const byType = new Map(types.map((t) => [normalizeTypeName(t.type), t]));
   const problems: string[] = [];
@@ -106,7 +91,7 @@ export function resolveServices(
     const schema: TSchema = cls.options ? { ...cls.options, additionalProperties: false } : NO_OPTIONS;
     // Defaults are applied here (and only here) so that services see complete options.
     const options = withDefaults(schema, structuredClone(given)) as Record<string, unknown>;
-    const found = checker?.(schema, options) ?? [];
+    const found = check?.(schema, options) ?? [];
     if (found.length > 0) {
       problems.push(...found.map((p) => `service '${name}' (${cls.type}): option '${p.option}' ${p.problem}`));
       continue;

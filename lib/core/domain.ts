@@ -6,7 +6,7 @@ import { ConflictError, PreconditionFailedError, ValidationError } from "./error
 import type { EventBus, LifecycleKind } from "./events.ts";
 import { invokeModelOperation, invokeServiceOperation } from "./invoke.ts";
 import type { ListArguments, ListResult } from "./list.ts";
-import { listing } from "./listing.ts";
+import type { Listing } from "./listing.ts";
 import { log, errorFields } from "./log.ts";
 import type { ServiceEntry } from "./application.ts";
 import { assertKeySizes, assertSameKey, parseKey, requireObject, toOutput, versionOf, type Item, type KeyValues } from "./records.ts";
@@ -14,7 +14,7 @@ import type { Expression } from "../query/ast.ts";
 import { describeModel, type ModelInfo } from "./model-info.ts";
 import { Permissions } from "./permission.ts";
 import { omit, pick, stripServerOnly } from "./sanitize.ts";
-import { assertValid } from "./validation.ts";
+import type { Validation } from "./validation.ts";
 
 export interface DomainDeps {
   repository(info: ModelInfo): Repository;
@@ -23,6 +23,9 @@ export interface DomainDeps {
   now?: () => Date;
   /** The application's model of a class name (a subclass may stand in for a declared parent). */
   model?: (name: string) => ModelInfo | undefined;
+  /** The application's validation and listing (ApplicationParts): each refused by name where missing. */
+  validation(): Validation;
+  listing(): Listing;
 }
 
 /** A record as the caller may see it, with the version that backs its ETag. */
@@ -82,7 +85,7 @@ export class Domain {
   async create(ctx: Context, info: ModelInfo, input: unknown, owned: Item = {}): Promise<Versioned> {
     const fields = this.clientFields(info, requireObject(input));
     const ownedValues = pick(owned, [...info.ownedFields]);
-    if (Object.keys(ownedValues).length > 0) assertValid(info.ownedSchema, ownedValues);
+    if (Object.keys(ownedValues).length > 0) this.deps.validation().assert(info.ownedSchema, ownedValues);
     const now = this.now();
     const candidate: Item = { ...fields, ...ownedValues, createdAt: now, updatedAt: now };
     if (info.generatedKey) candidate.uuid = info.cls.identity ? ctx.getCurrentUserId() : randomUUID();
@@ -92,7 +95,7 @@ export class Domain {
     // Key sizes first: a parent check would otherwise read with a key DynamoDB refuses.
     assertKeySizes(info, candidate);
     await this.permissions(ctx).authorizeWrite(info, "create", [candidate], candidate);
-    assertValid(info.inputSchema, fields);
+    this.deps.validation().assert(info.inputSchema, fields);
     const stored = await this.deps.repository(info).create(candidate);
     await this.emit(info, "Created", parseKey(info, stored), stored, ctx);
     return this.versioned(ctx, info, stored);
@@ -160,7 +163,7 @@ export class Domain {
     const body = requireObject(input);
     assertSameKey(info, key, body);
     const fields = { ...this.clientFields(info, body), ...pick(key, info.keyFields.filter((f) => !info.serverFields.has(f))) };
-    assertValid(info.inputSchema, fields);
+    this.deps.validation().assert(info.inputSchema, fields);
     const now = this.now();
     const produce = (stored: Item): Item => {
       const kept = Object.fromEntries(
@@ -193,7 +196,7 @@ export class Domain {
     );
     if (errors.length > 0) throw new ValidationError(errors);
     const changes = omit(fields, removals);
-    assertValid(info.patchSchema, changes);
+    this.deps.validation().assert(info.patchSchema, changes);
     const set = { ...changes, updatedAt: this.now() };
     const produce = (stored: Item): Item => omit({ ...stored, ...set }, removals);
     const written = await this.decidedWrite(ctx, info, key, request, (_stored, guard) =>
@@ -216,7 +219,7 @@ export class Domain {
   async query(ctx: Context, info: ModelInfo, args: ListArguments, readableParent?: { info: ModelInfo; key: string | number }): Promise<ListResult> {
     const permissions = this.permissions(ctx);
     if (readableParent) permissions.vouchReadable(readableParent.info, [readableParent.key]);
-    return listing().list(ctx, info, this.deps.repository(info), this.deps.sealer(), permissions, args);
+    return this.deps.listing().list(ctx, info, this.deps.repository(info), this.deps.sealer(), permissions, args);
   }
 
   /**
@@ -228,15 +231,15 @@ export class Domain {
   async queryEach(ctx: Context, info: ModelInfo, field: string, scopes: Record<string, string | number>[], args: ListArguments, readableParents?: ModelInfo): Promise<PromiseSettledResult<ListResult>[]> {
     const permissions = this.permissions(ctx);
     if (readableParents?.keyFields.length === 1) permissions.vouchReadable(readableParents, scopes.flatMap((s) => Object.values(s)));
-    return listing().listEach(ctx, info, this.deps.repository(info), this.deps.sealer(), permissions, field, scopes, args);
+    return this.deps.listing().listEach(ctx, info, this.deps.repository(info), this.deps.sealer(), permissions, field, scopes, args);
   }
 
   async invoke(ctx: Context, info: ModelInfo, operation: string, rawKey: Record<string, unknown> | undefined, input: unknown): Promise<unknown> {
-    return invokeModelOperation(ctx, info, this.deps.repository(info), this.permissions(ctx), operation, rawKey, input);
+    return invokeModelOperation(this.deps.validation(), ctx, info, this.deps.repository(info), this.permissions(ctx), operation, rawKey, input);
   }
 
   async invokeService(ctx: Context, entry: ServiceEntry, operation: string, input: unknown): Promise<unknown> {
-    return invokeServiceOperation(ctx, entry.service, operation, input, entry.operations);
+    return invokeServiceOperation(this.deps.validation(), ctx, entry.service, operation, input, entry.operations);
   }
 
   /**
@@ -275,7 +278,7 @@ export class Domain {
    * against what the caller may read.
    */
   checkedFilter(ctx: Context, info: ModelInfo, text: string): Expression | undefined {
-    return listing().filter(ctx, info, text);
+    return this.deps.listing().filter(ctx, info, text);
   }
 
   /** Loads records by key for relations, keeping only those the caller may read. */

@@ -26,8 +26,8 @@ export interface TokenUser {
 
 /**
  * The identity port: what a face asks, "who is calling, from these credentials?". Implemented by
- * the authentication service (lib/auth/identity-port.ts), installed on its application when the
- * service attaches, asked by the HTTP faces (lib/http/identity.ts) and the WebSocket face
+ * the authentication service (lib/auth/identity-port.ts), held by its application from the moment
+ * the service attaches (`app.useIdentity`), asked by the HTTP faces (lib/http/identity.ts) and the WebSocket face
  * (lib/realtime/auth.ts), so no face depends on how identities are proved.
  */
 export interface IdentityPort {
@@ -39,15 +39,7 @@ export interface IdentityPort {
   revokedSessions(sessionIds: string[]): Promise<Set<string>>;
 }
 
-// Beside the application rather than in it: Application needs no field for a port only faces read.
-const ports = new WeakMap<Application, IdentityPort>();
-
-/** The first one installed answers, as the first authentication service configured did. */
-export function installIdentity(app: Application, port: IdentityPort): void {
-  if (!ports.has(app)) ports.set(app, port);
-}
-
 /** The application's identity port; undefined when it has no authentication service (everyone is anonymous). */
 export function identityOf(app: Application): IdentityPort | undefined {
-  return ports.get(app);
+  return app.identity();
 }

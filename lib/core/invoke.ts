@@ -7,7 +7,7 @@ import { instantiate, parseKey, requireObject, type Item } from "./records.ts";
 import type { Repository } from "./repository.ts";
 import { stripServerOnly } from "./sanitize.ts";
 import type { Service } from "./service.ts";
-import { assertValid } from "./validation.ts";
+import type { Validation } from "./validation.ts";
 
 /** What an operation method receives besides its parameters. */
 export interface OperationCall {
@@ -23,14 +23,15 @@ function findOperation(operations: OperationDefinition[], name: string, owner: s
 }
 
 /** Parameters pass the same stripping and validation as model input: no `__` keys, no unknown names. */
-function parameters(operation: OperationDefinition, input: unknown): Item {
+function parameters(validation: Validation, operation: OperationDefinition, input: unknown): Item {
   const params = stripServerOnly(input === undefined || input === null ? {} : requireObject(input));
   const schema = operation.input ? { ...operation.input, additionalProperties: false } : { type: "object", properties: {}, additionalProperties: false };
-  assertValid(schema, params, "Invalid operation parameters");
+  validation.assert(schema, params, "Invalid operation parameters");
   return params;
 }
 
 export async function invokeModelOperation(
+  validation: Validation,
   ctx: Context,
   info: ModelInfo,
   repository: Repository,
@@ -50,15 +51,15 @@ export async function invokeModelOperation(
     await permissions.authorize(info, { operation: operation.name }, [item]);
     target = instantiate(info, item);
   }
-  const params = parameters(operation, input);
+  const params = parameters(validation, operation, input);
   const method = (target as Record<string, unknown>)[operation.name] as OperationMethod;
   return method.call(target, params, { ctx });
 }
 
-export async function invokeServiceOperation(ctx: Context, service: Service<unknown>, name: string, input: unknown, operations: OperationDefinition[]): Promise<unknown> {
+export async function invokeServiceOperation(validation: Validation, ctx: Context, service: Service<unknown>, name: string, input: unknown, operations: OperationDefinition[]): Promise<unknown> {
   const operation = findOperation(operations, name, `service '${service.name}'`);
   authorize(service.canAct(ctx, operation.name), ctx);
-  const params = parameters(operation, input);
+  const params = parameters(validation, operation, input);
   const method = (service as unknown as Record<string, unknown>)[operation.name] as OperationMethod;
   return method.call(service, params, { ctx });
 }

@@ -250,5 +250,5 @@ export function checkedFilter(ctx: Context, info: ModelInfo, text: string): Expr
   return expression;
 }
 
-/** The domain's listing, for lib/core/listing.ts's installListing. */
+/** The domain's listing: what an application that lists is composed with (ApplicationParts.listing). */
 export const domainListing: Listing = { list: listRecords, listEach, filter: checkedFilter };

@@ -17,19 +17,8 @@ export interface Listing {
 }
 
 /**
- * Installed by the stores that list (lib/store/select.ts), as validators are installed: the
- * functions that only read and write by key (the record read, the session routes) choose their
- * store from lib/store/select-records.ts, so the query language and its planner (~30 KB, compiled
- * at every cold start) are not in their bundles.
+ * An application lists with the Listing it was composed with (ApplicationParts.listing, the
+ * domain's own from ./list.ts): the functions that only read and write by key (the record read,
+ * the session routes) are composed without it, so the query language and its planner (~30 KB,
+ * compiled at every cold start) are not in their bundles.
  */
-let installed: Listing | undefined;
-
-/** `undefined` removes it: a test then runs a key-only function's code as that function has it. */
-export function installListing(listing: Listing | undefined): void {
-  installed = listing;
-}
-
-export function listing(): Listing {
-  if (!installed) throw new Error("this function does not list: its store was chosen from lib/store/select-records.ts (lib/store/select.ts installs the listing)");
-  return installed;
-}

@@ -1,6 +1,6 @@
 import { Ajv, type Options } from "ajv";
 import addFormatsModule, { type FormatsPlugin } from "ajv-formats";
-import { installCompiler } from "./validation.ts";
+import { Validation, type Validator } from "./validation.ts";
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
 const loaded = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
@@ -26,8 +26,12 @@ export function createAjv(options: { useDefaults?: boolean; code?: Options["code
   return instance;
 }
 
-/** Lets schemas the build did not see (test models, the CLI's) be compiled when first used. */
-export function useRuntimeCompiler(): void {
+/**
+ * The validation of an application run in-process (tests, the CLI, `npm start`'s tools): the
+ * precompiled validators where given, and schemas the build did not see (test models, the CLI's)
+ * compiled when first used.
+ */
+export function runtimeValidation(precompiled: Readonly<Record<string, Validator>> = {}): Validation {
   let ajv: Ajv | undefined;
-  installCompiler((schema) => (ajv ??= createAjv()).compile(schema));
+  return new Validation(precompiled, (schema) => (ajv ??= createAjv()).compile(schema));
 }

@@ -18,31 +18,45 @@ export function schemaKey(schema: JsonSchema): string {
   return JSON.stringify(schema);
 }
 
-// Precompiled validators by schema key (`npm run build` writes them to schema-cache/validators.mjs),
-// and the run-time compiler for schemas the build did not see (tests, the CLI); Lambda functions
-// install only the former, so ajv's compiler never enters their bundles.
-const precompiled = new Map<string, Validator>();
-let compiler: SchemaCompiler | undefined;
+/**
+ * How one application validates: the validators `npm run build` compiled (schema-cache/validators.mjs),
+ * by schema key, and, where schemas the build did not see are validated (tests, the CLI), a compiler
+ * for them (./validation-compiler.ts). A Lambda function is composed with the former alone, so
+ * ajv's compiler never enters its bundle.
+ */
+export class Validation {
+  private readonly bySchema = new WeakMap<object, Validator>();
 
-export function installValidators(table: Readonly<Record<string, Validator>>): void {
-  for (const [key, validate] of Object.entries(table)) precompiled.set(key, validate);
-}
+  constructor(private readonly precompiled: Readonly<Record<string, Validator>> = {}, private readonly compile?: SchemaCompiler) {}
 
-export function installCompiler(compile: SchemaCompiler): void {
-  compiler = compile;
-}
-
-const bySchema = new WeakMap<object, Validator>();
-
-function validatorFor(schema: JsonSchema): Validator {
-  let validate = bySchema.get(schema);
-  if (!validate) {
-    const key = schemaKey(schema);
-    validate = precompiled.get(key) ?? compiler?.(schema);
-    if (!validate) throw new Error(`no validator was compiled for this schema (schema-cache/validators.mjs is stale: run \`npm run build\`): ${key.slice(0, 200)}`);
-    bySchema.set(schema, validate);
+  private validatorFor(schema: JsonSchema): Validator {
+    let validate = this.bySchema.get(schema);
+    if (!validate) {
+      const key = schemaKey(schema);
+      validate = this.precompiled[key] ?? this.compile?.(schema);
+      if (!validate) throw new Error(`no validator was compiled for this schema (schema-cache/validators.mjs is stale: run \`npm run build\`): ${key.slice(0, 200)}`);
+      this.bySchema.set(schema, validate);
+    }
+    return validate;
   }
-  return validate;
+
+  /** Validates and throws one ValidationError listing every problem (not just the first). */
+  assert(schema: JsonSchema, value: unknown, message = "Validation failed"): void {
+    const validate = this.validatorFor(schema);
+    const errors: FieldError[] = [];
+    unsafeNumbers(value, "", errors);
+    if (validate(value) && errors.length === 0) return;
+    const seen = new Set<string>(errors.map((e) => `${e.path} ${e.message}`));
+    for (const error of validate.errors ?? []) {
+      // A union (e.g. an enum of literals) reports one error per branch plus its own: keep it short.
+      if (error.keyword === "const" || error.keyword === "type" && error.schemaPath.includes("anyOf")) continue;
+      const field = error.keyword === "anyOf" ? { path: error.instancePath || "/", message: describeUnion(error) } : toFieldError(error);
+      const id = `${field.path} ${field.message}`;
+      if (!seen.has(id)) errors.push(field);
+      seen.add(id);
+    }
+    throw new ValidationError(errors.length > 0 ? errors : [{ path: "/", message: "is invalid" }], message);
+  }
 }
 
 function escapePointer(segment: string): string {
@@ -73,24 +87,6 @@ function unsafeNumbers(value: unknown, path: string, out: FieldError[]): void {
   } else if (value !== null && typeof value === "object") {
     for (const [key, item] of Object.entries(value)) unsafeNumbers(item, `${path}/${escapePointer(key)}`, out);
   }
-}
-
-/** Validates and throws one ValidationError listing every problem (not just the first). */
-export function assertValid(schema: JsonSchema, value: unknown, message = "Validation failed"): void {
-  const validate = validatorFor(schema);
-  const errors: FieldError[] = [];
-  unsafeNumbers(value, "", errors);
-  if (validate(value) && errors.length === 0) return;
-  const seen = new Set<string>(errors.map((e) => `${e.path} ${e.message}`));
-  for (const error of validate.errors ?? []) {
-    // A union (e.g. an enum of literals) reports one error per branch plus its own: keep it short.
-    if (error.keyword === "const" || error.keyword === "type" && error.schemaPath.includes("anyOf")) continue;
-    const field = error.keyword === "anyOf" ? { path: error.instancePath || "/", message: describeUnion(error) } : toFieldError(error);
-    const id = `${field.path} ${field.message}`;
-    if (!seen.has(id)) errors.push(field);
-    seen.add(id);
-  }
-  throw new ValidationError(errors.length > 0 ? errors : [{ path: "/", message: "is invalid" }], message);
 }
 
 function describeUnion(error: ErrorObject): string {

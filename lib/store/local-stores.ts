@@ -1,5 +1,3 @@
-import { domainListing } from "../core/list.ts";
-import { installListing } from "../core/listing.ts";
 import { FileRepository } from "./file.ts";
 import { MemoryRepository } from "./memory.ts";
 import type { RepositoryFactory } from "./repository.ts";
@@ -9,9 +7,6 @@ import type { RepositoryFactory } from "./repository.ts";
  * memory, or JSON files under a folder. The functions (Lambda, `npm start`) store in DynamoDB only
  * (select.ts, select-records.ts) and do not bundle these.
  */
-// These stores list, and so does the domain over them (as select.ts installs it for functions).
-installListing(domainListing);
-
 export const memoryStore: RepositoryFactory = (_model, table) => new MemoryRepository(table);
 
 export function fileStore(root: string): RepositoryFactory {

@@ -20,8 +20,8 @@ export function functionStore(env: NodeJS.ProcessEnv, dynamo: (prefix?: string) 
 
 /**
  * The store of a function that reads and writes by key and never lists (the record read, the
- * session routes): its DynamoDB tables come without the query planner, and the domain's listing is
- * not installed (lib/core/listing.ts). Every other function chooses from select.ts.
+ * session routes): its DynamoDB tables come without the query planner, and the function is composed
+ * without the domain's listing (lib/core/listing.ts). Every other function chooses from select.ts.
  */
 export function recordStoreFromEnv(env: NodeJS.ProcessEnv = process.env): RepositoryFactory {
   return functionStore(env, dynamoRecordStore);

@@ -1,15 +1,11 @@
-import { domainListing } from "../core/list.ts";
-import { installListing } from "../core/listing.ts";
 import { documentClient } from "./dynamodb-client.ts";
 import { tableName } from "./dynamodb-tables.ts";
 import { DynamoRepository } from "./dynamodb.ts";
 import { functionStore } from "./select-records.ts";
 import type { RepositoryFactory } from "./repository.ts";
 
-// The stores chosen here list, and so does the domain over them: every function but those that
-// read by key only (select-records.ts) lists through this module.
-installListing(domainListing);
-
+// The stores chosen here list (DynamoDB through lib/query's planner): every function but those
+// that read by key only (select-records.ts), composed with the domain's listing as well.
 export function dynamoStore(prefix = process.env.TABLE_PREFIX ?? "blog-local-"): RepositoryFactory {
   return (model, table) => new DynamoRepository(documentClient(), tableName(prefix, model), table);
 }

@@ -9,6 +9,7 @@ import { readHandler } from "../../lib/rest/read-handler.ts";
 import { memoryStore } from "../../lib/store/local-stores.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
+import { inProcess } from "../support/parts.ts";
 
 // functions/rest-read.ts builds the authentication service as AccessAuthentication (app/definition.ts):
 // for the same credentials it must tell the same caller as the whole service, so a record read
@@ -16,7 +17,7 @@ import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 describe("a record read's authentication (AccessAuthentication)", () => {
   it("tells the same caller as the whole service for bearer tokens, cookies and ended sessions", async () => {
     const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" } });
-    const light = new Application({ ...t.app.definition, serviceTypes: identifyingServiceTypes() }).useStore(dynamoStore());
+    const light = new Application({ ...t.app.definition, serviceTypes: identifyingServiceTypes() }, inProcess).useStore(dynamoStore());
     expect(authenticationOf(light)).toBeUndefined();
     expect(light.service("authentication")?.service).toBeInstanceOf(AccessAuthentication);
     const whole = client({ ...t, rest: readHandler(t.app) });
@@ -59,7 +60,7 @@ describe("v3 user rows before any credential is checked", () => {
   it("read mapped from the first request of an instance (an anonymous read included), light or whole", async () => {
     for (const serviceTypes of [identifyingServiceTypes(), undefined]) {
       const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" } });
-      const app = new Application({ ...t.app.definition, ...(serviceTypes ? { serviceTypes } : {}) }).useStore(memoryStore);
+      const app = new Application({ ...t.app.definition, ...(serviceTypes ? { serviceTypes } : {}) }, inProcess).useStore(memoryStore);
       const users = app.repository(app.model("User") as ModelInfo);
       const uuid = randomUUID();
       // As lib/auth/v3 finds it: the v3 hash under `__password`, nothing under `password`.

@@ -10,6 +10,7 @@ import { restHandler } from "../../lib/rest/handler.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
 import { definition } from "../../app/index.ts";
 import { httpEvent, lambdaContext } from "../support/http-events.ts";
+import { inProcess } from "../support/parts.ts";
 
 export interface Reply {
   status: number;
@@ -43,7 +44,7 @@ export function emailApp(email: Record<string, unknown> = {}, services: Applicat
       ...services,
     },
     ...overrides,
-  }).useStore(dynamoStore());
+  }, inProcess).useStore(dynamoStore());
   const auth = app.services().find((e) => e.service instanceof AuthenticationService)?.service as AuthenticationService;
   const provider = app.service("email")?.service as EmailPasswordProvider;
   const authHandler = httpHandler("auth", authDispatcher(app));

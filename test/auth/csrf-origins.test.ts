@@ -4,6 +4,7 @@ import { definition } from "../../app/index.ts";
 import { restCache } from "../../lib/cli/cache.ts";
 import { Application } from "../../lib/core/application.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
+import { inProcess } from "../support/parts.ts";
 
 /**
  * The CSRF check of cookie-authenticated writes (lib/http/origin.ts, docs/authentication.md): the
@@ -76,7 +77,7 @@ describe("rest.corsOrigins", () => {
 
   it("is what the packaged HTTP API declares to API Gateway: exactly the listed origins, and no CORS when unset", async () => {
     const declared = async (corsOrigins?: string[]) =>
-      JSON.parse((await restCache(new Application({ ...definition, ...(corsOrigins ? { rest: { ...definition.rest, corsOrigins } } : {}) })))["http-api.json"] as string) as { cors?: { allowedOrigins: string[] } };
+      JSON.parse((await restCache(new Application({ ...definition, ...(corsOrigins ? { rest: { ...definition.rest, corsOrigins } } : {}) }, inProcess)))["http-api.json"] as string) as { cors?: { allowedOrigins: string[] } };
     expect((await declared([ALLOWED])).cors?.allowedOrigins).toEqual([ALLOWED]);
     expect((await declared()).cors).toBeUndefined();
   });

@@ -5,6 +5,7 @@ import { definition } from "../../app/index.ts";
 import { checkCost } from "../../lib/auth/email/options.ts";
 import { client, emailApp, linkIn, newEmail, PASSWORD, profile, tokenOf } from "./client.ts";
 import { emfLinesOf } from "../support/emf.ts";
+import { inProcess } from "../support/parts.ts";
 
 // Metric lines to stdout, as in Lambda (vitest.config.ts sends them nowhere), to read them.
 process.env.METRICS_FILE = "";
@@ -111,7 +112,7 @@ describe("registration, verification mode 'before'", () => {
 describe("configuration", () => {
   it("refuses to start without a required redirect, naming it", () => {
     const start = (redirects: Record<string, string>, verification = "before") =>
-      new Application({ ...definition, services: { ...definition.services, email: { type: "Framework/EmailPasswordProvider", verification, redirects } } });
+      new Application({ ...definition, services: { ...definition.services, email: { type: "Framework/EmailPasswordProvider", verification, redirects } } }, inProcess);
     expect(() => start({ failure: "https://x.test/f", verified: "https://x.test/v", register: "https://x.test/r" })).toThrow(/service 'email' \(Framework\/EmailPasswordProvider\): option 'redirects.recover' is required/);
     expect(() => start({ failure: "https://x.test/f", recover: "https://x.test/r" })).toThrow(/'redirects.verified' is required[\s\S]*'redirects.register' is required/);
     expect(() => start({ failure: "https://x.test/f", recover: "https://x.test/r" }, "none")).not.toThrow();

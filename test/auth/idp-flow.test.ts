@@ -15,6 +15,7 @@ import { idpIdentKey } from "../../lib/auth/idp-keys.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
 import { CookieJar } from "../support/cookie-jar.ts";
 import { callIdp, forgeIdToken, signInAtProvider, unsignedIdToken } from "./idp-support.ts";
+import { inProcess } from "../support/parts.ts";
 
 /**
  * The Idp provider in-process against the real local OpenID provider (oidc-provider on a free
@@ -49,7 +50,7 @@ function setup(options: Record<string, unknown> = {}, fetchOverride?: IdpFetch) 
     redirects: { success: `${APP}/welcome`, failure: `${APP}/failed?from=idp` },
     ...options,
   };
-  const app = new Application({ ...definition, services: { ...definition.services, idp: idpConfig } }).useStore(dynamoStore());
+  const app = new Application({ ...definition, services: { ...definition.services, idp: idpConfig } }, inProcess).useStore(dynamoStore());
   const provider = app.service("idp")?.service as IdpProvider;
   provider.useRuntime({ env: { ...process.env, IDP_CLIENT_SECRET: SECRET }, ...(fetchOverride ? { fetch: fetchOverride } : {}) });
   const auth = app.services().find((e) => e.service instanceof AuthenticationService)?.service as AuthenticationService;

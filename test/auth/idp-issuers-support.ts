@@ -13,6 +13,7 @@ import { dynamoStore } from "../../lib/store/select.ts";
 import { TEST_CLIENT_SECRET, type DevIdpFixture } from "./dev-idp-fixture.ts";
 import { freshAuthPrefix } from "./fresh-auth-tables.ts";
 import { callIdp, forgeIdToken } from "./idp-support.ts";
+import { inProcess } from "../support/parts.ts";
 
 /**
  * Several local OpenID providers (each its own issuer and signing key) behind one application,
@@ -31,7 +32,7 @@ export async function setup(issuers: Issuer[]) {
   issuers.forEach((issuer, i) => {
     services[i === 0 ? "idp" : `idp${i}`] = idpService(issuer, i === 0 ? "/auth/idp" : `/auth/idp${i}`);
   });
-  const app = new Application({ ...definition, services }).useStore(dynamoStore(prefix));
+  const app = new Application({ ...definition, services }, inProcess).useStore(dynamoStore(prefix));
   for (const entry of app.services()) if (entry.service instanceof IdpProvider) entry.service.useRuntime({ env: { ...process.env, IDP_CLIENT_SECRET: TEST_CLIENT_SECRET } });
   const auth = app.services().find((e) => e.service instanceof AuthenticationService)?.service as AuthenticationService;
   return { app, auth, prefix, handler: httpHandler("auth", authDispatcher(app)) };

@@ -12,6 +12,7 @@ import { CookieJar } from "../support/cookie-jar.ts";
 import { devIdpFixture, TEST_CLIENT_SECRET } from "./dev-idp-fixture.ts";
 import { freshAuthPrefix } from "./fresh-auth-tables.ts";
 import { callIdp, forgeIdToken, signInAtProvider } from "./idp-support.ts";
+import { inProcess } from "../support/parts.ts";
 
 /**
  * Attack 2 of issue 25: an Idp asserting a verified address landed in the password account that
@@ -38,7 +39,7 @@ async function setup(options: Options = {}) {
       email: { ...base, password: { cost: { ln: 10 } }, ...options.email },
       idp: { type: "Framework/IdpProvider", issuer: provider.idp.issuer, clientId: "test-client", redirects: { success: `${APP}/welcome`, failure: `${APP}/failed` }, ...options.idp },
     },
-  }).useStore(dynamoStore(await freshAuthPrefix()));
+  }, inProcess).useStore(dynamoStore(await freshAuthPrefix()));
   (app.service("idp")?.service as IdpProvider).useRuntime({ env: { ...process.env, IDP_CLIENT_SECRET: SECRET } });
   const auth = app.services().find((e) => e.service instanceof AuthenticationService)?.service as AuthenticationService;
   return { app, auth, handler: httpHandler("auth", authDispatcher(app)) };

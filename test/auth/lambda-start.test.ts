@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { buildApp, definition, identifyingServiceTypes, sessionRoutesServiceTypes } from "../../app/definition.ts";
 import { generateSigningJwk, publicKeySet } from "../../lib/auth/keys.ts";
 import { ConfigurationError } from "../../lib/core/config.ts";
-import { useLoadedSecrets } from "../../lib/core/secrets/values.ts";
+import type { LoadedSecrets } from "../../lib/core/secrets/values.ts";
 
 /**
  * Every function builds the application at its cold start (functions/*.ts, through buildApp with
@@ -22,8 +22,10 @@ function environment(values: Record<string, string>): void {
 
 afterEach(() => {
   vi.unstubAllEnvs();
-  useLoadedSecrets(new Map());
 });
+
+/** The function's application, given what the secret store returned at its cold start (lib/core/secrets/load.ts). */
+const build = (types: typeof definition.serviceTypes, secrets: LoadedSecrets = new Map(), overrides = {}) => () => buildApp(types, { secrets }, overrides);
 
 const signingJwk = JSON.stringify(generateSigningJwk());
 const publicKeys = JSON.stringify(publicKeySet(signingJwk));
@@ -35,15 +37,14 @@ describe("a Lambda runtime", () => {
         // A deployed stage names its public URL (the base of mailed links; packaging refuses without it).
         environment({ AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", PUBLIC_URL: "https://api.example.com", AUTH_SIGNING_KEY_PARAMETER: "/blog/prod/auth-signing-key", ...flags });
         // The private key as the secret store gave it at this cold start (lib/core/secrets/load.ts).
-        useLoadedSecrets(new Map([["AUTH_SIGNING_KEY", signingJwk]]));
-        expect(() => buildApp(types)).not.toThrow();
-        expect(() => buildApp(types, weakCost)).toThrow(ConfigurationError);
-        expect(() => buildApp(types, weakCost)).toThrow(/password\.cost.*OWASP/);
+        const loaded = new Map([["AUTH_SIGNING_KEY", signingJwk]] as const);
+        expect(build(types, loaded)).not.toThrow();
+        expect(build(types, loaded, weakCost)).toThrow(ConfigurationError);
+        expect(build(types, loaded, weakCost)).toThrow(/password\.cost.*OWASP/);
         // A function that only verifies is given the public set instead.
-        useLoadedSecrets(new Map());
-        expect(() => buildApp(types)).toThrow(/AUTH_SIGNING_KEY is not set, from the SSM parameter '\/blog\/prod\/auth-signing-key'/);
+        expect(build(types)).toThrow(/AUTH_SIGNING_KEY is not set, from the SSM parameter '\/blog\/prod\/auth-signing-key'/);
         vi.stubEnv("AUTH_PUBLIC_KEYS", publicKeys);
-        expect(() => buildApp(types)).not.toThrow();
+        expect(build(types)).not.toThrow();
         vi.unstubAllEnvs();
       }
     });
@@ -52,7 +53,7 @@ describe("a Lambda runtime", () => {
   it("never takes the signing key from its environment, whatever the flags", () => {
     for (const flags of flagSets) {
       environment({ AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", PUBLIC_URL: "https://api.example.com", AUTH_SIGNING_KEY: signingJwk, ...flags });
-      expect(() => buildApp(definition.serviceTypes)).toThrow(/AUTH_SIGNING_KEY is not set, from an SSM parameter: deploy with --param authSigningKeyParameter=/);
+      expect(build(definition.serviceTypes)).toThrow(/AUTH_SIGNING_KEY is not set, from an SSM parameter: deploy with --param authSigningKeyParameter=/);
       vi.unstubAllEnvs();
     }
   });
@@ -60,22 +61,21 @@ describe("a Lambda runtime", () => {
   it("checks the key's shape at cold start, naming the parameter and never the value", () => {
     environment({ AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", PUBLIC_URL: "https://api.example.com", AUTH_SIGNING_KEY_PARAMETER: "/blog/prod/auth-signing-key" });
     const notAKey = "not-json-but-secret-text";
-    useLoadedSecrets(new Map([["AUTH_SIGNING_KEY", notAKey]]));
-    const attempt = () => buildApp(definition.serviceTypes);
+    const attempt = build(definition.serviceTypes, new Map([["AUTH_SIGNING_KEY", notAKey]]));
     expect(attempt).toThrow(ConfigurationError);
     expect(attempt).toThrow(/^the SSM parameter '\/blog\/prod\/auth-signing-key' \(AUTH_SIGNING_KEY_PARAMETER\) is not JSON/);
     expect(() => attempt()).toThrow(expect.objectContaining({ message: expect.not.stringContaining(notAKey) }));
     // A public half missing from the published set: tokens it signs would verify nowhere else.
-    useLoadedSecrets(new Map([["AUTH_SIGNING_KEY", signingJwk]]));
+    const withKey = build(definition.serviceTypes, new Map([["AUTH_SIGNING_KEY", signingJwk]]));
     vi.stubEnv("AUTH_PUBLIC_KEYS", JSON.stringify(publicKeySet(JSON.stringify(generateSigningJwk()))));
-    expect(attempt).toThrow(/AUTH_PUBLIC_KEYS .* lacks the public half of the signing key/);
+    expect(withKey).toThrow(/AUTH_PUBLIC_KEYS .* lacks the public half of the signing key/);
     // A private key given as the public set would publish it: refused.
     vi.stubEnv("AUTH_PUBLIC_KEYS", signingJwk);
-    expect(attempt).toThrow(/AUTH_PUBLIC_KEYS holds a private key/);
+    expect(withKey).toThrow(/AUTH_PUBLIC_KEYS holds a private key/);
   });
 
   it("is told apart from serverless offline, which may start cheaper and generate its key", () => {
     environment({ IS_OFFLINE: "true", AUTH_SIGNING_KEY: "", LOCAL_DATA_DIR: "/nonexistent/not-used-at-start" });
-    expect(() => buildApp(definition.serviceTypes, weakCost)).not.toThrow();
+    expect(build(definition.serviceTypes, new Map(), weakCost)).not.toThrow();
   });
 });

@@ -6,13 +6,14 @@ import { EmailPasswordProviderDescription } from "../../lib/auth/email/descripti
 import { IdpProviderDescription } from "../../lib/auth/idp/description.ts";
 import { IdpProvider } from "../../lib/auth/idp/provider.ts";
 import { Application, type ApplicationDefinition } from "../../lib/core/application.ts";
+import { inProcess } from "../support/parts.ts";
 
 // functions/rest-read.ts and functions/auth-session.ts build the login providers as their
 // descriptions (app/definition.ts): the same services, options and listing as the whole application, and
 // the same configuration errors, without the flows.
-const whole = (services: ApplicationDefinition["services"] = definition.services) => new Application({ ...definition, services });
+const whole = (services: ApplicationDefinition["services"] = definition.services) => new Application({ ...definition, services }, inProcess);
 const described = (services: ApplicationDefinition["services"] = definition.services) =>
-  new Application({ ...definition, serviceTypes: sessionRoutesServiceTypes(), services });
+  new Application({ ...definition, serviceTypes: sessionRoutesServiceTypes(), services }, inProcess);
 
 describe("the login providers as their descriptions", () => {
   it("are the same services with the same complete options, and GET /auth/providers lists them alike", () => {
@@ -62,7 +63,7 @@ describe("the functions' service type lists (app/definition.ts)", () => {
     ["identifying functions", identifyingServiceTypes],
     ["session routes", sessionRoutesServiceTypes],
   ])("%s build every configured service with the whole definition's options, so a type listed once reaches every function", (_name, types) => {
-    const [full, light] = [whole(), new Application({ ...definition, serviceTypes: types() })];
+    const [full, light] = [whole(), new Application({ ...definition, serviceTypes: types() }, inProcess)];
     expect(light.services().map((e) => [e.name, e.service.options])).toEqual(full.services().map((e) => [e.name, e.service.options]));
     // Every type the whole definition names is in the list, or is a whole class whose description stands in for it.
     const names = (list: readonly { type: string }[]) => list.map((t) => t.type).sort();

@@ -1,28 +1,24 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { sessionRoutesServiceTypes } from "../../app/definition.ts";
 import { Application } from "../../lib/core/application.ts";
 import { authFunctions } from "../../lib/auth/routes/serverless.ts";
 import { sessionRoutes } from "../../lib/auth/routes/session-routes.ts";
 import { authDispatcher } from "../../lib/auth/routes/table.ts";
 import { httpHandler } from "../../lib/http/handler.ts";
-import { domainListing } from "../../lib/core/list.ts";
-import { installListing } from "../../lib/core/listing.ts";
 import { dynamoRecordStore } from "../../lib/store/select-records.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
+import { inProcess } from "../support/parts.ts";
 
 // functions/auth-session.ts serves the service's own routes with authDispatcher(app, sessionRoutes()),
 // its providers built as their descriptions (app/definition.ts), without their mail, password and Idp
 // code: for those routes it must answer exactly as the whole auth function does.
 describe("the session routes' own function", () => {
-  afterEach(() => installListing(domainListing));
-
   it("answers keys, providers, me, idents and refresh exactly as the whole auth function, then rotates and logs out", async () => {
     const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" } });
     const whole = client(t);
     // The same configuration and tables, built as the function builds it: a store that reads by key,
-    // and no listing installed (lib/store/select-records.ts), which none of these routes needs.
-    const described = new Application({ ...t.app.definition, serviceTypes: sessionRoutesServiceTypes() }).useStore(dynamoRecordStore());
-    installListing(undefined);
+    // and no listing (functions/auth-session.ts is composed without it), which none of these routes needs.
+    const described = new Application({ ...t.app.definition, serviceTypes: sessionRoutesServiceTypes() }, { ...inProcess, listing: undefined }).useStore(dynamoRecordStore());
     const session = client({ ...t, authHandler: httpHandler("auth", authDispatcher(described, sessionRoutes())) });
     const registered = await whole.request("POST", "/auth/email/register", { body: { email: newEmail(), password: PASSWORD, user: profile() } });
     expect(registered.status).toBe(200);
@@ -60,6 +56,6 @@ describe("the session routes' own function", () => {
     const own = new Set(sessionRoutes().map((r) => r.id));
     for (const [id, fn] of Object.entries(functions)) expect(fn.handler).toBe(own.has(id) ? "functions/auth-session.handler" : "functions/auth.handler");
     expect(Object.keys(functions).filter((id) => own.has(id)).sort()).toEqual([...own].sort());
-    expect(Object.values(authFunctions(new (t.app.constructor as new (d: typeof t.app.definition) => typeof t.app)({ ...t.app.definition, rest: { packaging: "single" } }))).map((f) => f.handler)).toEqual(["functions/auth.handler"]);
+    expect(Object.values(authFunctions(new Application({ ...t.app.definition, rest: { packaging: "single" } }, inProcess))).map((f) => f.handler)).toEqual(["functions/auth.handler"]);
   });
 });

@@ -4,10 +4,11 @@ import { AuthenticationService, type ProviderIdentity } from "../../lib/auth/ind
 import { dynamoStore } from "../../lib/store/select.ts";
 import { definition } from "../../app/index.ts";
 import { Context } from "../../lib/core/context.ts";
+import { inProcess } from "../support/parts.ts";
 
 /** The blog on DynamoDB Local (the global setup's tables), with its auth services as configured here. */
 export function authApp(services: ApplicationDefinition["services"] = {}): { app: Application; auth: AuthenticationService } {
-  const app = new Application({ ...definition, services: { ...definition.services, ...services } }).useStore(dynamoStore());
+  const app = new Application({ ...definition, services: { ...definition.services, ...services } }, inProcess).useStore(dynamoStore());
   const auth = app.services().find((e) => e.service instanceof AuthenticationService)?.service as AuthenticationService;
   return { app, auth };
 }

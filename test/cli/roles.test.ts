@@ -5,6 +5,7 @@ import { serverlessFunctions } from "../../lib/rest/functions.ts";
 import { deriveRoutes } from "../../lib/rest/routes.ts";
 import { authFunctions } from "../../lib/auth/routes/serverless.ts";
 import { definition } from "../../app/index.ts";
+import { inProcess } from "../support/parts.ts";
 
 /** `{ Action, Resource }` statements as "action logicalId" pairs (`/index/*` marked). */
 function grants(statements: Record<string, unknown>[]): string[] {
@@ -16,7 +17,7 @@ function grants(statements: Record<string, unknown>[]): string[] {
   })));
 }
 
-const appOf = (packaging: "route" | "model" | "single") => new Application({ ...definition, rest: { ...definition.rest, packaging } });
+const appOf = (packaging: "route" | "model" | "single") => new Application({ ...definition, rest: { ...definition.rest, packaging } }, inProcess);
 
 describe("each function's role in schema-cache/roles.json", () => {
   it("names a role for every derived REST and auth function, in every packaging mode", () => {

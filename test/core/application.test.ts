@@ -7,6 +7,7 @@ import { Operation } from "../../lib/core/operation.ts";
 import { Type } from "../../lib/core/schema.ts";
 import { Service } from "../../lib/core/service.ts";
 import { definition } from "../../app/index.ts";
+import { inProcess } from "../support/parts.ts";
 
 class Base extends Model {
   static override readonly schema = Type.Object({ uuid: Type.String(), name: Type.String() });
@@ -27,7 +28,7 @@ class Mailer extends Service<{ from: string; retries: number }> {
 }
 
 function app(services: Record<string, { type: string; [k: string]: unknown }>) {
-  return new Application({ name: "t", version: "1", models: [Base, Special, Other], serviceTypes: [Mailer], services });
+  return new Application({ name: "t", version: "1", models: [Base, Special, Other], serviceTypes: [Mailer], services }, inProcess);
 }
 
 describe("registry", () => {
@@ -41,12 +42,12 @@ describe("registry", () => {
     expect(pluralize("PostTag")).toBe("posttags");
     expect(pluralize("Category")).toBe("categories");
     expect(pluralize("Address")).toBe("addresses");
-    const blog = new Application(definition);
+    const blog = new Application(definition, inProcess);
     expect(blog.models().map((m) => m.plural).sort()).toEqual(["comments", "posts", "posttags", "tags", "userfollows", "users"]);
   });
 
   it("derives keys, input and output schemas, and an index per foreign key", () => {
-    const blog = new Application(definition);
+    const blog = new Application(definition, inProcess);
     const post = blog.model("Post");
     expect(post?.keyFields).toEqual(["slug"]);
     expect(Object.keys(post?.inputSchema.properties ?? {})).toEqual(["slug", "title", "content", "status", "viewCount"]);

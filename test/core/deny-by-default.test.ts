@@ -4,6 +4,7 @@ import { Application } from "../../lib/core/application.ts";
 import { Model, Operation, Type, type ModelClass, type Static } from "../../lib/index.ts";
 import { memoryStore } from "../../lib/store/local-stores.ts";
 import { ALICE, as, failure } from "../support/blog.ts";
+import { inProcess } from "../support/parts.ts";
 
 const OpenInput = Type.Object({ reason: Type.String() });
 
@@ -20,7 +21,7 @@ class Vault extends Model {
 }
 
 function vaultApp() {
-  const app = new Application({ ...definition, models: [...definition.models, Vault as unknown as ModelClass] }).useStore(memoryStore);
+  const app = new Application({ ...definition, models: [...definition.models, Vault as unknown as ModelClass] }, inProcess).useStore(memoryStore);
   const info = app.model("Vault");
   if (!info) throw new Error("Vault is not registered");
   return { app, info };

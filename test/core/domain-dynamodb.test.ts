@@ -12,6 +12,7 @@ import { dynamoStore } from "../../lib/store/select.ts";
 import { ALICE, as, blog, model, post } from "../support/blog.ts";
 import { createdOrder, seedPosts } from "../support/dated-posts.ts";
 import { createModelTables } from "../support/model-tables.ts";
+import { inProcess } from "../support/parts.ts";
 
 const unique = () => randomUUID().slice(0, 8);
 
@@ -55,7 +56,7 @@ class Wide extends Model {
 
 async function synthetic(): Promise<Application> {
   const prefix = `synthetic-${unique()}-`;
-  const app = new Application({ name: "synthetic", version: "0", models: [Gadget, Wide], serviceTypes: [], services: {} }).useStore(dynamoStore(prefix));
+  const app = new Application({ name: "synthetic", version: "0", models: [Gadget, Wide], serviceTypes: [], services: {} }, inProcess).useStore(dynamoStore(prefix));
   const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION });
   await ensureTables(client, tableDefinitions(app, prefix));
   client.destroy();

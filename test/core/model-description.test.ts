@@ -8,6 +8,7 @@ import { Type } from "../../lib/core/schema.ts";
 import { recordReadRoutes } from "../../lib/rest/read-routes.ts";
 import { deriveRoutes, isRecordRead } from "../../lib/rest/routes.ts";
 import { blog } from "../support/blog.ts";
+import { inProcess } from "../support/parts.ts";
 
 const run = promisify(execFile);
 
@@ -23,7 +24,7 @@ class Pair extends Model {
 
 describe("model descriptions", () => {
   it("where configuration is checked (here, npm start, the CLI), a bad model declaration stops the start", () => {
-    expect(() => new Application({ name: "t", version: "1", models: [Keyless], serviceTypes: [], services: {} })).toThrow(/Keyless: key field 'code' is not in the schema/);
+    expect(() => new Application({ name: "t", version: "1", models: [Keyless], serviceTypes: [], services: {} }, inProcess)).toThrow(/Keyless: key field 'code' is not in the schema/);
   });
 
   it("in a Lambda function (nothing checks configuration there) a model is described when first used", async () => {
@@ -49,7 +50,7 @@ describe("model descriptions", () => {
   }, 30_000);
 
   it("the record-read routes from the declarations alone are the ones deriveRoutes derives", () => {
-    for (const app of [blog(), new Application({ name: "p", version: "1", models: [Pair], serviceTypes: [], services: {} })]) {
+    for (const app of [blog(), new Application({ name: "p", version: "1", models: [Pair], serviceTypes: [], services: {} }, inProcess)]) {
       expect(recordReadRoutes(app)).toEqual(deriveRoutes(app).filter(isRecordRead));
     }
   });

@@ -10,6 +10,7 @@ import { Post as PostModel } from "../../app/models/post.ts";
 import { ALICE, BOB, as, blog, failure, model, post } from "../support/blog.ts";
 import { call, httpEvent } from "../support/http-events.ts";
 import { asServerlessOffline } from "../support/offline-env.ts";
+import { inProcess } from "../support/parts.ts";
 
 /**
  * Issue 25, attack 9: every write re-checks the parent named by the record it produces. Bob
@@ -79,7 +80,7 @@ describe("the domain layer re-checks the parent a write names", () => {
   });
 
   it("asks, when a write moves a record to another parent, what a create under that parent needs", async () => {
-    const app = new Application({ ...definition, models: [...definition.models, Pin] }).useStore(memoryStore);
+    const app = new Application({ ...definition, models: [...definition.models, Pin] }, inProcess).useStore(memoryStore);
     const Post = model(app, "Post");
     const PinInfo = model(app, "Pin");
     await app.domain.create(as(ALICE), Post, post("open"));

@@ -13,6 +13,7 @@ import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { memoryStore } from "../../lib/store/local-stores.ts";
 import "../../lib/store/select.ts";
 import { ALICE, as } from "../support/blog.ts";
+import { inProcess } from "../support/parts.ts";
 
 /**
  * The read budget per list request (issue 27): a filter that matches little or nothing costs at
@@ -73,7 +74,7 @@ describe("the read budget on DynamoDB Local", () => {
 
   async function seeded(count: number): Promise<{ app: Application; info: ModelInfo }> {
     const prefix = `budget-${randomUUID().slice(0, 8)}-`;
-    const app = new Application({ name: "budget", version: "0", models: [Reading], serviceTypes: [], services: {} })
+    const app = new Application({ name: "budget", version: "0", models: [Reading], serviceTypes: [], services: {} }, inProcess)
       .useStore((model, table) => new DynamoRepository(documents, tableName(prefix, model), table));
     const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION });
     await ensureTables(admin, tableDefinitions(app, prefix));
@@ -114,7 +115,7 @@ describe("the read budget on DynamoDB Local", () => {
 
 describe("the default read budget", () => {
   async function plain(count: number): Promise<{ app: Application; info: ModelInfo }> {
-    const app = new Application({ name: "plain", version: "0", models: [Plain], serviceTypes: [], services: {} }).useStore(memoryStore);
+    const app = new Application({ name: "plain", version: "0", models: [Plain], serviceTypes: [], services: {} }, inProcess).useStore(memoryStore);
     const info = app.model("Plain") as ModelInfo;
     for (const row of rows(count)) await app.domain.create(as(), info, row);
     return { app, info };
@@ -158,7 +159,7 @@ class Guarded extends keyedModel("anonymous") {}
 class Strict extends keyedModel("everyone") {}
 
 describe("a model that refuses filters its keys do not serve (keyedFilters)", () => {
-  const app = new Application({ name: "guarded", version: "0", models: [Guarded, Strict], serviceTypes: [], services: {} }).useStore(memoryStore);
+  const app = new Application({ name: "guarded", version: "0", models: [Guarded, Strict], serviceTypes: [], services: {} }, inProcess).useStore(memoryStore);
   const guarded = app.model("Guarded") as ModelInfo;
   const strict = app.model("Strict") as ModelInfo;
 

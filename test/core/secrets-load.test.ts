@@ -82,17 +82,20 @@ describe("the secret loader of a deployed function", () => {
   it("reads its parameters in one signed GetParameters call with decryption, once per cold start", async () => {
     const env = lambdaEnv({ APP_SECRET_PARAMETER: "/blog/prod/app-secret", AUTH_SIGNING_KEY_PARAMETER: "/blog/prod/auth-signing-key", IDP_CLIENT_SECRET_PARAMETER: "/blog/prod/idp-client-secret" });
     const { loadSecrets, secretValue } = await coldStart();
-    await Promise.all([loadSecrets(env), loadSecrets(env)]);
-    await loadSecrets(env);
+    const [first, second] = await Promise.all([loadSecrets(env), loadSecrets(env)]);
+    const loaded = await loadSecrets(env);
     expect(stub.requests).toHaveLength(1);
+    expect(first).toBe(loaded);
+    expect(second).toBe(loaded);
     const [request] = stub.requests;
     expect(request?.headers["x-amz-target"]).toBe("AmazonSSM.GetParameters");
     expect(request?.headers["content-type"]).toBe("application/x-amz-json-1.1");
     expect(request?.input.WithDecryption).toBe(true);
     expect([...(request?.input.Names ?? [])].sort()).toEqual(["/blog/prod/app-secret", "/blog/prod/auth-signing-key", "/blog/prod/idp-client-secret"]);
-    expect(secretValue("APP_SECRET", env)).toBe(APP_SECRET);
-    expect(secretValue("AUTH_SIGNING_KEY", env)).toBe(SIGNING_KEY);
-    expect(secretValue("IDP_CLIENT_SECRET", env)).toBe(CLIENT_SECRET);
+    // The function's application is composed with what was read (lib/core/compose.ts).
+    expect(secretValue("APP_SECRET", env, loaded)).toBe(APP_SECRET);
+    expect(secretValue("AUTH_SIGNING_KEY", env, loaded)).toBe(SIGNING_KEY);
+    expect(secretValue("IDP_CLIENT_SECRET", env, loaded)).toBe(CLIENT_SECRET);
   });
 
   it("signs the call as the AWS SDK's own SigV4 signer does", async () => {
@@ -119,11 +122,11 @@ describe("the secret loader of a deployed function", () => {
   it("reads nothing the function is not given, and asks nothing when it is given none", async () => {
     const env = lambdaEnv({ APP_SECRET_PARAMETER: "/blog/prod/app-secret" });
     const { loadSecrets, secretValue } = await coldStart();
-    await loadSecrets(env);
+    const loaded = await loadSecrets(env);
     expect(stub.requests[0]?.input.Names).toEqual(["/blog/prod/app-secret"]);
     // Its environment's values are never taken: the secret store is the only source.
-    expect(secretValue("AUTH_SIGNING_KEY", env)).toBeUndefined();
-    expect(secretValue("IDP_CLIENT_SECRET", env)).toBeUndefined();
+    expect(secretValue("AUTH_SIGNING_KEY", env, loaded)).toBeUndefined();
+    expect(secretValue("IDP_CLIENT_SECRET", env, loaded)).toBeUndefined();
     vi.resetModules();
     await (await coldStart()).loadSecrets(lambdaEnv({}));
     expect(stub.requests).toHaveLength(1);
@@ -132,9 +135,10 @@ describe("the secret loader of a deployed function", () => {
   it("calls nothing outside a Lambda runtime: npm start and tests pass the values in the environment", async () => {
     const env = { IS_OFFLINE: "true", APP_SECRET: "local-secret", APP_SECRET_PARAMETER: "/blog/prod/app-secret", AWS_ENDPOINT_URL_SSM: stub.url };
     const { loadSecrets, secretValue } = await coldStart();
-    await loadSecrets(env);
+    const loaded = await loadSecrets(env);
     expect(stub.requests).toHaveLength(0);
-    expect(secretValue("APP_SECRET", env)).toBe("local-secret");
+    expect(loaded.size).toBe(0);
+    expect(secretValue("APP_SECRET", env, loaded)).toBe("local-secret");
   });
 
   it("refuses to start when a parameter does not exist, naming it and no value", async () => {

@@ -5,11 +5,12 @@ import { graphqlOptions } from "../../lib/graphql/service.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { memoryStore } from "../../lib/store/local-stores.ts";
 import { call, httpEvent } from "../support/http-events.ts";
+import { inProcess } from "../support/parts.ts";
 
 // What the operations plugin puts in a deployed stage's environment (docs/operating.md, "GraphiQL
 // and test routes"), read by the code paths it governs: the application the functions build, the
 // REST catch-all and the GraphQL endpoint.
-const app = () => buildApp(definition.serviceTypes).useStore(memoryStore);
+const app = () => buildApp(definition.serviceTypes, inProcess).useStore(memoryStore);
 const html = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
 
 afterEach(() => {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inProcess } from "../support/parts.ts";
 import { createApp } from "../../app/index.ts";
 import { seed } from "../../app/seed/data.ts";
 import { Context } from "../../lib/core/context.ts";
@@ -108,7 +109,7 @@ async function publishAsAlice(slug: string): Promise<void> {
   if (!ALICE) throw new Error("no demo user");
   const { store, close } = seedStore(endpoint, "blog-local-", { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   try {
-    const app = createApp().useStore(store);
+    const app = createApp(inProcess).useStore(store);
     const Post = app.model("Post");
     if (!Post) throw new Error("no Post model");
     await app.domain.create(new Context({ userId: ALICE.uuid }), Post, { slug, title: "Hello from the tour test", content: "Arrives over the WebSocket.", status: "published" });

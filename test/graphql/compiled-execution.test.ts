@@ -14,6 +14,7 @@ import { definition } from "../../app/index.ts";
 import { as, model, post } from "../support/blog.ts";
 import { createModelTables } from "../support/model-tables.ts";
 import { runBoth } from "./differential.ts";
+import { inProcess } from "../support/parts.ts";
 
 /**
  * Our executor against graphql-js's `execute` on the sample schema and its real resolvers, over
@@ -28,7 +29,7 @@ documents.middlewareStack.add((next, context) => (args) => {
   return next(args);
 }, { step: "initialize", name: "countCommands" });
 
-const app = new Application(definition).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
+const app = new Application(definition, inProcess).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
 const users = Array.from({ length: 4 }, (_, i) => `user-${i}-${randomUUID()}`);
 const [writer, other] = users as [string, string];
 const User = model(app, "User");

@@ -12,6 +12,7 @@ import { as, model } from "../support/blog.ts";
 import { call, httpEvent } from "../support/http-events.ts";
 import { enableTestUser, graphqlBlog } from "./support.ts";
 import { createModelTables } from "../support/model-tables.ts";
+import { inProcess } from "../support/parts.ts";
 
 const VOTER = `voter-${randomUUID()}`;
 const OTHER = `other-${randomUUID()}`;
@@ -72,13 +73,13 @@ const prefix = `pairs-${randomUUID().slice(0, 8)}-`;
 
 function blogOf(store: "memory" | "dynamodb", commands: string[]): Application {
   const definition = { name: "pairs", version: "1", models: [Label, Pair, PairLabel, Vote], serviceTypes: [], services: {} };
-  if (store === "memory") return new Application(definition).useStore(memoryStore);
+  if (store === "memory") return new Application(definition, inProcess).useStore(memoryStore);
   const documents = createDocumentClient(process.env.DYNAMODB_ENDPOINT);
   documents.middlewareStack.add((next, context) => (args) => {
     commands.push((context.commandName ?? "unknown").replace(/Command$/, ""));
     return next(args);
   }, { step: "initialize", name: "countCommands" });
-  return new Application(definition).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
+  return new Application(definition, inProcess).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
 }
 
 async function seed(app: Application): Promise<void> {
@@ -177,6 +178,6 @@ it("refuses at schema build a relation of a composite-key parent that names fewe
     static override readonly schema = Type.Object({ left: Type.String(), right: Type.String() });
     static override readonly relations: RelationDeclarations = { votes: contains(() => Vote, "left") };
   }
-  const app = new Application({ name: "half", version: "1", models: [Half, Vote], serviceTypes: [], services: {} }).useStore(memoryStore);
+  const app = new Application({ name: "half", version: "1", models: [Half, Vote], serviceTypes: [], services: {} }, inProcess).useStore(memoryStore);
   expect(() => buildGraphQLSchema(app).getTypeMap()).toThrow(/Half\.votes: names 1 attribute\(s\) for a key of 2 field\(s\)/);
 });

@@ -9,6 +9,7 @@ import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { as, model } from "../support/blog.ts";
 import { enableTestUser, graphqlBlog } from "./support.ts";
 import { createModelTables } from "../support/model-tables.ts";
+import { inProcess } from "../support/parts.ts";
 
 const ALICE = `alice-${randomUUID()}`;
 const BOB = `bob-${randomUUID()}`;
@@ -53,7 +54,7 @@ documents.middlewareStack.add((next, context) => (args) => {
   return next(args);
 }, { step: "initialize", name: "countCommands" });
 
-const app = new Application({ name: "notes", version: "1", models: [Board, Note], serviceTypes: [], services: {} })
+const app = new Application({ name: "notes", version: "1", models: [Board, Note], serviceTypes: [], services: {} }, inProcess)
   .useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
 const BoardInfo = model(app, "Board");
 const NoteInfo = model(app, "Note");

@@ -11,6 +11,7 @@ import type { RepositoryFactory } from "../../lib/store/repository.ts";
 import { createModelTables } from "../support/model-tables.ts";
 import { as } from "../support/blog.ts";
 import { graphqlBlog } from "./support.ts";
+import { inProcess } from "../support/parts.ts";
 
 /**
  * A many-to-many relation list reads its join rows under the join model's read budget (issue 27):
@@ -58,7 +59,7 @@ afterAll(() => documents.destroy());
 async function things(store: "memory" | "dynamodb") {
   const prefix = `m2m-${randomUUID().slice(0, 8)}-`;
   const factory: RepositoryFactory = store === "memory" ? memoryStore : (name, table) => new DynamoRepository(documents, tableName(prefix, name), table);
-  const app = new Application({ name: "things", version: "0", models: [Thing, Label, ThingLabel], serviceTypes: [], services: {} }).useStore(factory);
+  const app = new Application({ name: "things", version: "0", models: [Thing, Label, ThingLabel], serviceTypes: [], services: {} }, inProcess).useStore(factory);
   if (store === "dynamodb") await createModelTables(app, prefix);
   const [thing, label, join] = ["Thing", "Label", "ThingLabel"].map((n) => app.model(n) as ModelInfo) as [ModelInfo, ModelInfo, ModelInfo];
   await app.domain.create(as(), thing, { id: "t1" });

@@ -8,6 +8,7 @@ import { definition } from "../../app/index.ts";
 import { as, model, post } from "../support/blog.ts";
 import { enableTestUser, graphqlBlog } from "./support.ts";
 import { createModelTables } from "../support/model-tables.ts";
+import { inProcess } from "../support/parts.ts";
 
 const prefix = `gql-${randomUUID().slice(0, 8)}-`;
 const documents = createDocumentClient(process.env.DYNAMODB_ENDPOINT);
@@ -17,7 +18,7 @@ documents.middlewareStack.add((next, context) => (args) => {
   return next(args);
 }, { step: "initialize", name: "countCommands" });
 
-const app = new Application(definition).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
+const app = new Application(definition, inProcess).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
 const users = Array.from({ length: 5 }, (_, i) => `user-${i}-${randomUUID()}`);
 let restore: () => void;
 

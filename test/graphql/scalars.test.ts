@@ -7,6 +7,7 @@ import { Type } from "../../lib/core/schema.ts";
 import { Application } from "../../lib/core/application.ts";
 import { memoryStore } from "../../lib/store/local-stores.ts";
 import { GraphQLService } from "../../lib/graphql/service.ts";
+import { inProcess } from "../support/parts.ts";
 
 let restore: () => void;
 beforeAll(() => {
@@ -34,7 +35,7 @@ class Sample extends Model {
   }
 }
 
-const app = new Application({ name: "s", version: "1", models: [Sample], serviceTypes: [GraphQLService], services: {} }).useStore(memoryStore);
+const app = new Application({ name: "s", version: "1", models: [Sample], serviceTypes: [GraphQLService], services: {} }, inProcess).useStore(memoryStore);
 const g = graphqlBlog({}, app);
 const create = (fields: string, variables?: Record<string, unknown>) =>
   g.post(`mutation${variables ? "($s: SampleInput!)" : ""} { createSample(Sample: ${variables ? "$s" : `{${fields}}`}) { uuid amount when meta point { x labels } kind } }`, { user: ALICE, ...(variables ? { variables } : {}) });

@@ -4,6 +4,7 @@ import { Application } from "../../lib/core/application.ts";
 import { restCache } from "../../lib/cli/cache.ts";
 import OfflineCorsPlugin, { gatewayCors, type HttpApiCors } from "../../lib/local/offline-cors.mjs";
 import { definition } from "../../app/index.ts";
+import { inProcess } from "../support/parts.ts";
 
 /**
  * Issue 25, attack 8: `npm start` must answer CORS as the deployed HTTP API does, from the one
@@ -16,7 +17,7 @@ const ALLOWED = "https://app.example";
 const FOREIGN = "http://127.0.0.1:8080";
 
 async function httpApiOf(corsOrigins: string[] | undefined): Promise<{ payload: string; cors?: HttpApiCors }> {
-  const app = new Application({ ...definition, rest: { ...definition.rest, ...(corsOrigins ? { corsOrigins } : {}) } });
+  const app = new Application({ ...definition, rest: { ...definition.rest, ...(corsOrigins ? { corsOrigins } : {}) } }, inProcess);
   return JSON.parse((await restCache(app))["http-api.json"] as string) as { payload: string; cors?: HttpApiCors };
 }
 

@@ -13,6 +13,7 @@ import { ALICE, as, blog, post } from "../support/blog.ts";
 import { ENDPOINT, FakeTransport, memoryRepositories, realtimeFor } from "../realtime/support.ts";
 import { call, httpEvent, lambdaContext } from "../support/http-events.ts";
 import { asServerlessOffline } from "../support/offline-env.ts";
+import { inProcess } from "../support/parts.ts";
 
 asServerlessOffline();
 
@@ -131,7 +132,7 @@ class Narrow extends Model {
 }
 
 describe("a model's own filter limits (static limits.filter)", () => {
-  const narrowApp = new Application({ name: "narrow", version: "0", models: [Narrow], serviceTypes: [], services: {} }).useStore(memoryStore);
+  const narrowApp = new Application({ name: "narrow", version: "0", models: [Narrow], serviceTypes: [], services: {} }, inProcess).useStore(memoryStore);
   const narrow = narrowApp.model("Narrow") as ModelInfo;
   const list = (q: string) => narrowApp.domain.query(as(), narrow, { q });
 

@@ -9,6 +9,7 @@ import { dynamoStore } from "../../lib/store/select.ts";
 import { definition } from "../../app/index.ts";
 import { idpLogin } from "../auth/support.ts";
 import { FakeTransport, memoryRepositories, realtimeFor } from "./support.ts";
+import { inProcess } from "../support/parts.ts";
 
 /**
  * Issue 25, attack 7: cross-site WebSocket hijacking. A page on another origin opens a socket to
@@ -22,7 +23,7 @@ const ALLOWED = "https://app.example";
 const EVIL = "http://evil.example";
 
 async function scene() {
-  const app = new Application({ ...definition, rest: { ...definition.rest, corsOrigins: [ALLOWED] } }).useStore(dynamoStore());
+  const app = new Application({ ...definition, rest: { ...definition.rest, corsOrigins: [ALLOWED] } }, inProcess).useStore(dynamoStore());
   const auth = app.services().find((e) => e.service instanceof AuthenticationService)?.service as AuthenticationService;
   const transport = new FakeTransport();
   const realtime = realtimeFor(app, transport, memoryRepositories());

@@ -6,6 +6,7 @@ import { Type } from "../../lib/core/schema.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
 import { as } from "../support/blog.ts";
 import { createModelTables } from "../support/model-tables.ts";
+import { inProcess } from "../support/parts.ts";
 
 const FIELDS = 100;
 
@@ -27,7 +28,7 @@ let info: NonNullable<ReturnType<Application["model"]>>;
 
 beforeAll(async () => {
   const prefix = `race-${randomUUID().slice(0, 8)}-`;
-  app = new Application({ name: "race", version: "0", models: [Ledger], serviceTypes: [], services: {} }).useStore(dynamoStore(prefix));
+  app = new Application({ name: "race", version: "0", models: [Ledger], serviceTypes: [], services: {} }, inProcess).useStore(dynamoStore(prefix));
   await createModelTables(app, prefix);
   const found = app.model("Ledger");
   if (!found) throw new Error("missing model");

@@ -12,6 +12,7 @@ import { Service } from "../../lib/core/service.ts";
 import { openApiDocument } from "../../lib/rest/openapi.ts";
 import { deriveRoutes, readsBody } from "../../lib/rest/routes.ts";
 import { blog } from "../support/blog.ts";
+import { inProcess } from "../support/parts.ts";
 
 const loaded = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
 const addFormats: FormatsPlugin = loaded.default ?? loaded;
@@ -39,7 +40,7 @@ class Search extends Service {
     return [];
   }
 }
-const notes = new Application({ name: "notes", version: "1.0.0", models: [Note], serviceTypes: [Search], services: { search: { type: "Search" } } });
+const notes = new Application({ name: "notes", version: "1.0.0", models: [Note], serviceTypes: [Search], services: { search: { type: "Search" } } }, inProcess);
 
 function doc(app: Application): Json {
   return openApiDocument(app, deriveRoutes(app)) as Json;
@@ -86,7 +87,7 @@ describe("the OpenAPI document follows the runtime's definitions", () => {
       @Operation({ input: Type.Object({ n: Type.Integer() }), rest: { method: "GET" } })
       async count(): Promise<void> {}
     }
-    const bad = new Application({ name: "bad", version: "1", models: [], serviceTypes: [Bad], services: { bad: { type: "Bad" } } });
+    const bad = new Application({ name: "bad", version: "1", models: [], serviceTypes: [Bad], services: { bad: { type: "Bad" } } }, inProcess);
     expect(() => deriveRoutes(bad)).toThrow(/'n' must be a string/);
     const routes = deriveRoutes(blog());
     expect(routes.filter((r) => !readsBody(r)).map((r) => r.key)).toEqual(expect.arrayContaining(["GET /posts/{slug}", "DELETE /posts/{slug}", "GET /version", "GET /openapi.json"]));

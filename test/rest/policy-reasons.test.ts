@@ -10,6 +10,7 @@ import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { definition } from "../../app/index.ts";
 import { serveHandlers } from "../graphql/serve.ts";
 import { enableTestUser } from "../graphql/support.ts";
+import { inProcess } from "../support/parts.ts";
 
 /**
  * A model's `canAct` reason reaches the caller over HTTP, on REST and GraphQL alike, with the
@@ -29,7 +30,7 @@ let restore: () => void = () => undefined;
 function app(): Application {
   const documents = createDocumentClient(process.env.DYNAMODB_ENDPOINT);
   const prefix = process.env.TABLE_PREFIX ?? "";
-  return new Application(definition).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
+  return new Application(definition, inProcess).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
 }
 
 async function rest(method: string, path: string, user?: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {

@@ -1,6 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { domainListing } from "../../lib/core/list.ts";
-import { installListing } from "../../lib/core/listing.ts";
+import { describe, expect, it } from "vitest";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { readHandler } from "../../lib/rest/read-handler.ts";
 import { serverlessFunctions } from "../../lib/rest/functions.ts";
@@ -9,6 +7,7 @@ import { dynamoStore } from "../../lib/store/select.ts";
 import { deriveRoutes } from "../../lib/rest/routes.ts";
 import { ALICE, BOB, blog, post } from "../support/blog.ts";
 import { call, httpEvent } from "../support/http-events.ts";
+import { inProcess } from "../support/parts.ts";
 import { asServerlessOffline } from "../support/offline-env.ts";
 
 const app = blog();
@@ -22,8 +21,6 @@ asServerlessOffline();
 // functions/rest-read.ts serves record reads with readHandler: every answer must be the full REST
 // handler's, byte for byte, for the same request.
 describe("the record read's own function", () => {
-  afterEach(() => installListing(domainListing));
-
   it("answers a read exactly as the full REST handler does: record, ETag, 304, 404, the author's draft", async () => {
     await call(full, httpEvent("POST", "/posts", { body: post("public"), headers: as(ALICE) }));
     await call(full, httpEvent("POST", "/posts", { body: post("secret", "draft"), headers: as(ALICE) }));
@@ -47,13 +44,12 @@ describe("the record read's own function", () => {
     expect(statuses).toEqual([200, 304, 200, 404, 404, 404, 200, 404]);
   });
 
-  it("answers from DynamoDB as functions/rest-read.ts builds it (a key-read store, no listing installed) exactly as the full handler", async () => {
+  it("answers from DynamoDB as functions/rest-read.ts builds it (a key-read store, no listing) exactly as the full handler", async () => {
     const whole = restHandler(blog(dynamoStore()));
     const slug = `dyn-${Date.now()}`;
     expect((await call(whole, httpEvent("POST", "/posts", { body: post(slug), headers: as(ALICE) }))).statusCode).toBe(200);
     expect((await call(whole, httpEvent("POST", "/posts", { body: post(`${slug}-draft`, "draft"), headers: as(ALICE) }))).statusCode).toBe(200);
-    const own = readHandler(blog(dynamoRecordStore()));
-    installListing(undefined);
+    const own = readHandler(blog(dynamoRecordStore(), { ...inProcess, listing: undefined }));
     const requests = [get(`/posts/${slug}`), get(`/posts/${slug}-missing`), get(`/posts/${slug}-draft`, as(BOB)), get(`/posts/${slug}-draft`, as(ALICE))];
     const statuses: number[] = [];
     for (const request of requests) {

@@ -10,6 +10,7 @@ import { openApiDocument } from "../../lib/rest/openapi.ts";
 import { Router } from "../../lib/rest/router.ts";
 import { deriveRoutes } from "../../lib/rest/routes.ts";
 import { blog } from "../support/blog.ts";
+import { inProcess } from "../support/parts.ts";
 
 /** A second application, nothing like the blog: a numeric key, a 2-field key, static and GET operations. */
 class Invoice extends Model {
@@ -45,7 +46,7 @@ class Clock extends Service {
   }
 }
 
-const shop = new Application({ name: "shop", version: "2.0.0", models: [Invoice, LineItem], serviceTypes: [Clock], services: { clock: { type: "Clock" } } });
+const shop = new Application({ name: "shop", version: "2.0.0", models: [Invoice, LineItem], serviceTypes: [Clock], services: { clock: { type: "Clock" } } }, inProcess);
 
 describe("route derivation", () => {
   it("derives every route of a synthetic application from its registry", () => {
@@ -74,7 +75,7 @@ describe("route derivation", () => {
       @Operation({ rest: { method: "POST", path: "/clash" } }) static async a(): Promise<void> {}
       @Operation({ rest: { method: "POST", path: "/clashes" } }) static async b(): Promise<void> {}
     }
-    expect(() => deriveRoutes(new Application({ name: "c", version: "1", models: [Clash], serviceTypes: [], services: {} }))).toThrow(/REST routes clash: POST \/clashes/);
+    expect(() => deriveRoutes(new Application({ name: "c", version: "1", models: [Clash], serviceTypes: [], services: {} }, inProcess))).toThrow(/REST routes clash: POST \/clashes/);
   });
 
   it("prefers a literal segment over a parameter, as API Gateway does", () => {

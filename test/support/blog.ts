@@ -1,10 +1,11 @@
-import { Application } from "../../lib/core/application.ts";
+import { Application, type ApplicationParts } from "../../lib/core/application.ts";
 import { Context } from "../../lib/core/context.ts";
 import { DomainError } from "../../lib/core/errors.ts";
 import { PasswordBehavior } from "../../lib/core/behaviors/password.ts";
 import type { RepositoryFactory } from "../../lib/store/repository.ts";
 import { memoryStore } from "../../lib/store/local-stores.ts";
 import { definition } from "../../app/index.ts";
+import { inProcess } from "./parts.ts";
 
 // Hashing cost is a production concern; tests keep it low so suites stay fast.
 PasswordBehavior.cost = { ln: 10, r: 8, p: 1 };
@@ -16,9 +17,9 @@ export function as(userId?: string): Context {
   return new Context(userId ? { userId } : {});
 }
 
-/** A fresh blog application on its own store (memory unless told otherwise). */
-export function blog(store: RepositoryFactory = memoryStore): Application {
-  return new Application(definition).useStore(store);
+/** A fresh blog application on its own store (memory unless told otherwise), with every part unless told otherwise. */
+export function blog(store: RepositoryFactory = memoryStore, parts: ApplicationParts = inProcess): Application {
+  return new Application(definition, parts).useStore(store);
 }
 
 export function model(app: Application, name: string) {

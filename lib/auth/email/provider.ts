@@ -4,6 +4,7 @@ import { log } from "../../core/log.ts";
 import { versionOf } from "../../core/records.ts";
 import { countEvent } from "../../core/metrics.ts";
 import { VERSION_FIELD } from "../../core/schema.ts";
+import { LEGACY_PASSWORDS, type HashVerifier } from "../../core/behaviors/password.ts";
 import { deriveKey, sha256Hex } from "../crypto.ts";
 import { AuthError, invalidCredentials, loginRequired } from "../errors.ts";
 import { identKey, type Ident } from "../idents.ts";
@@ -65,6 +66,11 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
 
   authRoutes(): AuthRoute[] {
     return emailRoutes(this);
+  }
+
+  /** The verifiers of hashes that predate ours (v3's bcrypt) this function was composed with, if any. */
+  private get legacyPasswords(): readonly HashVerifier[] {
+    return this.app.capability(LEGACY_PASSWORDS) ?? [];
   }
 
   /** The one spelling of the address (./address.ts); a 400 naming `/email` when it has none. */
@@ -189,7 +195,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     const email = this.normalize(rawEmail);
     const ident = await this.countAttempt(email);
     if (!ident) {
-      await passwordOf(undefined).verify(password, this.options.password.cost);
+      await passwordOf(undefined).verify(password, this.options.password.cost, this.legacyPasswords);
       return this.failed(email, "unknown");
     }
     const users = this.app.repository(this.auth.identityModel());
@@ -198,7 +204,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     const generation = await this.auth.sessions.generation(ident.user);
     const user = await users.get({ uuid: ident.user });
     const behavior = passwordOf(user);
-    if (!user || !(await behavior.verify(password, this.options.password.cost))) return this.failed(email, "password");
+    if (!user || !(await behavior.verify(password, this.options.password.cost, this.legacyPasswords))) return this.failed(email, "password");
     if (this.options.verification === "before" && !ident.verifiedAt) throw new AuthError(403, "EMAIL_NOT_VERIFIED", "Confirm your email first: see the link we sent");
     await this.auth.idents.patch(ident, { _loginAttempts: 0 }, ["_lastLoginAttemptAt"]);
     if (behavior.needsRehash(this.options.password.cost)) {
@@ -217,7 +223,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     const info = this.auth.identityModel();
     // `user.email` is the registered address, whatever the body said: the account's own ident.
     const { email: _given, ...userFields } = fields;
-    checkNewUser(info, userFields);
+    checkNewUser(this.app, info, userFields);
     await checkPassword(this.app, this.options.password, password, email, namesOf(userFields));
     const stored = await hashPassword(password, this.options.password.cost);
     const uuid = randomUUID();
@@ -387,7 +393,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     const ident = (await this.auth.idents.listByUser(userId)).find((i) => i.provider === "email");
     const users = this.app.repository(this.auth.identityModel());
     const user = ident ? await users.get({ uuid: userId }) : undefined;
-    if (!ident || !user || !(await passwordOf(user).verify(current, this.options.password.cost))) throw new AuthError(401, "INVALID_CREDENTIALS", "The current password is wrong");
+    if (!ident || !user || !(await passwordOf(user).verify(current, this.options.password.cost, this.legacyPasswords))) throw new AuthError(401, "INVALID_CREDENTIALS", "The current password is wrong");
     await checkPassword(this.app, this.options.password, next, ident.email ?? "", namesOf(user));
     await users.patch({ uuid: userId }, { password: await hashPassword(next, this.options.password.cost) }, []);
     // Every session ends, the caller's (and its count) included; the new one is opened under the new generation.

@@ -60,7 +60,7 @@ export async function startFlow(provider: IdpProvider, request: HttpRequest): Pr
   } catch (error) {
     return failed(provider, error, request);
   }
-  const oidc = openIdClient();
+  const oidc = openIdClient(provider.app);
   const flow: FlowState = {
     state: oidc.randomState(),
     nonce: oidc.randomNonce(),
@@ -123,20 +123,20 @@ async function exchange(provider: IdpProvider, flow: FlowState, request: HttpReq
   const current = new URL(flow.redirectUri);
   for (const [name, value] of Object.entries(request.query)) current.searchParams.set(name, value);
   try {
-    return await openIdClient().authorizationCodeGrant(configuration, current, {
+    return await openIdClient(provider.app).authorizationCodeGrant(configuration, current, {
       pkceCodeVerifier: flow.verifier,
       expectedState: flow.state,
       expectedNonce: flow.nonce,
       idTokenExpected: true,
     });
   } catch (error) {
-    throw exchangeRefusal(error);
+    throw exchangeRefusal(provider, error);
   }
 }
 
-function exchangeRefusal(error: unknown): IdpRefusal {
+function exchangeRefusal(provider: IdpProvider, error: unknown): IdpRefusal {
   if (error instanceof IdpRefusal) return error;
-  const oidc = openIdClient();
+  const oidc = openIdClient(provider.app);
   const code = (error as { code?: string }).code ?? "";
   const name = (error as Error).name;
   if (error instanceof oidc.AuthorizationResponseError) return new IdpRefusal("PROVIDER_ERROR", error.error);

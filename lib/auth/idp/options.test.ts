@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Application } from "../../core/application.ts";
 import { IdpProvider } from "./provider.ts";
+import { inProcess } from "../../../test/support/parts.ts";
 
 function configure(options: Record<string, unknown>): () => Application {
   return () =>
@@ -10,7 +11,7 @@ function configure(options: Record<string, unknown>): () => Application {
       models: [],
       serviceTypes: [IdpProvider],
       services: { login: { type: "Webda/IdpProvider", ...options } },
-    });
+    }, inProcess);
 }
 
 const valid = {

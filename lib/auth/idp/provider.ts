@@ -1,9 +1,7 @@
 import { createRemoteJWKSet, customFetch as joseFetch, type JWTVerifyGetKey } from "jose";
 import type * as Oidc from "openid-client";
 import { openIdClient } from "./oidc.ts";
-import { applicationSecret } from "../../core/application.ts";
 import { isLocalOffline } from "../../core/local-secret.ts";
-import { secretValue } from "../../core/secrets/values.ts";
 import { IdpProviderDescription } from "./description.ts";
 import type { IdpOptions } from "./options.ts";
 import { authenticationOf } from "../index.ts";
@@ -81,7 +79,7 @@ export class IdpProvider extends IdpProviderDescription {
 
   /** Keys the state cookie: the application secret (no built-in fallback outside offline). */
   get secret(): string {
-    return applicationSecret(this.env);
+    return this.app.secret(this.env);
   }
 
   /** The redirect URI sent to the provider: the configured one, else `<origin of the request><url>/callback`. */
@@ -91,7 +89,7 @@ export class IdpProvider extends IdpProviderDescription {
 
   /** A Lambda runtime's was read from the secret store at cold start, never from its environment. */
   private clientSecret(): string | undefined {
-    return secretValue("IDP_CLIENT_SECRET", this.env);
+    return this.app.secretValue("IDP_CLIENT_SECRET", this.env);
   }
 
   /** The provider's metadata, discovered once per cold start (a failed discovery is retried next time). */
@@ -106,7 +104,7 @@ export class IdpProvider extends IdpProviderDescription {
   private async discover(): Promise<Oidc.Configuration> {
     const secret = this.clientSecret();
     if (!secret) throw new IdpRefusal("PROVIDER_UNAVAILABLE", "IDP_CLIENT_SECRET is not set");
-    const oidc = openIdClient();
+    const oidc = openIdClient(this.app);
     const issuer = new URL(this.options.issuer);
     const options: Oidc.DiscoveryRequestOptions = { timeout: HTTP_TIMEOUT_SECONDS };
     // Plain http only for an issuer on loopback (the local development provider).

@@ -4,7 +4,17 @@ import { join } from "node:path";
 import { isLocalOffline, localDataDir } from "../../core/local-secret.ts";
 import { Service } from "../../core/service.ts";
 import { countEvent } from "../../core/metrics.ts";
+import { Capability } from "../../core/capability.ts";
 import { OutboxTransport, type Mail, type MailTransport } from "./transport.ts";
+
+/**
+ * How mail leaves outside the local outbox (SES: ./ses.ts): a capability of the function that
+ * sends mail (functions/auth.ts composes it with `mail`), keeping SES out of the other bundles.
+ */
+export const MAIL_TRANSPORT = new Capability<(from: string) => MailTransport>(
+  "mail transport",
+  "compose the function that sends mail with `mail` (lib/auth/mail/ses.ts's sesTransport; functions/auth.ts does)",
+);
 
 export const mailerOptions = Type.Object({
   /** The sender address (verified in SES). */
@@ -23,19 +33,12 @@ export class MailerService extends Service<MailerOptions> {
   static override readonly options = mailerOptions;
 
   private chosen: MailTransport | undefined;
-  /** Set by the functions that send mail (functions/auth.ts), keeping SES out of the other bundles. */
-  private static ses: ((from: string) => MailTransport) | undefined;
-
-  static useSes(factory: (from: string) => MailTransport): void {
-    MailerService.ses = factory;
-  }
 
   transport(): MailTransport {
     if (!this.chosen) {
       const outbox = this.options.transport === "outbox" || (this.options.transport === "auto" && isLocalOffline());
       if (outbox) this.chosen = new OutboxTransport(this.options.outbox ?? join(localDataDir(), "outbox"));
-      else if (MailerService.ses) this.chosen = MailerService.ses(this.options.from);
-      else throw new Error("this function cannot send mail: call MailerService.useSes(...) at its module scope (functions/auth.ts does)");
+      else this.chosen = this.app.requireCapability(MAIL_TRANSPORT)(this.options.from);
     }
     return this.chosen;
   }

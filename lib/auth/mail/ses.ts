@@ -6,8 +6,8 @@ import { loggedRecipient, withoutAddress } from "./recipient.ts";
 import type { Mail, MailTransport } from "./transport.ts";
 
 /**
- * AWS: Amazon SES v2. Only functions/auth.ts imports this file (and registers it with
- * `MailerService.useSes`), so the SES client stays out of every other function's bundle.
+ * AWS: Amazon SES v2. Only functions/auth.ts imports this file (its composition's `mail`, the
+ * application's MAIL_TRANSPORT), so the SES client stays out of every other function's bundle.
  */
 export class SesTransport implements MailTransport {
   private client: SESv2Client | undefined;
@@ -38,3 +38,6 @@ export class SesTransport implements MailTransport {
     log.info("mail sent", { to: loggedRecipient(mail.to), subject: mail.subject });
   }
 }
+
+/** The mail transport of a function that sends mail through SES, from the mailer's sender address. */
+export const sesTransport = (from: string): MailTransport => new SesTransport(from);

@@ -1,5 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
 import { Behavior } from "../behavior.ts";
+import { Capability } from "../capability.ts";
 
 /**
  * Passwords are stored as a PHC string (`$scrypt$ln=..,r=..,p=..$salt$hash`) so the cost can be
@@ -11,11 +12,20 @@ export interface ScryptCost {
   p: number;
 }
 
-/** A verifier for hashes that are not our PHC strings (v3's, plugged in by lib/auth/v3/). */
+/** A verifier for hashes that are not our PHC strings (v3's, lib/auth/v3/hash-verifier.ts). */
 export interface HashVerifier {
   recognizes(hash: string): boolean;
   verify(password: string, hash: string): Promise<boolean>;
 }
+
+/**
+ * The verifiers of hashes that are not ours, asked in order: what the function that logs users in
+ * is composed with (functions/auth.ts: v3's bcrypt), so that no other bundle carries them.
+ */
+export const LEGACY_PASSWORDS = new Capability<readonly HashVerifier[]>(
+  "legacy password verifiers",
+  "compose the function that checks passwords with `legacyPasswords` ([] when no hash predates the framework's)",
+);
 
 const DEFAULT_COST: ScryptCost = { ln: 15, r: 8, p: 1 };
 const KEY_LENGTH = 32;
@@ -41,8 +51,6 @@ function parse(phc: string): { cost: { ln: number; r: number; p: number }; salt:
 export class PasswordBehavior extends Behavior {
   /** Tests lower the cost to keep suites fast; production keeps the default. */
   static cost = { ...DEFAULT_COST };
-  /** Asked, in order, for a stored hash that is not a `$scrypt$` PHC string. */
-  static readonly hashVerifiers: HashVerifier[] = [];
 
   isSet(): boolean {
     return typeof this.state.__hash === "string";
@@ -60,13 +68,16 @@ export class PasswordBehavior extends Behavior {
     return !stored || stored.cost.ln < cost.ln || stored.cost.r < cost.r || stored.cost.p < cost.p;
   }
 
-  /** `cost` is what a missing hash is checked at, so that "no password" costs the same time. */
-  async verify(password: string, cost: ScryptCost = PasswordBehavior.cost): Promise<boolean> {
+  /**
+   * `cost` is what a missing hash is checked at, so that "no password" costs the same time;
+   * `legacy` is asked, in order, for a stored hash that is not a `$scrypt$` PHC string.
+   */
+  async verify(password: string, cost: ScryptCost = PasswordBehavior.cost, legacy: readonly HashVerifier[] = []): Promise<boolean> {
     const hash = typeof this.state.__hash === "string" ? this.state.__hash : undefined;
     const stored = hash !== undefined ? parse(hash) : undefined;
     if (!stored) {
-      const legacy = hash !== undefined ? PasswordBehavior.hashVerifiers.find((v) => v.recognizes(hash)) : undefined;
-      if (legacy && hash !== undefined) return legacy.verify(password, hash);
+      const verifier = hash !== undefined ? legacy.find((v) => v.recognizes(hash)) : undefined;
+      if (verifier && hash !== undefined) return verifier.verify(password, hash);
       await derive(password, randomBytes(16), cost);
       return false;
     }

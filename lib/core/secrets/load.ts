@@ -1,23 +1,24 @@
 import { ConfigurationError } from "../config.ts";
 import { SECRET_NAMES, SECRETS, type SecretName } from "./names.ts";
 import { ssmCall, SsmCallError } from "./ssm-call.ts";
-import { isLambdaRuntime, useLoadedSecrets } from "./values.ts";
+import { isLambdaRuntime, type LoadedSecrets } from "./values.ts";
 
 interface GetParametersOutput {
   Parameters?: { Name?: string; ARN?: string; Type?: string; Value?: string }[];
   InvalidParameters?: string[];
 }
 
-let pending: Promise<void> | undefined;
+let pending: Promise<LoadedSecrets> | undefined;
 
 /**
  * Reads this function's secrets from SSM Parameter Store, once per cold start, before the
- * application is built (functions/*.ts await it at module scope). Only in a Lambda runtime: every
+ * application is built (a function's composition awaits it, lib/core/compose.ts, and gives the values to
+ * the application). Only in a Lambda runtime: every
  * `<secret>_PARAMETER` of the environment, in one GetParameters call with decryption. Elsewhere
  * the values come from the environment (./values.ts) and nothing is called.
  */
-export function loadSecrets(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  pending ??= readSecrets(env).then(useLoadedSecrets);
+export function loadSecrets(env: NodeJS.ProcessEnv = process.env): Promise<LoadedSecrets> {
+  pending ??= readSecrets(env);
   return pending;
 }
 

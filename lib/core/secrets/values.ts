@@ -8,19 +8,17 @@ export function isLambdaRuntime(env: NodeJS.ProcessEnv = process.env): boolean {
   return env.AWS_EXECUTION_ENV !== undefined;
 }
 
-let loaded: ReadonlyMap<SecretName, string> = new Map();
+/** What ./load.ts read from the secret store at a cold start; the application holds it (ApplicationParts.secrets). */
+export type LoadedSecrets = ReadonlyMap<SecretName, string>;
 
-/** What ./load.ts read from the secret store at this cold start. */
-export function useLoadedSecrets(values: ReadonlyMap<SecretName, string>): void {
-  loaded = values;
-}
+export const NO_SECRETS: LoadedSecrets = new Map();
 
 /**
  * A secret's value, undefined when there is none: in a Lambda runtime only what was read from the
- * secret store at cold start; elsewhere (`npm start`, tests, the CLI) the environment variable of
+ * secret store at cold start (`loaded`, which the application was composed with); elsewhere (`npm start`, tests, the CLI) the environment variable of
  * the same name ("unset" is serverless.yml's word for none).
  */
-export function secretValue(name: SecretName, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function secretValue(name: SecretName, env: NodeJS.ProcessEnv = process.env, loaded: LoadedSecrets = NO_SECRETS): string | undefined {
   if (isLambdaRuntime(env)) return loaded.get(name);
   const value = env[name];
   return value && value !== "unset" ? value : undefined;

@@ -9,13 +9,10 @@ import type { Application } from "../../core/application.ts";
 import { renderCache } from "../../cli/cache.ts";
 import { cacheRenderers } from "../../cli/renderers.ts";
 import { serviceTables } from "../../cli/tables.ts";
-import { useRuntimeCompiler } from "../../core/validation-compiler.ts";
 import type { CheckResult } from "./protocol.ts";
 
 async function check(appModule: string, tablePrefix: string): Promise<CheckResult> {
   try {
-    // As `npm start` does: the application validates with schemas compiled in this process.
-    useRuntimeCompiler();
     const loaded = (await import(pathToFileURL(appModule).href)) as { app?: Application };
     if (loaded.app === undefined) throw new Error(`${appModule} exports no \`app\``);
     const files = await renderCache(loaded.app, cacheRenderers);

@@ -9,11 +9,11 @@ import { LegacyUserRepository } from "./user-repository.ts";
 
 /**
  * `compatibility.v3: true`: v3 idents are found (and upgraded) through the legacy-key hook (users'
- * `__password` is mapped on load by installV3UserMapping, which the authentication service
- * installs when it is attached). Lazy upgrades move keys in one DynamoDB transaction, so they need
+ * `__password` is mapped on load by mapV3Users, which the authentication service applies when it
+ * is attached). Lazy upgrades move keys in one DynamoDB transaction, so they need
  * the DynamoDB store; on the memory and file stores only the user mapping applies.
  */
-export function installV3Compatibility(idents: Idents, identsRepository: Repository, secret: string, idpIssuers: readonly string[] = []): void {
+export function readV3Idents(idents: Idents, identsRepository: Repository, secret: string, idpIssuers: readonly string[] = []): void {
   if (!(identsRepository instanceof DynamoRecords)) {
     log.warn("auth.v3.no_lazy_upgrade", { reason: "v3 idents are upgraded lazily on DynamoDB only; run `webda auth migrate`" });
     return;
@@ -32,7 +32,7 @@ export function installV3Compatibility(idents: Idents, identsRepository: Reposit
 }
 
 /** The user half alone (a function that reads users but no idents): `__password` mapped on load. */
-export function installV3UserMapping(app: Application): void {
+export function mapV3Users(app: Application): void {
   const identity = app.modelClasses().find((cls) => cls.identity);
   if (identity) app.decorateRepository(identity.name, (repository) => new LegacyUserRepository(repository));
 }

@@ -1,0 +1,15 @@
+import { composeApplication } from "../core/compose.ts";
+import { streamHandler } from "./handler.ts";
+import { lazyRealtime } from "./local.ts";
+import type { RealtimeFunctionParts } from "./websocket-function.ts";
+
+export type StreamFunctionParts = RealtimeFunctionParts & {
+  /** The tables' name prefix, which tells a model's stream events from the framework's own tables. */
+  tablePrefix: () => string;
+};
+
+/** The models' DynamoDB streams: every write, by whichever process, becomes a lifecycle event delivered to subscribers. */
+export async function streamFunction(parts: StreamFunctionParts) {
+  const app = await composeApplication("stream", parts, ["secrets", "store", "validators", "listing"]);
+  return streamHandler(app, lazyRealtime(app, { assumeValidSchema: parts.assumeValidSchema ?? false }), parts.tablePrefix);
+}
