@@ -93,7 +93,7 @@ export class Application {
   /** The secret store's values this application was composed with (a Lambda runtime's only source). */
   readonly secrets: LoadedSecrets;
 
-  constructor(readonly definition: ApplicationDefinition, parts: ApplicationParts) {
+  constructor(readonly definition: ApplicationDefinition, parts: ApplicationParts = {}) {
     this.validationPart = parts.validation;
     this.listingPart = parts.listing;
     this.secrets = parts.secrets ?? NO_SECRETS;
