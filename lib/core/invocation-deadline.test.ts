@@ -1,5 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { ANSWER_RESERVE_MS, attemptTimeoutMs, deadlineOf, enterInvocation, leaveInvocation, timeLeftMs } from "./invocation-deadline.ts";
+import { describe, expect, it } from "vitest";
+import { currentInvocation, runInvocation } from "./invocation.ts";
+import { ANSWER_RESERVE_MS, attemptTimeoutMs, deadlineOf, timeLeftMs } from "./invocation-deadline.ts";
+import { beginInvocation } from "./invocation-middleware.ts";
+
+/** Begins the current invocation with `remainingMs` left, as the middleware does with Lambda's context. */
+const begin = (remainingMs: number | undefined): void => beginInvocation(currentInvocation(), undefined, remainingMs);
+const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe("deadlineOf", () => {
   it("keeps the answer's reserve back from the time Lambda says is left", () => {
@@ -42,46 +48,37 @@ describe("attemptTimeoutMs", () => {
 });
 
 describe("the invocation's deadline", () => {
-  afterEach(() => {
-    // Balance whatever a failed test left entered.
-    for (let i = 0; i < 3; i++) leaveInvocation();
-  });
-
-  it("is the invocation's while it is the only one, and none once it left", () => {
-    enterInvocation(ANSWER_RESERVE_MS + 10_000);
-    const left = timeLeftMs();
-    expect(left).toBeLessThanOrEqual(10_000);
-    expect(left).toBeGreaterThan(0);
-    leaveInvocation();
+  it("is the invocation's while it runs, and none once it ended", async () => {
+    await runInvocation(async () => {
+      begin(ANSWER_RESERVE_MS + 10_000);
+      await tick();
+      const left = timeLeftMs();
+      expect(left).toBeLessThanOrEqual(10_000);
+      expect(left).toBeGreaterThan(0);
+    });
     expect(timeLeftMs()).toBe(Number.POSITIVE_INFINITY);
   });
 
-  it("is none without a Lambda context", () => {
-    enterInvocation(undefined);
+  it("is none without a Lambda context", () => runInvocation(async () => {
+    begin(undefined);
     expect(timeLeftMs()).toBe(Number.POSITIVE_INFINITY);
-    leaveInvocation();
-  });
+  }));
 
-  it("is none while two invocations overlap in one process, so neither cuts the other's calls", () => {
-    enterInvocation(ANSWER_RESERVE_MS + 1);
-    expect(timeLeftMs()).toBeLessThanOrEqual(1);
-    enterInvocation(ANSWER_RESERVE_MS + 60_000);
+  it("is each invocation's own while two overlap in one process, across their awaits", async () => {
+    const seen: Record<string, number[]> = { short: [], long: [] };
+    const invocation = (name: "short" | "long", remainingMs: number) => runInvocation(async () => {
+      begin(remainingMs);
+      for (let i = 0; i < 3; i++) {
+        await tick();
+        seen[name]?.push(timeLeftMs());
+      }
+    });
+    await Promise.all([invocation("short", ANSWER_RESERVE_MS + 1_000), invocation("long", ANSWER_RESERVE_MS + 60_000)]);
+    expect(seen.short).toHaveLength(3);
+    expect(seen.long).toHaveLength(3);
+    for (const left of seen.short ?? []) expect(left).toBeLessThanOrEqual(1_000);
+    for (const left of seen.long ?? []) expect(left).toBeGreaterThan(1_000);
+    // Both ended: nothing left of either.
     expect(timeLeftMs()).toBe(Number.POSITIVE_INFINITY);
-    leaveInvocation();
-    // The one still running lost its deadline to the overlap: its calls keep their own timeouts.
-    expect(timeLeftMs()).toBe(Number.POSITIVE_INFINITY);
-    leaveInvocation();
-    // The next invocation alone has its deadline again.
-    enterInvocation(ANSWER_RESERVE_MS + 5_000);
-    expect(timeLeftMs()).toBeLessThanOrEqual(5_000);
-    leaveInvocation();
-  });
-
-  it("does not count below zero when left more often than entered", () => {
-    leaveInvocation();
-    leaveInvocation();
-    enterInvocation(ANSWER_RESERVE_MS + 5_000);
-    expect(timeLeftMs()).toBeLessThanOrEqual(5_000);
-    leaveInvocation();
   });
 });

@@ -3,19 +3,13 @@
  * each attempt of an AWS call gets the shorter of its own timeout and the time left, so a call
  * never outlives the invocation, and an attempt the time left cannot hold is not started.
  *
- * Lambda runs one invocation at a time per instance, so the deadline is module state, set by the
- * handler wrappers (lib/http/handler.ts, lib/realtime/handler.ts) when an invocation starts: no
- * AsyncLocalStorage, whose promise hooks slow every await. When one process serves several
- * invocations at once (in-process tests), no deadline is applied at all while more than one runs,
- * so one request's deadline never cuts another's calls: they keep their own timeouts.
+ * The deadline is the current invocation's (invocation.ts), set by the invocation middleware as it
+ * begins: invocations served at once by one process each keep their own.
  */
+import { currentInvocation } from "./invocation.ts";
 
 /** Kept back from the remaining time for answering: the error response and its log line. */
 export const ANSWER_RESERVE_MS = 500;
-
-let running = 0;
-/** On performance.now()'s clock; +Infinity when no single invocation with a deadline runs. */
-let deadline = Number.POSITIVE_INFINITY;
 
 /**
  * The deadline of an invocation that has `remainingMs` left (the Lambda context's
@@ -27,23 +21,9 @@ export function deadlineOf(remainingMs: number | undefined, now: number): number
   return now + remainingMs - ANSWER_RESERVE_MS;
 }
 
-/** Called as an invocation starts, with what its Lambda context says is left (when it says). */
-export function enterInvocation(remainingMs: number | undefined): void {
-  running++;
-  deadline = running === 1 ? deadlineOf(remainingMs, performance.now()) : Number.POSITIVE_INFINITY;
-}
-
-/** Called once as the same invocation ends, whatever its outcome. */
-export function leaveInvocation(): void {
-  if (running > 0) running--;
-  // The invocation still running (if any) has lost its deadline to the overlap: it keeps its
-  // calls' own timeouts, the conservative side.
-  deadline = Number.POSITIVE_INFINITY;
-}
-
 /** Milliseconds left before the invocation's deadline (+Infinity without one; <= 0 past it). */
 export function timeLeftMs(): number {
-  return deadline - performance.now();
+  return currentInvocation().deadline - performance.now();
 }
 
 /**

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { log, setLogCorrelation } from "./log.ts";
+import { currentInvocation, runInvocation } from "./invocation.ts";
+import { beginInvocation } from "./invocation-middleware.ts";
+import { log } from "./log.ts";
 
 /** The lines written to stderr while `run` runs (warnings: tests log at LOG_LEVEL=warn). */
 function linesOf(run: () => void): string[] {
@@ -44,14 +46,16 @@ describe("log (JSON lines, as in Lambda)", () => {
 });
 
 describe("log correlation", () => {
-  afterEach(() => setLogCorrelation());
-
-  it("puts the invocation's request and trace ids on every line until cleared; a line's own id wins", () => {
-    setLogCorrelation("req-1", "1-abc");
-    const [plain, own] = [...linesOf(() => log.warn("a")), ...linesOf(() => log.warn("b", { requestId: "other" }))].map((l) => JSON.parse(l) as Record<string, unknown>);
+  it("puts the invocation's request and trace ids on every line it writes; a line's own id wins", async () => {
+    const lines = await runInvocation(async () => {
+      beginInvocation(currentInvocation(), "req-1", undefined);
+      currentInvocation().traceId = "1-abc";
+      return [...linesOf(() => log.warn("a")), ...linesOf(() => log.warn("b", { requestId: "other" }))];
+    });
+    const [plain, own] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(plain).toMatchObject({ requestId: "req-1", traceId: "1-abc", message: "a" });
     expect(own).toMatchObject({ requestId: "other", traceId: "1-abc" });
-    setLogCorrelation();
+    // Outside the invocation once it ended: no ids.
     expect(JSON.parse(linesOf(() => log.warn("c"))[0] as string)).not.toHaveProperty("requestId");
   });
 });

@@ -2,6 +2,8 @@
  * Structured logs: one JSON object per line in Lambda (CloudWatch parses it), a readable line in
  * `serverless offline` and local tools.
  */
+import { currentInvocation } from "./invocation.ts";
+
 type Level = "debug" | "info" | "warn" | "error";
 type Fields = Record<string, unknown>;
 
@@ -21,42 +23,32 @@ function configured(): { threshold: number; readable: boolean } {
   return settings;
 }
 
-/**
- * The current invocation's ids (request id, trace id), put on every line it writes. One invocation
- * at a time per Lambda instance: module state, set when it starts and cleared when it ends.
- */
-let correlation: Fields | undefined;
-
-export function setLogCorrelation(requestId?: string, traceId?: string): void {
-  if (traceId === undefined) correlation = requestId === undefined ? undefined : { requestId };
-  else correlation = requestId === undefined ? { traceId } : { requestId, traceId };
-}
-
-function withCorrelation(given: Fields, ids: Fields): Fields {
+/** The line's own fields first and winning, then the current invocation's ids (request, trace). */
+function withCorrelation(given: Fields, requestId: string | undefined, traceId: string | undefined): Fields {
   const fields = { ...given };
-  for (const key in ids) if (!(key in fields)) fields[key] = ids[key];
+  if (requestId !== undefined && !("requestId" in fields)) fields.requestId = requestId;
+  if (traceId !== undefined && !("traceId" in fields)) fields.traceId = traceId;
   return fields;
 }
 
 /**
- * Writes the line when its level passes; `members` (JSON members as text, without braces) joins a
- * JSON line at its end. True when the line was written as JSON with them, so that a caller whose
- * members must reach stdout (the metrics a request's line carries) writes them itself otherwise.
+ * Writes the line when its level passes; `members` (JSON members as text, without braces) end a
+ * JSON line, and are left out of a readable one.
  */
-function write(level: Level, message: string, given: Fields, members?: string): boolean {
+function write(level: Level, message: string, given: Fields, members?: string): void {
   const { threshold, readable } = configured();
-  if (ORDER[level] < threshold) return false;
-  // The line's own fields first and winning: a line about another request keeps that request's
-  // id, and a readable line reads as it always did, its ids at the end.
-  const fields = correlation ? withCorrelation(given, correlation) : given;
+  if (ORDER[level] < threshold) return;
+  // A line about another request keeps that request's id, and a readable line reads as it always
+  // did, its ids at the end.
+  const { requestId, traceId } = currentInvocation();
+  const fields = requestId === undefined && traceId === undefined ? given : withCorrelation(given, requestId, traceId);
   const stream = level === "error" || level === "warn" ? process.stderr : process.stdout;
   if (readable) {
     const extras = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");
     stream.write(`${level.toUpperCase().padEnd(5)} ${message}${extras ? ` ${extras}` : ""}\n`);
-    return false;
+    return;
   }
   stream.write(`${jsonLine(level, message, fields, members)}\n`);
-  return members !== undefined;
 }
 
 // Every request logs a line: the timestamp's text is made once per millisecond, not per line.
@@ -91,12 +83,25 @@ export function logs(level: Level): boolean {
   return ORDER[level] >= configured().threshold;
 }
 
+/**
+ * Whether a line of `level` would be written as JSON to stdout (Lambda's format): only such a line
+ * can carry other JSON members (log.infoCarrying), as a request's line carries its metrics.
+ */
+export function logsJson(level: "debug" | "info"): boolean {
+  const { threshold, readable } = configured();
+  return !readable && ORDER[level] >= threshold;
+}
+
 export const log = {
-  debug: (message: string, fields: Fields = {}): void => void write("debug", message, fields),
-  /** `members`: see write(); only the request log line passes them (its metrics). */
-  info: (message: string, fields: Fields = {}, members?: string): boolean => write("info", message, fields, members),
-  warn: (message: string, fields: Fields = {}): void => void write("warn", message, fields),
-  error: (message: string, fields: Fields = {}): void => void write("error", message, fields),
+  debug: (message: string, fields: Fields = {}): void => write("debug", message, fields),
+  info: (message: string, fields: Fields = {}): void => write("info", message, fields),
+  /**
+   * An info line ending with `members` (JSON members as text, without braces): the caller checked
+   * logsJson("info") first, since a readable line, or no line, would not carry them.
+   */
+  infoCarrying: (message: string, fields: Fields, members: string): void => write("info", message, fields, members),
+  warn: (message: string, fields: Fields = {}): void => write("warn", message, fields),
+  error: (message: string, fields: Fields = {}): void => write("error", message, fields),
 };
 
 export function errorFields(error: unknown): Fields {

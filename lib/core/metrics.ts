@@ -1,15 +1,13 @@
 /**
  * The service's metrics (docs/operating.md, "Metrics"): each invocation tallies what happened
- * (DynamoDB calls and capacity, auth and WebSocket events) and leaves one embedded-metric-format
- * line when it ends. Lambda runs one invocation at a time per instance, so the tally is
- * module state, reset when an invocation starts: no AsyncLocalStorage (whose promise hooks slow
- * every await: 10-15% of a warm request's CPU when the request cost was kept that way) for a figure
- * that is exact in Lambda. The request log line's cost (invocationCost) is read from the same tally.
- * Several requests served at once by one process (in-process tests, `npm start`) share it.
+ * (DynamoDB calls and capacity, auth and WebSocket events) on its own state (invocation.ts) and
+ * publishes it once as it ends, in embedded metric format: on its request log line in Lambda, on a
+ * line of its own otherwise. The request log line's cost (invocationCost) is read from the same tally.
  */
 import { appendFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { directivesJson, type Directive, type Unit } from "./emf.ts";
+import { currentInvocation, type Invocation } from "./invocation.ts";
 import { isLocalOffline, localDataDir } from "./local-secret.ts";
 import { traceRoot } from "./trace-header.ts";
 
@@ -40,54 +38,24 @@ export const EVENT_METRICS = {
 
 export type EventMetric = keyof typeof EVENT_METRICS;
 
-const tally = {
-  dynamoCalls: 0,
-  readUnits: 0,
-  writeUnits: 0,
-  /** Items DynamoDB evaluated (a Query's or Scan's ScannedCount, else the items returned). */
-  itemsRead: 0,
-  throttles: 0,
-  events: new Map<EventMetric, number>(),
-  /** X-Ray's trace id, read once per invocation: process.env lookups are slow. */
-  traceId: undefined as string | undefined,
-};
-
-function reset(): void {
-  tally.dynamoCalls = 0;
-  tally.readUnits = 0;
-  tally.writeUnits = 0;
-  tally.itemsRead = 0;
-  tally.throttles = 0;
-  tally.traceId = undefined;
-  if (tally.events.size > 0) tally.events.clear();
-}
-
-/**
- * A new invocation starts: what the last one left (a late callback) is not counted twice. Returns
- * the invocation's trace id, for the log lines.
- */
-export function startInvocation(): string | undefined {
-  reset();
-  configured ??= settings();
-  if (configured.tracing) tally.traceId = traceRoot();
-  return tally.traceId;
-}
-
 /** Adds to an event's count (or, for an age, keeps the largest seen in this invocation). */
 export function countEvent(name: EventMetric, value = 1): void {
-  const before = tally.events.get(name) ?? 0;
-  tally.events.set(name, EVENT_METRICS[name] === "Milliseconds" ? Math.max(before, value) : before + value);
+  const invocation = currentInvocation();
+  const events = (invocation.events ??= new Map());
+  const before = events.get(name) ?? 0;
+  events.set(name, EVENT_METRICS[name] === "Milliseconds" ? Math.max(before, value) : before + value);
 }
 
 /** One DynamoDB call as the application made it (retries are one call), with its consumed capacity and the items it read. */
 export function countDynamoDBCall(readUnits: number, writeUnits: number, itemsRead = 0): void {
+  const tally = currentInvocation();
   tally.dynamoCalls += 1;
   tally.readUnits += readUnits;
   tally.writeUnits += writeUnits;
   tally.itemsRead += itemsRead;
 }
 
-/** What the current invocation has cost the database so far, for its request log line (issue 27). */
+/** What the current invocation has cost the database so far, for its request log line. */
 export interface InvocationCost {
   /** DynamoDB calls sent (retries by the SDK count once). */
   dynamodbCalls: number;
@@ -97,13 +65,13 @@ export interface InvocationCost {
   itemsRead: number;
 }
 
-export function invocationCost(): InvocationCost {
+export function invocationCost(tally: Invocation = currentInvocation()): InvocationCost {
   return { dynamodbCalls: tally.dynamoCalls, consumedCapacity: round(tally.readUnits + tally.writeUnits), itemsRead: tally.itemsRead };
 }
 
 /** One DynamoDB attempt refused for throughput (the SDK retries it). */
 export function countDynamoDBThrottle(): void {
-  tally.throttles += 1;
+  currentInvocation().throttles += 1;
 }
 
 const DYNAMODB: Directive["metrics"] = [
@@ -160,6 +128,12 @@ let configured: ReturnType<typeof settings> | undefined;
  */
 export function reloadMetricsSettings(): void {
   configured = settings();
+}
+
+/** X-Ray's trace root for an invocation that begins, when tracing is on; else no lookup at all. */
+export function invocationTraceId(): string | undefined {
+  configured ??= settings();
+  return configured.tracing ? traceRoot() : undefined;
 }
 
 /** Each shape of line (kind, namespace, events counted) has its directives serialised once. */
@@ -239,23 +213,23 @@ function timestampText(timestamp: number): string {
  * class, and per service with its DynamoDB figures; other invocations per service. Events counted
  * during the invocation are published without dimensions. Built as text: it runs on every request.
  */
-export function metricsLine(done: Finished, namespace: string, timestamp = Date.now()): string {
-  return `{${metricsMembers(done, namespace, timestamp, true)}}`;
+export function metricsLine(done: Finished, namespace: string, timestamp = Date.now(), tally: Invocation = currentInvocation()): string {
+  return `{${metricsMembers(done, namespace, timestamp, tally, true)}}`;
 }
 
 /**
  * The line's members as JSON text without braces (`"_aws":{…},"Service":…`); with `ids`, the
  * request id, trace id and status too, which a request log line carrying them already has.
  */
-function metricsMembers(done: Finished, namespace: string, timestamp: number, ids: boolean): string {
+function metricsMembers(done: Finished, namespace: string, timestamp: number, tally: Invocation, ids: boolean): string {
   const http = done.route !== undefined && done.status !== undefined;
   const kind = http ? "http" : "invocation";
   const names = http ? HTTP_MEMBERS : INVOCATION_MEMBERS;
+  const counted = tally.events;
   let events = "";
   let shape = "";
-  // Most invocations count no event: no iterator made for an empty map (it showed per request).
-  if (tally.events.size > 0) {
-    for (const [name, value] of tally.events) {
+  if (counted !== undefined) {
+    for (const [name, value] of counted) {
       shape += ` ${name}`;
       events += `,"${name}":${round(value)}`;
     }
@@ -268,9 +242,9 @@ function metricsMembers(done: Finished, namespace: string, timestamp: number, id
           { dimensions: [["Service"], []], metrics: [...REQUEST, ...DYNAMODB] },
         ]
       : [{ dimensions: [["Service"], []], metrics: [...INVOCATION, ...DYNAMODB] }];
-    if (tally.events.size > 0) own.push({ dimensions: [[]], metrics: [...tally.events.keys()].map((name) => ({ name, unit: EVENT_METRICS[name] })) });
+    if (counted !== undefined && counted.size > 0) own.push({ dimensions: [[]], metrics: [...counted.keys()].map((name) => ({ name, unit: EVENT_METRICS[name] })) });
     return own;
-  }, [...names, ...tally.events.keys()]));
+  }, [...names, ...(counted?.keys() ?? [])]));
   if (shape === "" && common === undefined) plain[kind] = { namespace, prefix };
   let members = `${prefix}${timestampText(timestamp)}${dimensionsText(done, http)}${millisecondsText(done.latencyMs)},"DynamoDBCalls":${tally.dynamoCalls}`;
   members += `,"DynamoDBReadUnits":${round(tally.readUnits)},"DynamoDBWriteUnits":${round(tally.writeUnits)},"DynamoDBThrottles":${tally.throttles}${events}`;
@@ -282,46 +256,49 @@ function metricsMembers(done: Finished, namespace: string, timestamp: number, id
 }
 
 /**
- * The invocation's metrics as members for its request log line to carry (in Lambda, where both are
- * JSON on stdout): one line per request instead of two, half the bytes CloudWatch Logs ingests and
- * bills, and no second JSON text to build. Undefined when metrics are off or go elsewhere (under
- * `npm start`, to the metrics file); the caller then passes `finishInvocation` what was written.
+ * Where an ending invocation's metrics go: "log line" in Lambda (JSON on stdout, where its request
+ * log line can carry them: one line per request instead of two, half the bytes CloudWatch Logs
+ * ingests and bills), "file" under `npm start` (`.data/metrics.jsonl` for `npm run metrics`, or
+ * METRICS_FILE), "off" with `--param metrics=false`.
  */
-export function metricsForLogLine(done: Finished): string | undefined {
+export function metricsDestination(): "log line" | "file" | "off" {
   configured ??= settings();
-  if (!configured.enabled || configured.offline) return undefined;
-  return metricsMembers(done, configured.namespace, done.endedAt === undefined ? Date.now() : TIME_ORIGIN + done.endedAt, false);
+  return !configured.enabled ? "off" : configured.offline ? "file" : "log line";
+}
+
+/** The invocation's metrics as members for its request log line to carry (see metricsDestination). */
+export function metricsForLogLine(done: Finished, tally: Invocation): string {
+  configured ??= settings();
+  return metricsMembers(done, configured.namespace, done.endedAt === undefined ? Date.now() : TIME_ORIGIN + done.endedAt, tally, false);
 }
 
 const round = (n: number): number => Math.round(n * 1000) / 1000;
 
 /**
- * Ends the invocation. Writes its line, unless its request log line carried the metrics: to stdout in Lambda (raw, not through console.log, whose prefix
- * would hide the JSON from CloudWatch's extraction); under `npm start` a readable line to stdout
- * and the EMF line to `.data/metrics.jsonl` for `npm run metrics`. Never throws into a request.
+ * Writes the invocation's metrics on a line of their own: to stdout in Lambda (raw, not through
+ * console.log, whose prefix would hide the JSON from CloudWatch's extraction); under `npm start` the
+ * EMF line to the metrics file and a readable line to stdout. Nothing when metrics are off. Never
+ * throws into a request.
  */
-export function finishInvocation(done: Finished, carried = false): void {
+export function writeMetricsLine(done: Finished, tally: Invocation): void {
   try {
     configured ??= settings();
-    // `carried`: the request's log line held the metrics (metricsForLogLine).
-    if (!configured.enabled || carried) return;
-    const line = metricsLine(done, configured.namespace);
+    if (!configured.enabled) return;
+    const line = metricsLine(done, configured.namespace, Date.now(), tally);
     if (!configured.offline) {
       process.stdout.write(`${line}\n`);
     } else {
       mkdirSync(dirname(configured.file), { recursive: true });
       appendFileSync(configured.file, `${line}\n`);
-      if (configured.readable) process.stdout.write(`${readable(done)}\n`);
+      if (configured.readable) process.stdout.write(`${readable(done, tally)}\n`);
     }
   } catch (error) {
     process.stderr.write(`metrics: could not write the invocation's line: ${(error as Error).message}\n`);
-  } finally {
-    reset();
   }
 }
 
-function readable(done: Finished): string {
+function readable(done: Finished, tally: Invocation): string {
   const what = done.route === undefined ? done.service : `${done.route} ${done.status}`;
-  const events = [...tally.events].map(([name, value]) => ` ${name}=${round(value)}`).join("");
+  const events = [...(tally.events ?? [])].map(([name, value]) => ` ${name}=${round(value)}`).join("");
   return `METRIC ${what} ${Math.round(done.latencyMs)}ms dynamodb=${tally.dynamoCalls} rcu=${round(tally.readUnits)} wcu=${round(tally.writeUnits)}${tally.throttles ? ` throttles=${tally.throttles}` : ""}${events}`;
 }

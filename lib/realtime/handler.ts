@@ -1,9 +1,11 @@
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
+import middy from "@middy/core";
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import type { Application } from "../core/application.ts";
 import { UnavailableError } from "../core/errors.ts";
-import { enterInvocation, leaveInvocation } from "../core/invocation-deadline.ts";
-import { errorFields, log, setLogCorrelation } from "../core/log.ts";
-import { countEvent, finishInvocation, startInvocation } from "../core/metrics.ts";
+import { perInvocation } from "../core/invocation.ts";
+import { invocationMiddleware } from "../core/invocation-middleware.ts";
+import { errorFields, log } from "../core/log.ts";
+import { countEvent } from "../core/metrics.ts";
 import type { ConnectResponse } from "./protocol.ts";
 import type { Realtime } from "./realtime.ts";
 import { lifecycleEventsOf } from "./stream-events.ts";
@@ -25,6 +27,12 @@ export interface WebSocketEvent {
   body?: string | null;
   isBase64Encoded?: boolean;
 }
+
+/**
+ * middy's own early timeout stays off: these functions answer by themselves, and Lambda's timeout
+ * ends a batch that ran out of time (the stream then retries it).
+ */
+const NO_EARLY_TIMEOUT = { timeoutEarlyInMillis: 0 };
 
 /** What the handlers read of Lambda's context (tests call them without one). */
 interface LambdaContext {
@@ -50,26 +58,20 @@ function bodyOf(event: WebSocketEvent): string | undefined {
  */
 export function websocketHandler(realtime: () => Promise<Realtime>) {
   const answer = routeAnswer(realtime);
-  return async (event: WebSocketEvent, lambda?: LambdaContext): Promise<ConnectResponse> => {
-    const started = performance.now();
-    // The AWS calls' deadline (lib/store/aws-budgets.ts): what Lambda says is left, when it says.
-    enterInvocation(lambda?.getRemainingTimeInMillis?.());
-    const requestId = lambda?.awsRequestId ?? event.requestContext.requestId;
-    setLogCorrelation(requestId, startInvocation());
-    let statusCode = 500;
-    try {
+  const chain = middy<WebSocketEvent, ConnectResponse, Error, Context>(NO_EARLY_TIMEOUT)
+    .use(invocationMiddleware<WebSocketEvent, ConnectResponse>({
+      service: "ws",
+      requestIdOf: (event) => event.requestContext.requestId,
+      // The WebSocket routes are requests too: per route and status class, as the HTTP ones.
+      outcome: (event, response) => ({ route: event.requestContext.routeKey, status: response?.statusCode ?? 500 }),
+    }))
+    .handler(async (event) => {
       const response = await answer(event);
-      statusCode = response.statusCode;
-      if (statusCode === 200 && event.requestContext.routeKey === "$connect") countEvent("WebSocketConnections");
+      if (response.statusCode === 200 && event.requestContext.routeKey === "$connect") countEvent("WebSocketConnections");
       if (event.requestContext.routeKey === "$disconnect") countEvent("WebSocketDisconnections");
       return response;
-    } finally {
-      // The WebSocket routes are requests too: per route and status class, as the HTTP ones.
-      finishInvocation({ service: "ws", route: event.requestContext.routeKey, status: statusCode, latencyMs: performance.now() - started, requestId });
-      setLogCorrelation();
-      leaveInvocation();
-    }
-  };
+    });
+  return perInvocation((event: WebSocketEvent, lambda?: LambdaContext): Promise<ConnectResponse> => chain(event, lambda as Context));
 }
 
 function routeAnswer(realtime: () => Promise<Realtime>) {
@@ -122,27 +124,23 @@ function routeAnswer(realtime: () => Promise<Realtime>) {
  */
 export function streamHandler(app: Application, realtime: () => Promise<Realtime>, prefix: () => string) {
   const consume = streamConsumer(app, realtime, prefix);
-  return async (event: DynamoDBStreamEvent, lambda?: LambdaContext): Promise<DynamoDBBatchResponse> => {
-    const started = performance.now();
-    enterInvocation(lambda?.getRemainingTimeInMillis?.());
-    setLogCorrelation(lambda?.awsRequestId, startInvocation());
-    countEvent("StreamRecords", event.Records.length);
-    // How far behind the writes this batch runs: its oldest record's age when it arrives.
-    const oldest = Math.min(...event.Records.map((r) => r.dynamodb?.ApproximateCreationDateTime ?? Number.POSITIVE_INFINITY));
-    if (Number.isFinite(oldest)) countEvent("StreamBatchAge", Math.max(0, Date.now() - oldest * 1000));
-    try {
-      const response = await consume(event);
-      if (response.batchItemFailures.length > 0) countEvent("StreamFailures");
-      return response;
-    } catch (error) {
-      countEvent("StreamFailures");
-      throw error;
-    } finally {
-      finishInvocation({ service: "stream", latencyMs: performance.now() - started, requestId: lambda?.awsRequestId });
-      setLogCorrelation();
-      leaveInvocation();
-    }
-  };
+  const chain = middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>(NO_EARLY_TIMEOUT)
+    .use(invocationMiddleware<DynamoDBStreamEvent, DynamoDBBatchResponse>({ service: "stream" }))
+    .handler(async (event) => {
+      countEvent("StreamRecords", event.Records.length);
+      // How far behind the writes this batch runs: its oldest record's age when it arrives.
+      const oldest = Math.min(...event.Records.map((r) => r.dynamodb?.ApproximateCreationDateTime ?? Number.POSITIVE_INFINITY));
+      if (Number.isFinite(oldest)) countEvent("StreamBatchAge", Math.max(0, Date.now() - oldest * 1000));
+      try {
+        const response = await consume(event);
+        if (response.batchItemFailures.length > 0) countEvent("StreamFailures");
+        return response;
+      } catch (error) {
+        countEvent("StreamFailures");
+        throw error;
+      }
+    });
+  return perInvocation((event: DynamoDBStreamEvent, lambda?: LambdaContext): Promise<DynamoDBBatchResponse> => chain(event, lambda as Context));
 }
 
 function streamConsumer(app: Application, realtime: () => Promise<Realtime>, prefix: () => string) {

@@ -18,7 +18,7 @@ const APPLICATION = ["app/", "schema-cache/", "lib/core/", "lib/store/", "lib/au
 /** How our function serves GraphQL over HTTP, which yoga replaces with its own. */
 const OUR_SERVING = [
   "functions/graphql.ts", "lib/graphql/", "lib/http/", "lib/auth/errors.ts",
-  // The metric line our HTTP handler writes per invocation (finishInvocation): yoga's adapter writes none.
+  // The metric line our HTTP handler writes per invocation (the invocation middleware): yoga's adapter writes none.
   "lib/core/emf.ts",
 ];
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { dimensionSetsOf, parseEmf, unitOf } from "../support/emf.ts";
-import { countDynamoDBCall, countDynamoDBThrottle, countEvent, metricsLine, millisecondsText, startInvocation } from "../../lib/core/metrics.ts";
+import { runInvocation } from "../../lib/core/invocation.ts";
+import { countDynamoDBCall, countDynamoDBThrottle, countEvent, metricsLine, millisecondsText } from "../../lib/core/metrics.ts";
 
 describe("an invocation's metric line", () => {
-  it("sums counts, keeps the largest age, and publishes events without dimensions", () => {
-    startInvocation();
+  it("sums counts, keeps the largest age, and publishes events without dimensions", () => runInvocation(async () => {
     countEvent("Deliveries", 2);
     countEvent("Deliveries", 3);
     countEvent("StreamBatchAge", 500);
@@ -19,14 +19,14 @@ describe("an invocation's metric line", () => {
     expect(dimensionSetsOf(line, "Deliveries")).toEqual([""]);
     expect(unitOf(line, "StreamBatchAge")).toBe("Milliseconds");
     expect(dimensionSetsOf(line, "Invocations")).toEqual(["Service", ""]);
-  });
+  }));
 
-  it("starts from nothing at each invocation, and lines of another shape get their own directives", () => {
-    startInvocation();
-    countEvent("Logins");
-    const first = parseEmf(metricsLine({ service: "auth", route: "POST /auth/email/login", status: 200, latencyMs: 1 }, "blog/test"));
-    startInvocation();
-    const second = parseEmf(metricsLine({ service: "auth", route: "POST /auth/email/login", status: 429, latencyMs: 1 }, "blog/test"));
+  it("starts from nothing at each invocation, and lines of another shape get their own directives", async () => {
+    const first = await runInvocation(async () => {
+      countEvent("Logins");
+      return parseEmf(metricsLine({ service: "auth", route: "POST /auth/email/login", status: 200, latencyMs: 1 }, "blog/test"));
+    });
+    const second = await runInvocation(async () => parseEmf(metricsLine({ service: "auth", route: "POST /auth/email/login", status: 429, latencyMs: 1 }, "blog/test")));
     expect(first).toMatchObject({ Logins: 1, StatusClass: "2xx" });
     expect(second).not.toHaveProperty("Logins");
     expect(second).toMatchObject({ StatusClass: "4xx", DynamoDBCalls: 0, status: 429 });

@@ -3,7 +3,9 @@ import type { AddressInfo } from "node:net";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { UnavailableError } from "../../lib/core/errors.ts";
-import { ANSWER_RESERVE_MS, enterInvocation, leaveInvocation } from "../../lib/core/invocation-deadline.ts";
+import { currentInvocation, runInvocation } from "../../lib/core/invocation.ts";
+import { ANSWER_RESERVE_MS } from "../../lib/core/invocation-deadline.ts";
+import { beginInvocation } from "../../lib/core/invocation-middleware.ts";
 import { DYNAMODB_BUDGET, dynamodbBudget } from "../../lib/store/aws-budgets.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { mapDynamoError } from "../../lib/store/dynamodb-errors.ts";
@@ -71,10 +73,10 @@ describe("the AWS clients' HTTP handler against a stalled endpoint", () => {
     }
   }, 10 * DYNAMODB_BUDGET.requestTimeoutMs);
 
-  it("cuts an attempt at the invocation's deadline and starts none past it: unavailable, retry after", async () => {
+  it("cuts an attempt at the invocation's deadline and starts none past it: unavailable, retry after", () => runInvocation(async () => {
     const documents = client();
     // 200 ms to the deadline: shorter than one attempt's own timeout.
-    enterInvocation(ANSWER_RESERVE_MS + 200);
+    beginInvocation(currentInvocation(), undefined, ANSWER_RESERVE_MS + 200);
     try {
       const error = await get(documents).then(() => undefined, (e: unknown) => e);
       // The attempt's own timeout error, or the refusal to start one out of time: both unavailable.
@@ -86,22 +88,20 @@ describe("the AWS clients' HTTP handler against a stalled endpoint", () => {
       expect(connections).toBeGreaterThanOrEqual(1);
       expect(connections).toBeLessThanOrEqual(2);
     } finally {
-      leaveInvocation();
       documents.destroy();
     }
-  }, 10 * DYNAMODB_BUDGET.requestTimeoutMs);
+  }), 10 * DYNAMODB_BUDGET.requestTimeoutMs);
 
-  it("starts no attempt when the invocation is already out of time", async () => {
+  it("starts no attempt when the invocation is already out of time", () => runInvocation(async () => {
     const documents = client();
-    enterInvocation(ANSWER_RESERVE_MS - 100);
+    beginInvocation(currentInvocation(), undefined, ANSWER_RESERVE_MS - 100);
     try {
       await expect(get(documents)).rejects.toBeInstanceOf(UnavailableError);
       expect(connections).toBe(0);
     } finally {
-      leaveInvocation();
       documents.destroy();
     }
-  });
+  }));
 });
 
 describe("DYNAMODB_REQUEST_TIMEOUT_MS", () => {

@@ -1,7 +1,11 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import middy from "@middy/core";
+import type { Context } from "aws-lambda";
 import type { Application } from "../../core/application.ts";
+import { perInvocation } from "../../core/invocation.ts";
+import { invocationMiddleware, type LambdaContextLike } from "../../core/invocation-middleware.ts";
 import { log } from "../../core/log.ts";
-import { countEvent, finishInvocation, startInvocation } from "../../core/metrics.ts";
+import { countEvent } from "../../core/metrics.ts";
 import { DEFAULT_BATCH, migrate } from "./migrate.ts";
 import { exitCode, type MigrationReport } from "./report.ts";
 import { migrationTables } from "./setup.ts";
@@ -52,18 +56,33 @@ export interface LambdaRun {
   reserveMs?: number;
 }
 
-/** One invocation: migrate until done or until the deadline draws near; the report is the result. */
-export async function runMigrationInvocation(event: unknown, run: LambdaRun): Promise<(MigrationReport & { exitCode: number }) | InvalidEvent> {
-  const started = performance.now();
-  startInvocation();
-  try {
-    return await migrationRun(event, run);
-  } finally {
-    finishInvocation({ service: "migrate", latencyMs: performance.now() - started });
-  }
+type MigrationResult = (MigrationReport & { exitCode: number }) | InvalidEvent;
+
+/**
+ * The `authMigrate` function's handler: one run per invocation, inside the invocation middleware
+ * (its request id on every line, its metrics, its deadline). Without `remainingMs`, the time left
+ * is Lambda's (`context.getRemainingTimeInMillis`).
+ */
+export function migrationHandler(run: Omit<LambdaRun, "remainingMs"> & { remainingMs?: () => number }): (event: unknown, context?: LambdaContextLike) => Promise<MigrationResult> {
+  const chain = middy<unknown, MigrationResult, Error, Context>({ timeoutEarlyInMillis: 0 })
+    .use(invocationMiddleware<unknown, MigrationResult>({ service: "migrate" }))
+    .handler((event, context) => {
+      const left = context as LambdaContextLike;
+      const remainingMs = run.remainingMs ?? (() => left.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY);
+      return migrationRun(event, { ...run, remainingMs });
+    });
+  return perInvocation((event: unknown, context?: LambdaContextLike) => chain(event, context as Context));
 }
 
-async function migrationRun(event: unknown, run: LambdaRun): Promise<(MigrationReport & { exitCode: number }) | InvalidEvent> {
+/**
+ * One invocation: migrate until done or until the deadline draws near; the report is the result.
+ * `context` (Lambda's) gives the run its request id.
+ */
+export function runMigrationInvocation(event: unknown, run: LambdaRun, context?: LambdaContextLike): Promise<MigrationResult> {
+  return migrationHandler(run)(event, context);
+}
+
+async function migrationRun(event: unknown, run: LambdaRun): Promise<MigrationResult> {
   const parsed = parseEvent(event);
   if ("code" in parsed) {
     log.warn("auth.migrate.invalid_event", { errors: parsed.errors });

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { app } from "../../../app/index.ts";
+import { migrationHandler, runMigrationInvocation } from "../../../lib/auth/v3/lambda.ts";
+import { parseEmf, stdoutLinesOf } from "../../support/emf.ts";
+import { clients, freshTables } from "./support.ts";
+
+// As the deployed function logs (info, JSON lines, metrics to stdout), to read its lines.
+process.env.LOG_LEVEL = "info";
+process.env.METRICS_FILE = "";
+
+const { raw, client } = clients();
+type Line = Record<string, unknown>;
+
+const context = (awsRequestId: string) => ({ awsRequestId, getRemainingTimeInMillis: () => 600_000 });
+
+describe("the authMigrate function's correlation ids", () => {
+  let prefix: string;
+  let drop: () => Promise<void>;
+
+  beforeAll(async () => {
+    const fresh = await freshTables(raw);
+    drop = fresh.drop;
+    prefix = fresh.tables.idents.slice(0, -"auth-idents".length);
+  }, 60_000);
+
+  afterAll(async () => {
+    await drop();
+    raw.destroy();
+  });
+
+  it("puts Lambda's request id on every line of a run, each run its own when two run at once", async () => {
+    const handler = migrationHandler({ app, client, prefix, secret: () => "s" });
+    const lines = await stdoutLinesOf(() => Promise.all([handler({ dryRun: true, batch: 7 }, context("mig-a")), handler({ dryRun: true, batch: 9 }, context("mig-b"))]));
+    const parsed = lines.map((l) => JSON.parse(l) as Line);
+    const starts = parsed.filter((l) => l.message === "auth.migrate.start");
+    expect(starts.map((l) => [l.batch, l.requestId]).sort()).toEqual([[7, "mig-a"], [9, "mig-b"]]);
+    const reports = parsed.filter((l) => l.message === "auth.migrate.report");
+    expect(reports.map((l) => l.requestId).sort()).toEqual(["mig-a", "mig-b"]);
+    // Each run's metrics line, under its own id.
+    const metrics = lines.filter((l) => l.startsWith('{"_aws"')).map(parseEmf);
+    expect(metrics.map((l) => [l.Service, l.Invocations, l.requestId]).sort()).toEqual([["migrate", 1, "mig-a"], ["migrate", 1, "mig-b"]]);
+    // Every line written carries one of the two ids: none left without.
+    expect(parsed.every((l) => l.requestId === "mig-a" || l.requestId === "mig-b")).toBe(true);
+  });
+
+  it("runMigrationInvocation given Lambda's context logs under its request id too", async () => {
+    const lines = await stdoutLinesOf(() => runMigrationInvocation({ dryRun: true }, { app, client, prefix, secret: () => "s", remainingMs: () => 600_000 }, context("mig-c")));
+    const parsed = lines.map((l) => JSON.parse(l) as Line);
+    expect(parsed.length).toBeGreaterThanOrEqual(3);
+    expect(parsed.map((l) => l.requestId)).toEqual(parsed.map(() => "mig-c"));
+  });
+});
