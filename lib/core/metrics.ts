@@ -87,7 +87,7 @@ export function countDynamoDBCall(readUnits: number, writeUnits: number, itemsRe
   tally.itemsRead += itemsRead;
 }
 
-/** What the current invocation has cost the database so far, for its request log line (issue 27). */
+/** What the current invocation has cost the database so far, for its request log line (what each request costs, per route). */
 export interface InvocationCost {
   /** DynamoDB calls sent (retries by the SDK count once). */
   dynamodbCalls: number;

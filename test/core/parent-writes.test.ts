@@ -12,7 +12,7 @@ import { call, httpEvent } from "../support/http-events.ts";
 import { asServerlessOffline } from "../support/offline-env.ts";
 
 /**
- * Issue 25, attack 9: every write re-checks the parent named by the record it produces. Bob
+ * Every write re-checks the parent named by the record it produces. Bob
  * comments on Alice's published post, then tries to move the comment onto her draft, or onto a
  * post that does not exist, by patch, by PUT and by GraphQL's update; the same holds on create.
  */
