@@ -1,4 +1,4 @@
-// Issue 13's bar for a newcomer: on a clean clone, `npm start` answers the README tour's first
+// The bar for a newcomer: on a clean clone, `npm start` answers the README tour's first
 // query with published posts within 60 s. `.ci/run` runs this right after `npm ci` (whose time it
 // prints on its own), before any test has bundled the functions or started DynamoDB Local, and
 // prints the figure. Usage: npx tsx scripts/first-answer.ts [--limit SECONDS] [--bar SECONDS]

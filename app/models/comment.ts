@@ -14,7 +14,7 @@ const schema = Type.Object({
 export interface Comment extends Static<typeof schema> {}
 
 /**
- * Comments carry their post and author keys as plain strings (spec 2.3). A comment follows its
+ * Comments carry their post and author keys as plain strings (belongs-to relations). A comment follows its
  * post's visibility; it is written only in one's own name, and only its author edits or deletes it
  * (an edit cannot hand it to someone else: the written record must be the caller's too).
  */

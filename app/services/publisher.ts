@@ -11,7 +11,7 @@ const PublishPostInput = Type.Object({ postId: Type.String({ minLength: 1 }) });
 const PublishPostOutput = Type.Object({ postId: Type.String(), status: Type.String() });
 
 /**
- * `publish` formats a message and touches no data: anyone may call it (spec 4.2 answers 200).
+ * `publish` formats a message and touches no data: anyone may call it (an anonymous call answers 200).
  * `publishPost` changes a post, so it needs a signed-in caller, and then goes through the domain,
  * whose policy lets only the post's author publish it.
  */

@@ -129,7 +129,7 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
   figures.add({ section, measure: LOGIN.name, unit: "ms", higherIsBetter: false, ours: measured(LOGIN), floor: floorB, note: "one lookup (the stub finds nothing), then a password verify against a dummy hash at the default scrypt cost, so an unknown address costs what a known one does: the password check row below is most of it" });
   figures.add({ section, measure: STREAM.name, unit: "ms", higherIsBetter: false, ours: measured(STREAM), floor: floorB, note: "Post.Created from the record, its subscribers looked up (the stub has none)" });
   figures.add({ section, measure: MIGRATE.name, unit: "ms", higherIsBetter: false, ours: measured(MIGRATE), floor: floorB, note: "the v3 auth migration's dry run over empty (stub) tables" });
-  // The metrics writer's cold-start cost, ours and Powertools' (issue 30: Powertools if within 2 ms
+  // The metrics writer's cold-start cost, ours and Powertools' (the choice: Powertools if within 2 ms
   // of floor (b), else a writer of our own), as the difference of medians from the same rounds.
   const overB = (v: Variant) => `${(measured(v).summary.median - floorB.summary.median).toFixed(1)} ms over (b) (difference of medians)`;
   figures.add({ section, measure: FLOOR_B_EMF.name, unit: "ms", higherIsBetter: false, ours: measured(FLOOR_B_EMF), floor: floorB, note: `the line an HTTP request publishes, written once: ${overB(FLOOR_B_EMF)}` });

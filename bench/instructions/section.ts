@@ -104,7 +104,7 @@ export async function instructionsSection(figures: Figures, options: RunOptions)
     const floorB = coldOf(FLOOR_B, "(b)");
     figures.add({ section: SECTION, measure: `cold start: ${v.name}`, unit, higherIsBetter: false, ours, floor: floorB, bar: barOn(`<= ${limit}x (b)${goal ? " (goal, reported)" : ""}`, ours, floorB, limit, true) });
   }
-  // The metrics writers at cold start (issue 30: Powertools' Metrics if within 2 ms of floor (b),
+  // The metrics writers at cold start (the choice: Powertools' Metrics if within 2 ms of floor (b),
   // else our own), each on (b) publishing what an HTTP request publishes once: what each adds.
   for (const v of [FLOOR_B_EMF, FLOOR_B_POWERTOOLS]) {
     if (!cold.has(v)) continue;
@@ -126,7 +126,7 @@ export async function instructionsSection(figures: Figures, options: RunOptions)
     }
     const ours = measured("ours", on);
     const without = measured("without metrics", off);
-    // Issue 30's bar (at most 3% slower than the same build without metrics) as instructions: 1.03x.
+    // The metrics' bar (at most 3% slower than the same build without metrics) as instructions: 1.03x.
     figures.add({
       section: SECTION, measure: `warm: ${scenario} [in-process store]: metrics on vs off`, unit: "K instructions/request", higherIsBetter: false, ours, floor: without,
       bar: barOn("<= 1.03x without metrics", ours, without, 1.03, true),

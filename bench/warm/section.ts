@@ -94,7 +94,7 @@ async function measureStore(figures: Figures, options: RunOptions, scenarios: Sc
       figures.add({ section: "warm", measure: `${s.measure} [${store}]: ${ref.name} (reference)`, unit: "ops/s", higherIsBetter: true, ours: measured(ref), floor: measured(s.floor), peer });
     }
     if (s.withoutMetrics) {
-      // What the metrics cost (issue 30): ours against the same handler with METRICS=off, in the
+      // What the metrics cost: ours against the same handler with METRICS=off, in the
       // same rounds. The bar on the in-process store, where nothing else hides the line's CPU.
       const off = measured(s.withoutMetrics);
       figures.add({

@@ -23,7 +23,7 @@ export interface AccessClaims {
 export interface AccessTokenSettings {
   issuer: string;
   audience: string;
-  /** Seconds; 900 (15 minutes, spec 8). */
+  /** Seconds; 900 (15 minutes): how long a token outlives a logout, since it is verified without a lookup. */
   lifetime: number;
 }
 

@@ -30,7 +30,7 @@ export function linkingOptions(providers: readonly AuthProvider[], providerTrust
 }
 
 /**
- * The one decision (spec 5.4.4) for a logged-out login by a provider whose identity is new here,
+ * The one account-linking decision for a logged-out login by a provider whose identity is new here,
  * given the email ident that owns the same address, if any. It links only when all agree: the
  * email provider allows linking, its verification is trusted and done, and the provider asserts
  * the address verified and is trusted. An owner verified here refuses every other outcome, so a

@@ -11,7 +11,7 @@ const accountExists = (): AuthError => new AuthError(409, "ACCOUNT_EXISTS", "An 
 
 /**
  * Finds or creates the ident of a proven identity and logs its user in (the seam of CONTRACT.md).
- * Linking (spec 5.4.4): a logged-in caller links to itself; a logged-out one goes through
+ * Linking: a logged-in caller links to itself; a logged-out one goes through
  * decideLink (link-policy.ts), which reads the email provider's `linking` and
  * `trustEmailVerification` as well as the calling provider's trust in its own claims.
  */

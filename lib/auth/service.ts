@@ -116,7 +116,7 @@ export class AuthenticationService extends AccessAuthentication {
     return this.tokens(rotation.row.user, session.id, rotation.next, Math.floor(rotation.usedAt / 1000), sha256Hex(rotation.next).slice(0, 32));
   }
 
-  /** Ends the session the request authenticated with; its access tokens live until they expire (spec 5.4.9). */
+  /** Ends the session the request authenticated with; its access tokens, verified without a lookup, live until they expire. */
   async logout(identity: Identity): Promise<string> {
     if (identity.sessionId) {
       await this.sessions.end(identity.sessionId, this.options.accessToken.lifetime);

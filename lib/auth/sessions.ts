@@ -122,7 +122,7 @@ export class Sessions {
     return row && !row.endedAt && !row.revokedAt ? row : undefined;
   }
 
-  /** Access tokens outlive a logout (spec 5.4.9) but not a revocation. */
+  /** Access tokens outlive a logout (stateless until they expire) but not a revocation. */
   static acceptsAccessTokens(row: SessionRow | undefined): row is SessionRow {
     return row !== undefined && !row.revokedAt;
   }

@@ -31,7 +31,7 @@ export interface LoginResult extends TokenResponse {
 export interface LoginOptions {
   /** The calling provider's own trust in its `email_verified`; the email provider's options are read by the linking decision itself (link-policy.ts). */
   trustEmailVerification: boolean;
-  /** Logged-in linking: attach the identity to this user. Never set by Auth.Idp.Token (spec 5.3). */
+  /** Logged-in linking: attach the identity to this user. Never set by Auth.Idp.Token (token login has no session to link to). */
   linkTo?: string;
 }
 
@@ -42,6 +42,6 @@ export type { Identity } from "../core/identity.ts";
 export interface AuthProvider {
   readonly providerName: ProviderName;
   describe(): Record<string, unknown>;
-  /** The email provider's account-linking options (spec 5.4.4), read by every linking decision. */
+  /** The email provider's account-linking options, read by every linking decision. */
   linkingPolicy?(): { linking: "verified" | "never"; trustEmailVerification: boolean };
 }

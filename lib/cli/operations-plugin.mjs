@@ -1,3 +1,4 @@
+// @ts-check
 // A local serverless plugin: what a deployed stage needs to be run (docs/operating.md). Before
 // packaging it refuses a deployed stage whose alarms would reach nobody, tags the stack and keeps
 // GraphiQL and the test services' routes to `npm start` unless asked; once the template is
@@ -10,12 +11,18 @@ import { dashboardBody } from "./operations/dashboard.mjs";
 import { destinationProblem, isDeployedStage, prepareDeployedService } from "./operations/deployed.mjs";
 import { addAccessLogs, addDeletionProtection, addMigrationFailureQueue, addReservedConcurrency, addSourceArns, addThrottling } from "./operations/edge.mjs";
 import { operationsSettings } from "./operations/settings.mjs";
+/** @import { CfnTemplate, Serverless, ServerlessPlugin } from "../core/serverless-host.ts" */
+/** @import { OperationsSettings } from "./operations/settings.mjs" */
+
+/** @typedef {{ name: string, logicalId: string, timeout: number }} DeployedFunction */
 
 // AWS's managed policy for sending traces: X-Ray's PutTraceSegments and PutTelemetryRecords take no
 // resource ARN (IAM allows only "*" for them), so no statement of ours can be narrower.
 const XRAY_POLICY = { "Fn::Sub": "arn:${AWS::Partition}:iam::aws:policy/AWSXRayDaemonWriteAccess" };
 
+/** @implements {ServerlessPlugin} */
 export default class OperationsPlugin {
+  /** @param {Serverless} serverless */
   constructor(serverless) {
     this.serverless = serverless;
     this.hooks = {
@@ -31,7 +38,7 @@ export default class OperationsPlugin {
     try {
       return operationsSettings(this.serverless.service.custom?.operations);
     } catch (error) {
-      throw new this.serverless.classes.Error(error.message);
+      throw new this.serverless.classes.Error(/** @type {Error} */ (error).message);
     }
   }
 
@@ -61,6 +68,10 @@ export default class OperationsPlugin {
     // moves each route group's alarms with its functions when the whole would pass it.
   }
 
+  /**
+   * @param {CfnTemplate} template
+   * @returns {DeployedFunction[]}
+   */
   functions(template) {
     const naming = this.serverless.getProvider("aws").naming;
     return this.serverless.service.getAllFunctions().map((name) => {
@@ -70,6 +81,9 @@ export default class OperationsPlugin {
   }
 }
 
+/** The resources whose properties the operations settings change. */
+const OPERATED = new Set(["AWS::Logs::LogGroup", "AWS::Lambda::Function", "AWS::IAM::Role"]);
+
 /** The alarm topic the stack creates for `alarmEmail`. */
 export const ALARM_TOPIC = "AlarmTopic";
 
@@ -77,34 +91,39 @@ export const ALARM_TOPIC = "AlarmTopic";
  * Mutates `template`: retention, tracing, the edge's protections, the alarms and their topic, the
  * dashboard. `functions`: [{ name, logicalId, timeout }]; `deployed`: false for `local`, whose
  * template is never deployed. Exported for the template tests.
+ * @param {CfnTemplate} template
+ * @param {OperationsSettings} settings
+ * @param {{ functions: DeployedFunction[], service: string, stage: string, deployed?: boolean }} context
  */
 export function addOperations(template, settings, { functions, service, stage, deployed = true }) {
   const resources = template.Resources;
   for (const resource of Object.values(resources)) {
+    if (!OPERATED.has(resource.Type)) continue;
+    const properties = (resource.Properties ??= {});
     if (resource.Type === "AWS::Logs::LogGroup") {
-      if (settings.logRetentionDays === undefined) delete resource.Properties.RetentionInDays;
-      else resource.Properties.RetentionInDays = settings.logRetentionDays;
+      if (settings.logRetentionDays === undefined) delete properties.RetentionInDays;
+      else properties.RetentionInDays = settings.logRetentionDays;
     }
     if (settings.tracing && resource.Type === "AWS::Lambda::Function") {
-      resource.Properties.TracingConfig = { Mode: "Active" };
+      properties.TracingConfig = { Mode: "Active" };
       // Read by lib/core/metrics.ts: the trace id goes on the log and metric lines.
-      resource.Properties.Environment ??= { Variables: {} };
-      resource.Properties.Environment.Variables.TRACING = "true";
+      properties.Environment ??= { Variables: {} };
+      properties.Environment.Variables.TRACING = "true";
     }
     if (!settings.metrics && resource.Type === "AWS::Lambda::Function") {
       // Read by lib/core/metrics.ts: the invocation writes no metric line.
-      resource.Properties.Environment ??= { Variables: {} };
-      resource.Properties.Environment.Variables.METRICS = "off";
+      properties.Environment ??= { Variables: {} };
+      properties.Environment.Variables.METRICS = "off";
     }
     if (settings.tracing && resource.Type === "AWS::IAM::Role") {
-      resource.Properties.ManagedPolicyArns = [...(resource.Properties.ManagedPolicyArns ?? []), XRAY_POLICY];
+      properties.ManagedPolicyArns = [...(properties.ManagedPolicyArns ?? []), XRAY_POLICY];
     }
   }
-  const present = (id) => (id && id in resources ? id : undefined);
-  const byName = (name) => present(functions.find((fn) => fn.name === name)?.logicalId);
+  const present = (/** @type {string | undefined} */ id) => (id && id in resources ? id : undefined);
+  const byName = (/** @type {string} */ name) => present(functions.find((fn) => fn.name === name)?.logicalId);
   const apis = {
     httpApi: present("HttpApi"),
-    websocketApi: present(Object.keys(resources).find((id) => resources[id].Type === "AWS::ApiGatewayV2::Api" && resources[id].Properties?.ProtocolType === "WEBSOCKET")),
+    websocketApi: present(Object.keys(resources).find((id) => resources[id]?.Type === "AWS::ApiGatewayV2::Api" && resources[id]?.Properties?.ProtocolType === "WEBSOCKET")),
   };
 
   addSourceArns(template, apis);
@@ -114,6 +133,7 @@ export function addOperations(template, settings, { functions, service, stage, d
   if (deployed) addDeletionProtection(template, settings);
   const migrationQueue = addMigrationFailureQueue(template, byName("authMigrate"));
 
+  /** @type {unknown[]} */
   const destinations = [];
   if (settings.alarmTopicArn !== undefined) destinations.push(settings.alarmTopicArn);
   if (settings.alarmEmail !== undefined) {
@@ -123,9 +143,9 @@ export function addOperations(template, settings, { functions, service, stage, d
     };
     destinations.push({ Ref: ALARM_TOPIC });
   }
-  const tables = Object.keys(resources).filter((id) => resources[id].Type === "AWS::DynamoDB::Table").map((id) => ({
+  const tables = Object.entries(resources).filter(([, resource]) => resource.Type === "AWS::DynamoDB::Table").map(([id, resource]) => ({
     id,
-    indexes: (resources[id].Properties.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName),
+    indexes: /** @type {string[]} */ ((resource.Properties?.GlobalSecondaryIndexes ?? []).map((/** @type {{ IndexName: string }} */ index) => index.IndexName)),
   }));
   Object.assign(resources, alarmResources(settings, {
     functions: functions.filter((fn) => fn.logicalId in resources),

@@ -1,7 +1,8 @@
+// @ts-check
 // A local serverless plugin: refuses to package from a stale schema-cache/, keeps every stack
 // under CloudFormation's 500-resources limit (shared log groups, nested stacks by route group:
-// ./stacks/), and scopes the WebSocket
-// management permission the framework grants on every API of every account to this stack's API. Plain JS because the
+// ./stacks/), and scopes the WebSocket management permission the framework grants on every API of
+// every account to this stack's API. Plain JS (checked by tsc through its JSDoc types) because the
 // Serverless CLI loads plugins itself; the check runs the TypeScript CLI through tsx.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -10,10 +11,18 @@ import { assignFunctionRoles } from "./stacks/function-roles.mjs";
 import { isDeployedStage, refuseValueParams, secretsConfig } from "./secrets/secrets.mjs";
 import { publicKeysProblem } from "./secrets/public-keys.mjs";
 import { shapeTemplate, uploadNestedTemplates } from "./stacks/package-hooks.mjs";
+/** @import { Serverless, ServerlessLog, ServerlessOptions, ServerlessPlugin } from "../core/serverless-host.ts" */
 
+/** @implements {ServerlessPlugin} */
 export default class SchemaCachePlugin {
+  /**
+   * @param {Serverless} serverless
+   * @param {ServerlessOptions} [_options]
+   * @param {{ log?: ServerlessLog }} [utils]
+   */
   constructor(serverless, _options, { log } = {}) {
     this.serverless = serverless;
+    /** @type {ServerlessLog} */
     this.log = log ?? { warning: (m) => console.warn(m), notice: (m) => console.log(m) };
     this.hooks = {
       "before:package:initialize": () => {
@@ -66,6 +75,7 @@ export default class SchemaCachePlugin {
     if (!isDeployedStage(this.serverless)) return;
     const stage = this.serverless.service.provider.stage;
     refuseValueParams(this.serverless, ["AUTH_SIGNING_KEY"]);
+    /** @type {string[]} */
     const missing = [];
     if (!secretsConfig(this.serverless).parameters.AUTH_SIGNING_KEY) {
       missing.push(`  --param authSigningKeyParameter=/${this.serverless.service.service}/${stage}/auth-signing-key   the SSM SecureString holding the Ed25519 private JWK (npx webda keygen)`);
@@ -93,8 +103,9 @@ export default class SchemaCachePlugin {
     for (const resource of Object.values(resources)) {
       if (resource.Type !== "AWS::IAM::Role") continue;
       for (const policy of resource.Properties?.Policies ?? []) {
+        /** @type {Set<string>} */
         const seen = new Set();
-        policy.PolicyDocument.Statement = policy.PolicyDocument.Statement.flatMap((statement) => {
+        policy.PolicyDocument.Statement = policy.PolicyDocument.Statement.flatMap((/** @type {{ Resource?: unknown }} */ statement) => {
           const wildcard = JSON.stringify(statement.Resource ?? "").includes("execute-api:*:*:*");
           const next = wildcard ? { ...statement, Resource: [scoped] } : statement;
           const key = JSON.stringify(next);

@@ -55,7 +55,7 @@ export function countDynamoDBCall(readUnits: number, writeUnits: number, itemsRe
   tally.itemsRead += itemsRead;
 }
 
-/** What the current invocation has cost the database so far, for its request log line. */
+/** What the current invocation has cost the database so far, for its request log line (what each request costs, per route). */
 export interface InvocationCost {
   /** DynamoDB calls sent (retries by the SDK count once). */
   dynamodbCalls: number;

@@ -11,7 +11,7 @@ import { LongScalar } from "./scalars.ts";
 type Fields = GraphQLFieldConfigMap<unknown, GraphQLContext>;
 type Args = Record<string, unknown>;
 
-/** Spec 4.3 says "the model object, or null": a record missing or hidden from the caller is null. */
+/** The model object, or null: a record missing or hidden from the caller is null (the two look alike). */
 async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
   try {
     return await read();
@@ -27,7 +27,7 @@ function pick(args: Args, fields: readonly string[]): Record<string, unknown> {
 
 /**
  * `updateM(uuid, M)` and `deleteM(uuid)`: a single-field key travels as `uuid` whatever the field
- * is called (spec 4.3); a composite key takes every key field by name.
+ * is called; a composite key takes every key field by name.
  */
 function writeKeyArgs(info: ModelInfo, types: ModelTypes) {
   if (info.keyFields.length > 1) return { args: types.keyArgs(info), key: (args: Args) => pick(args, info.keyFields) };
@@ -88,7 +88,7 @@ export function modelMutations(info: ModelInfo, types: ModelTypes): Fields {
   };
 }
 
-/** `me`: the identity model's record of the current user; null when anonymous (spec 5.4.8). */
+/** `me`: the identity model's record of the current user; null when anonymous. */
 export function meQuery(identity: ModelInfo, types: ModelTypes): Fields {
   const keyField = identity.keyFields[0] as string;
   return {

@@ -21,7 +21,7 @@ function rebuilt(error: GraphQLError, message: string, extensions: Record<string
 }
 
 /**
- * Every error leaves with `extensions.code` (spec 7): a domain error keeps its code (and the
+ * Every error leaves with `extensions.code`, which clients branch on: a domain error keeps its code (and the
  * validation `errors` list); an error already coded upstream (parse, validation, limits, scalars)
  * keeps it; an unexpected error is INTERNAL_SERVER_ERROR with the request id and nothing else, its
  * detail going to the log under the same id.

@@ -6,7 +6,7 @@ import type { JsonSchema } from "../core/schema.ts";
 import { isGraphQLName, pascal } from "./names.ts";
 import { AnyScalar, DateScalar, LongScalar } from "./scalars.ts";
 
-/** What a JSON Schema becomes in GraphQL, before input/output types are chosen (spec 2.1). */
+/** What a JSON Schema becomes in GraphQL, before input/output types are chosen. */
 export type Shape =
   | { kind: "scalar"; type: GraphQLScalarType }
   | { kind: "list"; items: JsonSchema }

@@ -22,7 +22,7 @@ export interface ListSize {
 }
 
 /**
- * The generated types of each model (spec 2.4): `<Model>`, `<Model>Input`, `<Model>Results`,
+ * The generated types of each model: `<Model>`, `<Model>Input`, `<Model>Results`,
  * `<Model>Event`, created once each, with fields as thunks so that relations may point anywhere.
  */
 export class ModelTypes {
@@ -62,7 +62,7 @@ export class ModelTypes {
     return { ...fields, ...(relationFields(info, this) as GraphQLFieldConfigMap<unknown, GraphQLContext>) };
   }
 
-  /** The client fields only (spec 2.4): no server fields, relations, `__` fields or behaviors. */
+  /** The client fields only: no server fields, relations, `__` fields or behaviors (a client may not write them). */
   input(info: ModelInfo): GraphQLInputObjectType | null {
     if (!this.inputs.has(info.name)) {
       const properties = info.inputSchema.properties;

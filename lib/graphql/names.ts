@@ -25,7 +25,7 @@ export function pluralName(info: ModelInfo): string {
   return pascal(info.name.slice(0, common) + info.plural.slice(common));
 }
 
-/** Spec 4.3: a model operation is `<operation><Model>`, e.g. `publishPost`. */
+/** A model operation is `<operation><Model>`, e.g. `publishPost`: one root field per model and operation. */
 export function modelOperationField(operation: string, info: ModelInfo): string {
   return `${camel(operation)}${info.name}`;
 }

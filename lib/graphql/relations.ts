@@ -116,7 +116,7 @@ function manyToManyField(relation: ManyToMany, parent: ModelInfo, target: ModelI
 }
 
 /**
- * Relation fields of a model's object type (spec 2.4). A belongs-to named like its attribute
+ * Relation fields of a model's object type. A belongs-to named like its attribute
  * (Post.author) replaces the plain key with the related object.
  */
 export function relationFields(info: ModelInfo, types: ModelTypes): GraphQLFieldConfigMap<Item, GraphQLContext> {

@@ -1,6 +1,6 @@
 import { GraphQLError, GraphQLScalarType, Kind, valueFromASTUntyped, type ValueNode } from "graphql";
 
-/** Spec 8: Long holds numbers up to 2^52 either way, the range where every integer is exact. */
+/** Long holds numbers up to 2^52 either way, the range where every integer is exact in a double. */
 export const LONG_LIMIT = 2 ** 52;
 
 function badInput(message: string): GraphQLError {
@@ -22,7 +22,7 @@ function describe(value: unknown): string {
 }
 
 /**
- * `number` and `integer` fields alike (spec 2.1), so decimals pass; what cannot be stored without
+ * `number` and `integer` fields alike, so decimals pass; what cannot be stored without
  * loss (NaN, Infinity, a string, anything beyond ±2^52) fails.
  */
 export const LongScalar = new GraphQLScalarType<number, number>({

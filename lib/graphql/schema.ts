@@ -57,7 +57,7 @@ export function buildGraphQLSchema(app: Application, options: GraphQLOptions = g
     query: new GraphQLObjectType({ name: "Query", fields: query }),
     mutation: Object.keys(mutation).length > 0 ? new GraphQLObjectType({ name: "Mutation", fields: mutation }) : null,
     subscription: Object.keys(subscription).length > 0 ? new GraphQLObjectType({ name: "Subscription", fields: subscription }) : null,
-    // Every model gets a type (spec 2.4), reachable from a root field or not.
+    // Every model gets a type, reachable from a root field or not: relations may name any model.
     types: [...models.flatMap((info) => [types.object(info), types.results(info)]), types.deleteResult, LongScalar, DateScalar, AnyScalar],
     assumeValid: build.assumeValid ?? false,
   });

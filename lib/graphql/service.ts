@@ -21,7 +21,7 @@ const Limits = Type.Object(
 export const GraphQLOptionsSchema = Type.Object({
   exposeGraphiQL: Type.Boolean({ default: true }),
   exposeMe: Type.Boolean({ default: true }),
-  /** Standard introspection (spec 1); `GRAPHQL_INTROSPECTION=false` turns it off for a stage. */
+  /** Standard introspection, on by default; `GRAPHQL_INTROSPECTION=false` turns it off for a stage. */
   introspection: Type.Boolean({ default: true }),
   /** Without it the schema has no Subscription type (`subscriptionType` is null). */
   subscriptions: Type.Boolean({ default: true }),

@@ -5,7 +5,7 @@ import type { ModelTypes } from "./model-types.ts";
 import { pluralName } from "./names.ts";
 
 /**
- * Subscription fields (spec 1, step 5): `<Model>(<key>)` delivers the record after each change
+ * Subscription fields: `<Model>(<key>)` delivers the record after each change
  * (null once deleted), `<Models>(query)` an event `{type, key, <model>}` for matching records.
  * The event source (`subscribe`) is attached by the WebSocket face; here each delivered payload
  * is already the field's value.

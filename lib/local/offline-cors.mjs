@@ -1,3 +1,4 @@
+// @ts-check
 // A local serverless plugin for `serverless offline` only: its HTTP server answers CORS as the
 // deployed HTTP API does, from the same configuration (`provider.httpApi.cors`, which
 // serverless.yml includes from schema-cache/http-api.json, rendered from `rest.corsOrigins`).
@@ -6,22 +7,41 @@
 // `httpApi.cors` it reflects any Origin with `Access-Control-Allow-Credentials: true`; with it, it
 // still reflects any Origin on actual (non-preflight) responses. Hapi's route-level CORS (offline
 // gives its 404 route `origin: *`) adds more after that hook. So on the HTTP server only, offline's
-// hook is replaced by `gatewayCors` below and route-level CORS is turned off. A deployed stage
-// never loads this: API Gateway answers CORS there.
+// hook is replaced by `gatewayCors` below and route-level CORS is turned off (the patch itself:
+// offline-patches.mjs). A deployed stage never loads this: API Gateway answers CORS there.
 //
-// Plain JS because the Serverless CLI loads plugins itself.
-import { createRequire } from "node:module";
+// Plain JS (checked by tsc through its JSDoc types) because the Serverless CLI loads plugins itself.
+import { replaceOfflineCors } from "./offline-patches.mjs";
+/** @import { Serverless, ServerlessOptions, ServerlessPlugin } from "../core/serverless-host.ts" */
+/** @import { HapiLifecycleMethod, HapiRequest } from "./offline-patches.mjs" */
+
+/**
+ * The serverless `httpApi.cors` shape (what schema-cache/http-api.json holds).
+ * @typedef {object} HttpApiCors
+ * @property {string[]} [allowedOrigins]
+ * @property {string[]} [allowedHeaders]
+ * @property {string[]} [allowedMethods]
+ * @property {string[]} [exposedResponseHeaders]
+ * @property {boolean} [allowCredentials]
+ * @property {number} [maxAge]
+ */
+/**
+ * @typedef {object} CorsRequest
+ * @property {string} method
+ * @property {string | undefined} origin
+ * @property {string | undefined} requestMethod the `Access-Control-Request-Method` header: present on a preflight
+ */
 
 const DEFAULT_HTTP_PORT = 3000;
-const PATCHED = Symbol.for("modelrest.offlineCors");
-/** The HTTP server's port and CORS step of the running `serverless offline` (one per process). */
-let active;
 
 /**
  * The CORS part of API Gateway's answer (HTTP API) for one request, from the API's CORS
  * configuration (serverless `httpApi.cors` shape) or none. Without a configuration, no header, and
  * a preflight goes to the routes like any request. With one, API Gateway answers every preflight
  * itself (204); an Origin it lists (exactly) gets the headers, any other gets none.
+ * @param {HttpApiCors | undefined} cors
+ * @param {CorsRequest} request
+ * @returns {{ preflight: boolean, headers: Record<string, string> }}
  */
 export function gatewayCors(cors, { method, origin, requestMethod }) {
   if (!cors || typeof cors !== "object") return { preflight: false, headers: {} };
@@ -29,6 +49,7 @@ export function gatewayCors(cors, { method, origin, requestMethod }) {
   const origins = cors.allowedOrigins ?? [];
   const any = origins.length === 1 && origins[0] === "*";
   if (!origin || (!any && !origins.includes(origin))) return { preflight, headers: {} };
+  /** @type {Record<string, string>} */
   const headers = { "access-control-allow-origin": any && !cors.allowCredentials ? "*" : origin };
   if (cors.allowCredentials) headers["access-control-allow-credentials"] = "true";
   if (preflight) {
@@ -41,6 +62,10 @@ export function gatewayCors(cors, { method, origin, requestMethod }) {
   return { preflight, headers };
 }
 
+/**
+ * @param {HttpApiCors | undefined} cors
+ * @param {HapiRequest} request
+ */
 function corsOf(cors, request) {
   return gatewayCors(cors, {
     method: request.method,
@@ -49,12 +74,20 @@ function corsOf(cors, request) {
   });
 }
 
-/** Hapi's `onRequest` step: a preflight the gateway answers itself never reaches a function. */
+/**
+ * Hapi's `onRequest` step: a preflight the gateway answers itself never reaches a function.
+ * @param {HttpApiCors | undefined} cors
+ * @returns {HapiLifecycleMethod}
+ */
 function gatewayPreflightStep(cors) {
   return (request, h) => (corsOf(cors, request).preflight ? h.response().code(204).takeover() : h.continue);
 }
 
-/** Hapi's `onPreResponse` step: whatever CORS headers a route or offline set, API Gateway's instead. */
+/**
+ * Hapi's `onPreResponse` step: whatever CORS headers a route or offline set, API Gateway's instead.
+ * @param {HttpApiCors | undefined} cors
+ * @returns {HapiLifecycleMethod}
+ */
 function gatewayCorsStep(cors) {
   return (request, h) => {
     const { preflight, headers } = corsOf(cors, request);
@@ -72,7 +105,12 @@ function gatewayCorsStep(cors) {
   };
 }
 
+/** @implements {ServerlessPlugin} */
 export default class OfflineCorsPlugin {
+  /**
+   * @param {Serverless} serverless
+   * @param {ServerlessOptions} [options]
+   */
   constructor(serverless, options = {}) {
     this.serverless = serverless;
     this.options = options;
@@ -85,29 +123,15 @@ export default class OfflineCorsPlugin {
 
   install() {
     const port = Number(this.options.httpPort ?? this.serverless.service.custom?.["serverless-offline"]?.httpPort ?? DEFAULT_HTTP_PORT);
-    const cors = this.serverless.service.provider.httpApi?.cors;
-    active = { port, step: gatewayCorsStep(cors), preflight: gatewayPreflightStep(cors), plugin: this };
-    // Hapi as serverless-offline resolves it, so the patch reaches its servers.
-    const require = createRequire(createRequire(import.meta.url).resolve("serverless-offline"));
-    const Hapi = require("@hapi/hapi");
-    const proto = Object.getPrototypeOf(Hapi.server({ autoListen: false }));
-    if (proto[PATCHED]) return;
-    proto[PATCHED] = true;
-    const { ext, route } = proto;
-    const isHttp = (server) => active !== undefined && Number(server.settings?.port) === active.port;
-    proto.ext = function (event, method, extOptions) {
-      if (isHttp(this) && event === "onPreResponse" && typeof method === "function") {
-        active.plugin.installed = true;
-        ext.call(this, "onRequest", active.preflight);
-        return ext.call(this, event, active.step, extOptions);
-      }
-      return ext.call(this, event, method, extOptions);
-    };
-    proto.route = function (definitions) {
-      if (!isHttp(this)) return route.call(this, definitions);
-      const off = (d) => ({ ...d, options: { ...d.options, cors: false } });
-      return route.call(this, Array.isArray(definitions) ? definitions.map(off) : off(definitions));
-    };
+    const cors = /** @type {HttpApiCors | undefined} */ (this.serverless.service.provider.httpApi?.cors);
+    replaceOfflineCors({
+      port,
+      onRequest: gatewayPreflightStep(cors),
+      onPreResponse: gatewayCorsStep(cors),
+      replaced: () => {
+        this.installed = true;
+      },
+    });
   }
 
   /** Fails loudly when serverless-offline no longer registers the hook this plugin replaces. */

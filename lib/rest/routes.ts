@@ -45,7 +45,7 @@ function normalizePath(path: string): string {
 }
 
 /**
- * The REST surface derived from the registry (spec 4.1, 4.2): CRUD and query per model, model
+ * The REST surface derived from the registry: CRUD and query per model, model
  * operations under the record (or the collection, for static ones), service operations under
  * the service name. Nothing is listed by hand; a clash between two derived routes is an error.
  */

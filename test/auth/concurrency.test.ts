@@ -5,7 +5,7 @@ import { tableName } from "../../lib/store/dynamodb-tables.ts";
 import { client, emailApp, newEmail, PASSWORD, profile, type Reply } from "./client.ts";
 
 /**
- * Authentication under parallel attempts (issue 15), in process on DynamoDB Local: the conditional
+ * Authentication under parallel attempts, in process on DynamoDB Local: the conditional
  * writes, not the timing of one request after another, must hold every count.
  */
 const REDIRECTS = { failure: "https://x.test/f", recover: "https://x.test/r" };

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { client, emailApp, newEmail, PASSWORD, profile, type Reply } from "./client.ts";
 
 /**
- * Account enumeration through the mail routes (issue 15): registration in `before` mode, password
+ * Account enumeration through the mail routes: registration in `before` mode, password
  * recovery and the verification resend must answer an existing and an unknown address alike, in
  * status, body and time. Each address is asked once, as a prober would; known and unknown tries
  * alternate (in a shuffled order per pair) so that the machine's load falls on both alike.

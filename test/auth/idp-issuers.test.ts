@@ -9,7 +9,7 @@ import { APP, issuerlessRow, login, setup, userOf } from "./idp-issuers-support.
 import { seal } from "./v3/support.ts";
 
 /**
- * Attack 3 of issue 25: Idp idents were keyed `<sub>:idp`, without the issuer, so with two Idp
+ * The attack: Idp idents keyed `<sub>:idp`, without the issuer: with two Idp
  * services the same `sub` at the second issuer logged into the first issuer's user and overwrote
  * its stored provider tokens. Two local OpenID providers (each its own issuer and signing key),
  * token login through the real route, on tables of its own per test.

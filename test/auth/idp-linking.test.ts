@@ -15,7 +15,7 @@ import { callIdp, forgeIdToken, signInAtProvider } from "./idp-support.ts";
 import { inProcess } from "../support/parts.ts";
 
 /**
- * Attack 2 of issue 25: an Idp asserting a verified address landed in the password account that
+ * The attack: an Idp asserting a verified address landed in the password account that
  * owns it even when the operator set the email provider's `linking` to "never" or its
  * `trustEmailVerification` to false, because the Idp login passed only its own options. Every
  * outcome here goes through the real Idp login (browser flow against the local OpenID provider,

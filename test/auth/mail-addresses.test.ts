@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 
 /**
- * Issue 25, attack 6: the per-address mail throttle counted literal addresses, so every spelling
+ * The attack: a per-address mail throttle that counts literal addresses, so that every spelling
  * of one mailbox (`victim@example.com.`, `"victim"@example.com`, ...) got a mail of its own. Each
  * spelling is now refused before any lookup or throttle, through the real routes on DynamoDB Local.
  */

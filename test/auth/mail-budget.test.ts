@@ -6,7 +6,7 @@ import { SESSIONS, sessionShape } from "../../lib/auth/tables.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 
 /**
- * Issue 25, attack 6: nothing bounded the mails the whole service sends; each address (or each
+ * The attack: nothing bounding the mails the whole service sends, when each address (or each
  * spelling, or each sub-address) had its own per-address allowance. The service-wide budget holds
  * across instances (two applications on one DynamoDB Local, as two Lambda instances) and answers a
  * known and an unknown address alike once spent.

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { client, emailApp, linkIn, newEmail, PASSWORD, profile } from "./client.ts";
 
 /**
- * Issue 25, attack 1: links in mails were built from the request's Host and X-Forwarded-Proto, so
+ * The attack: links in mails built from the request's Host and X-Forwarded-Proto, so
  * `POST /auth/password/recovery` with `Host: evil.example:8080` mailed the victim a link that took
  * the token to the attacker. Through the real routes on DynamoDB Local, with the configuration
  * `npm start` has (PUBLIC_URL, its own listening origin; no publicUrl option), no header a caller

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { client, emailApp, linkIn, newEmail, PASSWORD, profile, tokenOf, type Reply } from "./client.ts";
 
 /**
- * Issue 25, attack 5: one recovery link used twice at once set the password twice (both answered
+ * The attack: one recovery link used twice at once would set the password twice (both answered
  * 200), because the password write was not conditional on the hash the token was issued against.
  * Through the real routes on DynamoDB Local, many uses at once: one wins, the others answer the
  * documented INVALID_TOKEN, and only the winner's password opens the account.

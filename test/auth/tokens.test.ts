@@ -122,7 +122,7 @@ describe("refresh tokens", () => {
     const identity = await auth.identify({ authorization: `Bearer ${login.access_token}`, cookies: [] });
     await auth.logout(identity);
     await expect(auth.refresh(login.refresh_token)).rejects.toMatchObject({ reason: "INVALID_REFRESH_TOKEN" });
-    // Spec 5.4.9: the access token lives on until it expires; the cookie does not.
+    // The access token (verified without a lookup) lives on until it expires; the cookie does not.
     expect((await auth.identify({ authorization: `Bearer ${login.access_token}`, cookies: [] })).userId).toBe(login.user.uuid);
     expect(await auth.identify({ cookies: [`session=${cookieValue(login.setCookie)}`] })).toEqual({});
   });

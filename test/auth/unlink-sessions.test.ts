@@ -4,7 +4,7 @@ import { Context } from "../../lib/core/context.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 
 /**
- * Issue 25, attack 10: unlinking an ident (DELETE auth/idents/{ident}) left the sessions that
+ * The attack: unlinking an ident (DELETE auth/idents/{ident}) leaving the sessions that
  * ident's logins had opened alive for their 30 days, with working refresh and access tokens: a
  * user who unlinks a provider account because it was taken over kept its holder signed in.
  */

@@ -91,7 +91,7 @@ describe("children take their permission from their parent, in batches", () => {
     const hidden = await failure(app.domain.create(as(BOB), Comment, { content: "x", post: "draft", author: BOB }));
     const missing = await failure(app.domain.create(as(BOB), Comment, { content: "x", post: "nope", author: BOB }));
     expect([hidden.status, hidden.message]).toEqual([missing.status, missing.message]);
-    // A 400 naming the field (issue 25): the write names a parent it may not use.
+    // A 400 naming the field: the write names a parent it may not use.
     expect([hidden.status, hidden.errors[0]?.path]).toEqual([400, "/post"]);
     await app.domain.create(as(BOB), Comment, { content: "x", post: "open", author: BOB });
   });

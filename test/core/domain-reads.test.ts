@@ -94,7 +94,7 @@ describe("operations", () => {
     if (!testbean || !publisher) throw new Error("services missing");
     expect(await app.domain.invokeService(as(), testbean, "testOperation", { counter: 255 })).toBe("ff");
     expect((await failure(app.domain.invokeService(as(), testbean, "testOperation", { counter: "x" }))).status).toBe(400);
-    // publish touches no data: anonymous callers get their string too (spec 4.2).
+    // publish touches no data: anonymous callers get their string too.
     expect(await app.domain.invokeService(as(), publisher, "publish", { message: "hi" })).toBe("Published: hi");
     expect(await app.domain.invokeService(as(ALICE), publisher, "publish", { message: "hi" })).toBe("Published: hi");
 

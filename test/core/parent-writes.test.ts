@@ -13,7 +13,7 @@ import { asServerlessOffline } from "../support/offline-env.ts";
 import { inProcess } from "../support/parts.ts";
 
 /**
- * Issue 25, attack 9: every write re-checks the parent named by the record it produces. Bob
+ * Every write re-checks the parent named by the record it produces. Bob
  * comments on Alice's published post, then tries to move the comment onto her draft, or onto a
  * post that does not exist, by patch, by PUT and by GraphQL's update; the same holds on create.
  */

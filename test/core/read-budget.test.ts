@@ -16,7 +16,7 @@ import { ALICE, as } from "../support/blog.ts";
 import { inProcess } from "../support/parts.ts";
 
 /**
- * The read budget per list request (issue 27): a filter that matches little or nothing costs at
+ * The read budget per list request: a filter that matches little or nothing costs at
  * most the budget per request, answered with a short or empty page and a continuation token; the
  * tokens, followed, give every match exactly once. On the old code a request read on until its
  * page was full or the table ended: the first request below read all 150 rows (and 2,001 in

@@ -157,7 +157,7 @@ describe("authentication against npm start", { timeout: 120_000 }, () => {
     let resets: { text: string }[] = [];
     for (let i = 0; i < 60 && resets.length === 0; i++) {
       await sleep(500);
-      // Forged Host and X-Forwarded-Proto (issue 25, attack 1): the link still points at npm start.
+      // Forged Host and X-Forwarded-Proto: the link still points at npm start, never where the caller says.
       const forged = { host: "evil.example:8080", "x-forwarded-proto": "https://evil.example/#", "x-forwarded-host": "evil.example" };
       expect((await new Browser().fetch("POST", "/auth/password/recovery", { body: { email: address }, headers: forged })).status).toBe(202);
       resets = mails(address).filter((m) => m.text.includes("/recover?token="));
@@ -280,7 +280,7 @@ describe("authentication against npm start", { timeout: 120_000 }, () => {
   });
 });
 
-// Issue 25, attack 4: an attacker who knows the old password logs in back to back while the owner
+// The attack: an attacker who knows the old password logs in back to back while the owner
 // changes it (or recovers the account). Every session those logins opened must be dead afterwards.
 describe("sessions of an old password against npm start", { timeout: 240_000 }, () => {
   async function raceLogins(address: string, password: string, act: () => Promise<Reply>): Promise<void> {

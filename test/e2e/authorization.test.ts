@@ -119,7 +119,7 @@ const REST: Row[] = [
   ["patch a comment", "PATCH", () => `/comments/${openComment}`, () => ({ content: "edited" }), [401, 403, 200]],
   ["hand one's comment to another user", "PATCH", () => `/comments/${openComment}`, () => ({ author: OTHER }), [401, 403, 403]],
   ["replace one's comment in another's name", "PUT", () => `/comments/${openComment}`, () => ({ content: "x", post: OPEN, author: OTHER }), [401, 403, 403]],
-  // Issue 25, attack 9: the other user moves their comment onto the owner's draft or a missing post.
+  // The attack: the other user moves their comment onto the owner's draft or a missing post.
   ["move one's comment onto another's draft", "PATCH", () => `/comments/${otherComment}`, () => ({ post: DRAFT }), [401, 400, 403]],
   ["move one's comment onto a missing post", "PATCH", () => `/comments/${otherComment}`, () => ({ post: `nope-${run}` }), [401, 400, 403]],
   ["replace one's comment onto another's draft", "PUT", () => `/comments/${otherComment}`, () => ({ content: "moved", post: DRAFT, author: OTHER }), [401, 400, 403]],

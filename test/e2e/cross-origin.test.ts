@@ -9,7 +9,7 @@ import { OFFLINE_PORTS } from "../../lib/local/offline.ts";
 import { startOffline, type Offline } from "../support/offline.ts";
 
 /**
- * Issue 25, attacks 7 and 8, replayed against `npm start` (the seeded sample blog) as a page on
+ * Two cross-origin attacks (7: the WebSocket handshake, 8: HTTP reads), replayed against `npm start` (the seeded sample blog) as a page on
  * another origin would: Alice is signed in (session cookie); the attacker's page sends her cookie
  * with its own Origin. 7: a WebSocket handshake must not act for her. 8: HTTP answers must carry
  * exactly the CORS headers the packaged API declares (schema-cache/http-api.json, which

@@ -14,7 +14,7 @@ import { graphqlBlog } from "./support.ts";
 import { inProcess } from "../support/parts.ts";
 
 /**
- * A many-to-many relation list reads its join rows under the join model's read budget (issue 27):
+ * A many-to-many relation list reads its join rows under the join model's read budget:
  * a parent with many join rows costs at most the budget per request, never all its rows. On the
  * old code `labels(limit: 20)` read all twelve join rows of the thing and answered twelve labels.
  */

@@ -4,7 +4,7 @@ import { ALICE, as, model, post } from "../support/blog.ts";
 import { graphqlBlog } from "./support.ts";
 
 /**
- * One byte budget per response, not per list (issue 27): fifteen aliases of
+ * One byte budget per response, not per list: fifteen aliases of
  * `Posts(limit: 100) { results { content } }` answered 10 MiB (each list had 5 MiB of its own),
  * which Lambda refuses above 6 MB. On the old code the first case answered 72 MB and the second
  * 9 MB (both fail there).

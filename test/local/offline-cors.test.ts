@@ -5,9 +5,10 @@ import { restCache } from "../../lib/cli/cache.ts";
 import OfflineCorsPlugin, { gatewayCors, type HttpApiCors } from "../../lib/local/offline-cors.mjs";
 import { definition } from "../../app/index.ts";
 import { inProcess } from "../support/parts.ts";
+import type { Serverless } from "../../lib/core/serverless-host.ts";
 
 /**
- * Issue 25, attack 8: `npm start` must answer CORS as the deployed HTTP API does, from the one
+ * Cross-origin reads of `npm start`: it must answer CORS as the deployed HTTP API does, from the one
  * configuration both read (`provider.httpApi.cors` = schema-cache/http-api.json, rendered from
  * `rest.corsOrigins`). serverless-offline reflects any Origin with credentials; the plugin
  * replaces that on offline's own Hapi server.
@@ -60,9 +61,8 @@ describe("API Gateway's CORS answer, from the packaged configuration", () => {
 const calls = { count: 0 };
 
 async function offlineLikeServer(cors: HttpApiCors | undefined, port: number) {
-  const plugin = new OfflineCorsPlugin({ service: { provider: { httpApi: cors ? { payload: "2.0", cors } : { payload: "2.0" } }, custom: {} }, classes: { Error } }, { httpPort: port }) as unknown as {
-    hooks: Record<string, () => void>;
-  };
+  const serverless = { service: { provider: { httpApi: cors ? { payload: "2.0", cors } : { payload: "2.0" } }, custom: {} }, classes: { Error } };
+  const plugin = new OfflineCorsPlugin(serverless as unknown as Serverless, { httpPort: port });
   plugin.hooks["before:offline:start:init"]?.();
   const require = createRequire(createRequire(import.meta.url).resolve("serverless-offline"));
   const Hapi = require("@hapi/hapi") as { server: (o: object) => HapiServer };

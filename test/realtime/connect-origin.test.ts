@@ -12,7 +12,7 @@ import { FakeTransport, memoryRepositories, realtimeFor } from "./support.ts";
 import { inProcess } from "../support/parts.ts";
 
 /**
- * Issue 25, attack 7: cross-site WebSocket hijacking. A page on another origin opens a socket to
+ * Cross-site WebSocket hijacking. A page on another origin opens a socket to
  * the API; the browser attaches Alice's session cookie to the handshake. The cookie must count
  * only from an allowed Origin (the API's own, or `rest.corsOrigins`), as for HTTP cookie writes;
  * from any other the connection is anonymous. An access token in `connection_init` needs no Origin.

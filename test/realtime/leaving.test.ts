@@ -9,7 +9,7 @@ import { ALICE, as, blog, model, post } from "../support/blog.ts";
 import { ENDPOINT, FakeTransport, memoryRepositories, realtimeFor } from "./support.ts";
 
 /**
- * Leaving a filter is an event (issue 27): a post going from published to draft reached neither
+ * Leaving a filter is an event: a post going from published to draft reached neither
  * anonymous `Posts(query: "status = 'published'")` nor `Post(slug)` subscribers, who kept showing
  * it. Events come from the table's stream (old and new images), as in AWS and offline. On the old
  * code neither subscriber receives anything here.

@@ -23,7 +23,7 @@ function subscribedBlog() {
 }
 
 /**
- * Stream isolation (issue 27): five costly LIKE filters on one anonymous socket held the stream step
+ * Stream isolation: five costly LIKE filters on one anonymous socket held the stream step
  * for every subscriber. A costly filter is now matched after every other subscription of the event
  * has its frame queued, so it delays only itself. On the old code the costly subscriber, subscribed
  * first, is matched and posted first.
@@ -52,7 +52,7 @@ describe("a costly subscription filter", () => {
 });
 
 /**
- * The per-event matching budget (issue 27): a filter whose matching would cost more than
+ * The per-event matching budget: a filter whose matching would cost more than
  * MAX_FILTER_STEPS_PER_EVENT on an event's record is not run; its subscriber gets that event as a
  * FILTER_TOO_COSTLY error (only if it may read the record), keeps its subscription, and the others
  * get their events. On the old code the costly filter was matched (about 1.2 million steps) and its

@@ -9,7 +9,7 @@ import { blog } from "../support/blog.ts";
 import { dynamoRepositories, ENDPOINT, FakeTransport, realtimeFor, dynamoTableNames } from "./support.ts";
 
 /**
- * The per-connection subscription limit under a burst (issue 27): 60 subscribes sent at once on
+ * The per-connection subscription limit under a burst: 60 subscribes sent at once on
  * one socket left 35 live for a limit of 25, because each counted the rows before any wrote. On
  * the old code this test finds more than 25 live subscriptions; with places taken by conditional
  * writes in DynamoDB Local exactly 25 live and every other subscribe gets its error.

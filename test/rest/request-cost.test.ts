@@ -10,7 +10,7 @@ import { createModelTables } from "../support/model-tables.ts";
 afterEach(() => vi.restoreAllMocks());
 
 /**
- * Each request's log line tells what it cost (issue 27): DynamoDB calls, the capacity DynamoDB
+ * Each request's log line tells what it cost : DynamoDB calls, the capacity DynamoDB
  * reported, items it read and bytes answered. Before, the line had method, path, status and time
  * only: the 7.4 s unmatched filter showed as nothing but its duration.
  */

@@ -1,7 +1,7 @@
 import { ValidationError } from "../../core/errors.ts";
 
 /**
- * One spelling per mailbox before any lookup, throttle or mail (issue 25): a plain dot-atom local
+ * One spelling per mailbox before any lookup, throttle or mail (else each spelling gets its own throttle): a plain dot-atom local
  * part (RFC 5322 atext, single dots inside) at a hostname of two or more LDH labels. Everything
  * else is refused rather than mapped, because each mapping would be a second spelling of one
  * mailbox: quoted local parts (`"victim"@x`), comments, IP literals (`a@[127.0.0.1]`), a trailing
@@ -23,7 +23,7 @@ function refuse(message: string): never {
   throw new ValidationError([{ path: "/email", message }], "The email address is not valid");
 }
 
-/** Trimmed and lowercased (spec 5.2), then checked; a 400 naming `/email` otherwise. */
+/** Trimmed and lowercased (one account per mailbox, whatever the case typed), then checked; a 400 naming `/email` otherwise. */
 export function canonicalEmail(raw: string): string {
   const email = raw.trim().toLowerCase();
   if (email.length > MAX_ADDRESS) refuse(`must be at most ${MAX_ADDRESS} characters`);

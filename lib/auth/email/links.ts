@@ -1,7 +1,7 @@
 import { ConfigurationError } from "../../core/config.ts";
 
 /**
- * Where mailed links point (issue 25, attack 1): configuration only, never a request header. The
+ * Where mailed links point: configuration only, never a request header. The
  * Host and X-Forwarded-* headers are the caller's to write, so a recovery link built from them
  * carried its token to any page the caller named. The base is the provider's `publicUrl` option,
  * else the `PUBLIC_URL` environment variable (serverless.yml fills it from `--param publicUrl`;

@@ -4,7 +4,7 @@ import { ConfigurationError } from "../../core/config.ts";
 
 const url = Type.String({ format: "uri" });
 
-/** Options of `Framework/EmailPasswordProvider` (spec 5.2; README, Authentication). Durations in seconds. */
+/** Options of `Framework/EmailPasswordProvider` (README, Authentication). Durations in seconds. */
 export const emailProviderOptions = Type.Object({
   /** Where the provider's routes live (`<url>/login`, ...). */
   url: Type.String({ pattern: "^/[a-z0-9/-]*[a-z0-9]$", default: "/auth/email" }),
@@ -89,7 +89,7 @@ export const emailProviderOptions = Type.Object({
   registration: Type.Union([Type.Literal("open"), Type.Literal("closed")], { default: "open" }),
   /** Lowercase domains allowed to register (e.g. "example.com"); any when unset. */
   allowedEmailDomains: Type.Optional(Type.Array(Type.String({ pattern: "^[a-z0-9.-]+$" }), { minItems: 1 })),
-  /** Whether an email verified here counts as verified for account linking (spec 5.4.4). */
+  /** Whether an email verified here counts as verified for account linking (lib/auth/link-policy.ts). */
   trustEmailVerification: Type.Boolean({ default: true }),
   /** The API's public base URL for links in mails; the request's own host when unset. */
   publicUrl: Type.Optional(url),
@@ -106,7 +106,7 @@ export const emailProviderOptions = Type.Object({
 export type EmailProviderOptions = Static<typeof emailProviderOptions>;
 export type Redirect = keyof EmailProviderOptions["redirects"];
 
-/** Spec 5.2: a missing required redirect refuses the start, naming the key. */
+/** A missing required redirect refuses the start, naming the key: the flow would have nowhere to send the browser. */
 export function checkRedirects(service: string, type: string, options: EmailProviderOptions): void {
   const required: Redirect[] = options.verification === "none" ? ["failure", "recover"] : ["failure", "verified", "register", "recover"];
   const missing = required.filter((key) => !options.redirects[key]);

@@ -30,7 +30,7 @@ import type { AuthRoute } from "../routes/route.ts";
 const MAX_WAIT_SECONDS = 300;
 
 /**
- * `Framework/EmailPasswordProvider` (spec 5.2, 5.4): registration in three verification modes,
+ * `Framework/EmailPasswordProvider`: registration in three verification modes,
  * login with counted failures, delay and lockout, verification and recovery by mailed links,
  * password change. Flows that a logged-out caller can start never reveal whether an email exists.
  */
@@ -152,7 +152,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     const { failedBeforeDelay, delay, lockout } = this.options.throttle;
     const attempts = counted ?? 0;
     const last = lastAt ? Date.parse(lastAt) : Number.NaN;
-    // Spec 5.4.6: a count without a timestamp (v3) is an expired lock: verify normally, count anew.
+    // A count without a timestamp (a v3 row) is an expired lock: verify normally, count anew.
     if (Number.isNaN(last)) return { attempts: 0 };
     const elapsed = (this.now() - last) / 1000;
     if (lockout.after > 0 && attempts >= lockout.after) {
@@ -170,7 +170,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     return { attempts };
   }
 
-  /** Counts the attempt before the password is checked (spec 5.4.5), by a conditional write. */
+  /** Counts the attempt before the password is checked, by a conditional write: parallel guesses cannot pass the limit. */
   private async countAttempt(email: string): Promise<Ident | undefined> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const ident = await this.auth.idents.find("email", email);
@@ -287,7 +287,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
   }
 
   /**
-   * Logged out or in, the same answer after the same work (spec 5.4, 7): a link for an unverified
+   * Logged out or in, the same answer after the same work (no account enumeration): a link for an unverified
    * ident (of the caller, when logged in), otherwise a mail saying there is nothing to confirm,
    * under the same throttle. Only the address's owner learns which.
    */
@@ -301,7 +301,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     );
   }
 
-  /** The link route: where the browser goes next (spec 5.4.1: the matching session, or LOGIN_REQUIRED). */
+  /** The link route: where the browser goes next (the matching session, or LOGIN_REQUIRED). */
   async verifyLink(token: string | undefined, userId: string | undefined): Promise<string> {
     const claims = token ? await this.tokens.verify(token, ["verify", "register"]) : undefined;
     const failure = (reason: string) => withParams(this.redirect("failure"), { reason });
@@ -339,7 +339,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
   }
 
   /**
-   * Spec 5.4.2: sets the password, marks the email verified, resets the login attempts, revokes
+   * Recovery: sets the password, marks the email verified, resets the login attempts, revokes
    * every session (their cookies, refresh tokens and access tokens), then logs in afresh.
    */
   async recover(token: string, password: string): Promise<LoginResult> {
@@ -360,8 +360,8 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
   }
 
   /**
-   * The recovery write holds only over the password the token was issued against (issue 25,
-   * attack 5): conditional on the user row's version, re-read and retried when another field
+   * The recovery write holds only over the password the token was issued against (one link, one
+   * use): conditional on the user row's version, re-read and retried when another field
    * changed meanwhile, refused once the password itself did. Of two uses of one link at once,
    * one sets the password and the other answers INVALID_TOKEN.
    */
@@ -382,7 +382,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
   }
 
   /**
-   * Spec 5.4.3: the other sessions end, and so do earlier access tokens: the caller gets a new
+   * A password change: the other sessions end, and so do earlier access tokens: the caller gets a new
    * session. Wrong current passwords are counted on the caller's session, not on the login's
    * count: a stolen session cannot guess without limit, and someone guessing at the login (or
    * logging in) cannot make the owner's change wait.

@@ -8,7 +8,7 @@ import type { LoginResult } from "../types.ts";
 import type { EmailPasswordProvider } from "./provider.ts";
 
 const noStore = { "cache-control": "no-store" };
-/** The same body whether or not the address is known (spec 5.4.7). */
+/** The same body whether or not the address is known: the answer never tells who has an account. */
 const ACCEPTED = { status: "ACCEPTED", message: "If the address can receive mail from us, a message is on its way" };
 
 const LOGIN = ["email", "password"] as const;
@@ -26,7 +26,7 @@ function loggedIn(result: LoginResult) {
   return { ...json(200, body, noStore), cookies: [setCookie] };
 }
 
-/** The email provider's routes (spec 4.4), under its `url` and /auth/password. */
+/** The email provider's routes, under its `url` and /auth/password. */
 export function emailRoutes(provider: EmailPasswordProvider): AuthRoute[] {
   const url = provider.options.url;
   const id = (suffix: string) => `auth-${url.replace(/^\/auth\//, "").replace(/[^a-z0-9]+/g, "-")}-${suffix}`;

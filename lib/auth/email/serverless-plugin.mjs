@@ -1,12 +1,16 @@
+// @ts-check
 // A local serverless plugin: a deployed stage whose email provider mails links must say where they
 // point (`--param publicUrl=https://...`). Without it the links would have no base, and a base taken
-// from the request's Host or X-Forwarded-* headers is the attacker's to choose (issue 25).
-// Plain JS because the Serverless CLI loads plugins itself.
+// from the request's Host or X-Forwarded-* headers is the attacker's to choose.
+// Plain JS (checked by tsc through its JSDoc types) because the Serverless CLI loads plugins itself.
+/** @import { Serverless, ServerlessPlugin } from "../../core/serverless-host.ts" */
 
 const UNSET = new Set(["", "null", "unset", "undefined"]);
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/;
 
+/** @implements {ServerlessPlugin} */
 export default class EmailPublicUrlPlugin {
+  /** @param {Serverless} serverless */
   constructor(serverless) {
     this.serverless = serverless;
     this.hooks = { "before:package:initialize": () => this.check() };
@@ -18,7 +22,11 @@ export default class EmailPublicUrlPlugin {
     return functions.some((fn) => (fn.events ?? []).some((e) => e?.httpApi?.path === "/auth/password/recovery"));
   }
 
-  /** Why the value cannot be a deployed stage's link base, or undefined when it can. */
+  /**
+   * Why the value cannot be a deployed stage's link base, or undefined when it can.
+   * @param {unknown} value
+   * @returns {string | undefined}
+   */
   problem(value) {
     if (value === undefined || value === null || UNSET.has(String(value))) return "is missing";
     let url;

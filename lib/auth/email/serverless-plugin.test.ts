@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-// @ts-expect-error: a plain-JS serverless plugin, loaded by the Serverless CLI
 import EmailPublicUrlPlugin from "./serverless-plugin.mjs";
+import type { Serverless } from "../../core/serverless-host.ts";
 
 class ServerlessError extends Error {}
 
 function pluginFor(stage: string, environment: Record<string, unknown>, withEmail = true) {
   const path = withEmail ? "/auth/password/recovery" : "/auth/me";
   const serverless = { classes: { Error: ServerlessError }, service: { provider: { stage, environment }, functions: { auth: { events: [{ httpApi: { method: "POST", path } }] } } } };
-  const plugin = new EmailPublicUrlPlugin(serverless) as { hooks: Record<string, () => void> };
+  const plugin = new EmailPublicUrlPlugin(serverless as unknown as Serverless);
   return () => plugin.hooks["before:package:initialize"]?.();
 }
 

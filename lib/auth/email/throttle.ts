@@ -5,7 +5,7 @@ import { sha256Hex } from "../crypto.ts";
 import type { BudgetClaim } from "./budget.ts";
 
 /**
- * At most one mail per address per `resendDelay` (spec 5.4.7), decided by a conditional write on a
+ * At most one mail per address per `resendDelay`, decided by a conditional write on a
  * row of the sessions table keyed by the address's hash (`mail:<sha256>`, no `user`, so outside the
  * `by_user` index; TTL removes it): the address needs no ident, so registering a new address and
  * a recovery for an unknown one do the same work and throttle alike. A claim whose mail is not

@@ -1,9 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
+import type { JWTPayload } from "jose";
+import { keysUnavailable, type IdTokenKeys } from "./id-token-keys.ts";
 import { IdpRefusal } from "./refusal.ts";
-
-/** Asymmetric algorithms only: an HMAC "signed" with a public key, or `none`, never verifies. */
-const ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"];
 
 export interface IdTokenExpectations {
   issuer: string;
@@ -30,28 +28,24 @@ function sameText(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 
-function unreachable(error: unknown): boolean {
-  return error instanceof errors.JWKSTimeout || (error instanceof TypeError && /fetch/i.test(error.message)) || (error as { code?: string }).code === "ERR_JWKS_INVALID";
-}
-
 /**
- * Verifies an ID token against the provider's published keys (JWKS), then the claims this service
- * relies on. Every refusal is an IdpRefusal; an unreachable JWKS is PROVIDER_UNAVAILABLE.
+ * Verifies an ID token against the provider's published keys (JWKS, through aws-jwt-verify), then
+ * the claims this service relies on. Every refusal is an IdpRefusal; an unreachable JWKS is
+ * PROVIDER_UNAVAILABLE.
  */
-export async function verifyIdToken(token: string, keys: JWTVerifyGetKey, expect: IdTokenExpectations): Promise<VerifiedClaims> {
+export async function verifyIdToken(token: string, keys: IdTokenKeys, expect: IdTokenExpectations): Promise<VerifiedClaims> {
   if (typeof token !== "string" || token.length === 0 || token.length > 16_384) throw new IdpRefusal("ID_TOKEN_INVALID", "not an ID token");
+  if (keys.issuer !== expect.issuer) throw new IdpRefusal("ID_TOKEN_INVALID", "keys of another issuer");
   let payload: JWTPayload;
   try {
-    ({ payload } = await jwtVerify(token, keys, {
-      issuer: expect.issuer,
-      audience: expect.audiences,
-      algorithms: ALGORITHMS,
-      requiredClaims: ["sub", "iat", "exp"],
-      clockTolerance: 30,
-    }));
+    payload = await keys.verify(token, expect.audiences);
   } catch (error) {
-    if (unreachable(error)) throw new IdpRefusal("PROVIDER_UNAVAILABLE", `the provider's keys could not be fetched (${(error as Error).name})`);
-    throw new IdpRefusal("ID_TOKEN_INVALID", (error as { code?: string }).code ?? (error as Error).name);
+    if (keysUnavailable(error)) throw new IdpRefusal("PROVIDER_UNAVAILABLE", `the provider's keys could not be fetched (${(error as Error).name})`);
+    throw new IdpRefusal("ID_TOKEN_INVALID", (error as Error).name);
+  }
+  // Required of every ID token (OpenID Connect Core 2): aws-jwt-verify checks them only when present.
+  for (const claim of ["sub", "iat", "exp"] as const) {
+    if (payload[claim] === undefined) throw new IdpRefusal("ID_TOKEN_INVALID", `missing ${claim}`);
   }
   const claims = payload as VerifiedClaims;
   if (typeof claims.sub !== "string" || claims.sub.length === 0 || claims.sub.length > 255) throw new IdpRefusal("ID_TOKEN_INVALID", "bad sub");

@@ -2,7 +2,7 @@ import { ConfigurationError } from "../../core/config.ts";
 import { Type, type Static } from "../../core/schema.ts";
 
 /**
- * Options of `Framework/IdpProvider` (spec 5.3). The client secret is not among them: it never
+ * Options of `Framework/IdpProvider`. The client secret is not among them: it never
  * sits in the application definition (which is source code) but comes from the deploy parameter
  * `idpClientSecret` or a secret store, through the `IDP_CLIENT_SECRET` environment variable.
  */
@@ -34,7 +34,7 @@ export const IdpOptionsSchema = Type.Object({
    * the provider checked that it is theirs.
    */
   allowUnverifiedEmailDomains: Type.Boolean({ default: false }),
-  /** Whether the provider's `email_verified` counts as a verified email for linking (spec 5.4.4). */
+  /** Whether the provider's `email_verified` counts as a verified email for linking (lib/auth/link-policy.ts). */
   trustEmailVerification: Type.Boolean({ default: true }),
   /** The redirect URI registered at the provider, when not `<origin><url>/callback` (a proxy, a custom domain). */
   redirect_uri: Type.Optional(Type.String({ format: "uri" })),

@@ -1,8 +1,8 @@
-import { createRemoteJWKSet, customFetch as joseFetch, type JWTVerifyGetKey } from "jose";
 import type * as Oidc from "openid-client";
 import { openIdClient } from "./oidc.ts";
 import { isLocalOffline } from "../../core/local-secret.ts";
 import { IdpProviderDescription } from "./description.ts";
+import { IdTokenKeys } from "./id-token-keys.ts";
 import type { IdpOptions } from "./options.ts";
 import { authenticationOf } from "../index.ts";
 import type { AuthRoute } from "../routes/route.ts";
@@ -22,6 +22,8 @@ export interface IdpRuntime {
 }
 
 const HTTP_TIMEOUT_SECONDS = 5;
+/** How far a token's times may be off the provider's clock. */
+const CLOCK_TOLERANCE_SECONDS = 30;
 
 function loopback(url: URL): boolean {
   return url.hostname === "127.0.0.1" || url.hostname === "localhost" || url.hostname === "[::1]";
@@ -31,13 +33,13 @@ function loopback(url: URL): boolean {
  * `Framework/IdpProvider`: logs users in with any OpenID Connect provider (Google, Cognito, Auth0,
  * Keycloak, the local development provider). The protocol goes through openid-client (discovery,
  * PKCE, state, code exchange and its ID token claim checks); the ID token's signature is verified
- * against the provider's JWKS with jose, the same way for the browser flow and for token login.
+ * against the provider's JWKS with aws-jwt-verify, the same way for the browser flow and for token login.
  */
 export class IdpProvider extends IdpProviderDescription {
   readonly prefixes: AllowedPrefix[];
   private runtimeValue: IdpRuntime = { env: process.env };
   private discovered: Promise<Oidc.Configuration> | undefined;
-  private jwks: JWTVerifyGetKey | undefined;
+  private jwks: IdTokenKeys | undefined;
   private usedStatesValue: UsedStates | undefined;
 
   constructor(name: string, options: IdpOptions) {
@@ -72,7 +74,7 @@ export class IdpProvider extends IdpProviderDescription {
     return !isLocalOffline(this.env);
   }
 
-  /** The state cookie: the session cookie's name with the Idp suffix (spec 5.1). */
+  /** The state cookie: the session cookie's name with the Idp suffix, so the two never collide. */
   get stateCookieName(): string {
     return `${authenticationOf(this.app)?.cookieName ?? "session"}${IDP_COOKIE_SUFFIX}`;
   }
@@ -117,13 +119,14 @@ export class IdpProvider extends IdpProviderDescription {
     }
   }
 
-  /** The provider's published signing keys (jose caches them and refetches on an unknown `kid`). */
-  async keys(): Promise<{ issuer: string; keys: JWTVerifyGetKey }> {
+  /** The provider's published signing keys (aws-jwt-verify caches them and refetches on an unknown `kid`). */
+  async keys(): Promise<{ issuer: string; keys: IdTokenKeys }> {
     const metadata = (await this.configuration()).serverMetadata();
     if (!metadata.jwks_uri) throw new IdpRefusal("PROVIDER_UNAVAILABLE", "the provider publishes no jwks_uri");
-    this.jwks ??= createRemoteJWKSet(new URL(metadata.jwks_uri), {
-      timeoutDuration: HTTP_TIMEOUT_SECONDS * 1000,
-      ...(this.runtimeValue.fetch ? { [joseFetch]: this.runtimeValue.fetch } : {}),
+    this.jwks ??= new IdTokenKeys(metadata.issuer, metadata.jwks_uri, {
+      ...(this.runtimeValue.fetch ? { fetch: this.runtimeValue.fetch } : {}),
+      timeoutMs: HTTP_TIMEOUT_SECONDS * 1000,
+      graceSeconds: CLOCK_TOLERANCE_SECONDS,
     });
     return { issuer: metadata.issuer, keys: this.jwks };
   }

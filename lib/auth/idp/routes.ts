@@ -11,8 +11,8 @@ function routeId(url: string, suffix: string): string {
 }
 
 /**
- * The Idp provider's routes (spec 4.4), served by the authentication service's function like the
- * other auth routes. All three skip the CSRF Origin check (spec 4.4): the callback is a cross-site
+ * The Idp provider's routes, served by the authentication service's function like the
+ * other auth routes. All three skip the CSRF Origin check: the callback is a cross-site
  * top-level navigation from the provider, guarded by the sealed state cookie, PKCE and the nonce;
  * token login proves itself by the ID token and requires a JSON body, which no cross-site form sends.
  * POST /auth/idp/token is one route whatever the number of Idp services: the first declares it.

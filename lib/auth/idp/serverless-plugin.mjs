@@ -1,24 +1,35 @@
+// @ts-check
 // A local serverless plugin: a deployed stage must not ship an Idp without its issuer, client id
 // and client secret (which would otherwise fall back to the local development provider's). The
 // client secret lives in SSM Parameter Store: packaging takes its parameter's NAME, never the
-// value (docs/deploying.md, "Secrets"). Plain JS because the Serverless CLI loads plugins itself.
+// value (docs/deploying.md, "Secrets"). Plain JS (checked by tsc through its JSDoc types) because the
+// Serverless CLI loads plugins itself.
+/** @import { Serverless, ServerlessPlugin } from "../../core/serverless-host.ts" */
 
+/** @type {[string, string, string][]} */
 const REQUIRED = [
   ["IDP_ISSUER", "idpIssuer", "the provider's issuer URL, e.g. https://accounts.google.com"],
   ["IDP_CLIENT_ID", "idpClientId", "the client id registered at the provider"],
 ];
+/** @type {[string, string]} */
 const SECRET = ["idpClientSecretParameter", "the SSM SecureString holding the client secret, e.g. /blog/prod/idp-client-secret"];
 
-/** Given on the command line or under serverless.yml `params` (the stage's or the defaults). */
+/**
+ * Given on the command line or under serverless.yml `params` (the stage's or the defaults).
+ * @param {Serverless} serverless
+ * @param {string} name
+ */
 function paramGiven(serverless, name) {
   const cli = [serverless.processedInput?.options?.param ?? []].flat().some((item) => String(item).split("=")[0] === name);
   const params = serverless.configurationInput?.params ?? {};
   return cli || [params[serverless.service.provider.stage], params.default].some((set) => set?.[name] !== undefined && set?.[name] !== null);
 }
 
-const absent = (value) => value === undefined || value === null || value === "" || value === "unset" || value === "null";
+const absent = (/** @type {unknown} */ value) => value === undefined || value === null || value === "" || value === "unset" || value === "null";
 
+/** @implements {ServerlessPlugin} */
 export default class IdpSecretPlugin {
+  /** @param {Serverless} serverless */
   constructor(serverless) {
     this.serverless = serverless;
     this.hooks = { "before:package:initialize": () => this.check() };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-// @ts-expect-error: a plain-JS serverless plugin, loaded by the Serverless CLI
 import IdpSecretPlugin from "./serverless-plugin.mjs";
+import type { Serverless } from "../../core/serverless-host.ts";
 
 class ServerlessError extends Error {}
 
@@ -14,7 +14,7 @@ function pluginFor(stage: string, environment: Record<string, unknown>, withIdp 
       functions: withIdp ? { "auth-idp-token": { events: [{ httpApi: { method: "POST", path: "/auth/idp/token" } }] } } : { "auth-me": { events: [{ httpApi: { method: "GET", path: "/auth/me" } }] } },
     },
   };
-  const plugin = new IdpSecretPlugin(serverless) as { hooks: Record<string, () => void> };
+  const plugin = new IdpSecretPlugin(serverless as unknown as Serverless);
   return () => plugin.hooks["before:package:initialize"]?.();
 }
 

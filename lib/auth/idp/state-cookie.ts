@@ -2,7 +2,7 @@ import { createHash, hkdfSync } from "node:crypto";
 import { EncryptJWT, jwtDecrypt } from "jose";
 
 /**
- * The browser flow's state lives in a cookie of its own (spec 5.1), never in the session: a JWE
+ * The browser flow's state lives in a cookie of its own, never in the session: a JWE
  * (`dir`, A256GCM) under a key derived from APP_SECRET, so the client can neither read the PKCE
  * verifier and nonce nor change the target. HttpOnly; SameSite=Lax so that the provider's
  * top-level redirect back to the callback carries it; scoped to the provider's url; 10 minutes.

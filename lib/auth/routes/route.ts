@@ -22,10 +22,10 @@ export interface AuthRoute {
   path: string;
   /** Function-name-safe id: `auth-email-login`. */
   id: string;
-  /** Spec 4.4's operation id. */
+  /** The route's operation id (OpenAPI `operationId`). */
   operation: string;
   summary: string;
-  /** The Idp routes of spec 4.4 skip the CSRF Origin check. */
+  /** The Idp routes skip the CSRF Origin check: the provider's redirect is a cross-site navigation. */
   csrfExempt?: boolean;
   /** What the OpenAPI document says of it. */
   contract: AuthContract;

@@ -18,7 +18,7 @@ export interface IdentMapOptions {
 }
 
 /**
- * Spec 5.5's field map for one ident, used by the lazy upgrade and the migrate command alike:
+ * The v3-to-v4 field map for one ident, used by the lazy upgrade and the migrate command alike:
  * `_failedLogin` -> `_loginAttempts`, `_lastFailedLogin` -> `_lastLoginAttemptAt`,
  * `_lastValidationEmail` -> `_throttle.lastSentAt`, `_validation` -> `verifiedAt`, plaintext
  * `__tokens` -> sealed `tokens`; the key becomes `<providerUid>:<provider>`.
@@ -43,7 +43,7 @@ export async function upgradeIdent(source: Row, provider: Provider, providerUid:
   if (typeof row._failedLogin === "number" && row._failedLogin > 0) {
     upgraded._loginAttempts = row._failedLogin;
     // Without a timestamp the count stays without one: the email provider reads a count with no
-    // `_lastLoginAttemptAt` as an expired lock (spec 5.4.6) and starts counting anew.
+    // `_lastLoginAttemptAt` as an expired lock and starts counting anew.
     const last = isoDate(row._lastFailedLogin);
     if (last !== undefined) upgraded._lastLoginAttemptAt = last;
   }

@@ -3,7 +3,7 @@ import { userOnLoad } from "./field-map.ts";
 
 /**
  * The identity model's repository while `compatibility.v3` is on: a v3 row's `__password` reads as
- * `password.__hash` ("mapped on load", spec 9.3), so the password behavior and every flow see one
+ * `password.__hash` (mapped on load), so the password behavior and every flow see one
  * shape. Writes pass through: a full replace stores the mapped shape, a patch leaves the v3 field
  * for the migration, which then keeps the v4 hash.
  */

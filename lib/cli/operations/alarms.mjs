@@ -1,6 +1,11 @@
+// @ts-check
 // The alarms of a deployed stage (docs/operating.md, "Alarms"): each from a threshold of the
 // operations settings, none when its threshold is "off", every one notifying the stage's alarm
 // destinations when it fires and when it clears.
+/** @import { CfnResource } from "../../core/serverless-host.ts" */
+/** @import { OperationsSettings } from "./settings.mjs" */
+/** @typedef {{ Name: string, Value: unknown }[]} Dimensions */
+/** @typedef {(period: number) => Record<string, unknown>} MetricOf */
 
 /** An alarm's metric math may read at most 10 metrics: larger function groups take several alarms. */
 const MAX_METRICS = 10;
@@ -11,7 +16,7 @@ const API_TIMEOUT_MS = 30_000;
 const DYNAMODB_OPERATIONS = ["GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem", "TransactWriteItems", "TransactGetItems"];
 
 /** The function group of a function (serverless.yml's name): how the alarms and the dashboard group them. */
-export function functionGroup(name) {
+export function functionGroup(/** @type {string} */ name) {
   if (name.startsWith("rest-")) return "rest";
   if (name.startsWith("auth-")) return "auth";
   if (name === "graphql" || name === "graphiql") return "graphql";
@@ -20,9 +25,16 @@ export function functionGroup(name) {
   return "other";
 }
 
-const pascal = (text) => text.replace(/(^|[^A-Za-z0-9])([A-Za-z0-9])/g, (_, __, c) => c.toUpperCase());
+const pascal = (/** @type {string} */ text) => text.replace(/(^|[^A-Za-z0-9])([A-Za-z0-9])/g, (_, __, /** @type {string} */ c) => c.toUpperCase());
 
+/**
+ * @template T
+ * @param {T[]} items
+ * @param {number} size
+ * @returns {T[][]}
+ */
 function chunks(items, size) {
+  /** @type {T[][]} */
   const out = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
@@ -32,6 +44,13 @@ function chunks(items, size) {
  * One alarm. `how.fact`: one 5-minute datapoint is enough (M-of-N would only delay it); otherwise
  * M of N periods of the settings' length must breach, so one bad minute does not page anyone.
  * `how.missing`: what no data means; "notBreaching" unless said (no traffic is no trouble).
+ * @param {{ settings: OperationsSettings, destinations: unknown[] }} context
+ * @param {string} name
+ * @param {string} description
+ * @param {number} threshold
+ * @param {MetricOf} metric
+ * @param {{ fact?: boolean, missing?: string }} [how]
+ * @returns {CfnResource}
  */
 function alarm(context, name, description, threshold, metric, how = {}) {
   const { evaluation } = context.settings;
@@ -54,21 +73,29 @@ function alarm(context, name, description, threshold, metric, how = {}) {
   };
 }
 
+/** @type {(namespace: string, name: string, dimensions: Dimensions, stat: string) => MetricOf} */
 const single = (namespace, name, dimensions, stat) => (period) => ({ Namespace: namespace, MetricName: name, ...(dimensions.length > 0 ? { Dimensions: dimensions } : {}), Statistic: stat, Period: period });
 /** A percentile is an ExtendedStatistic of the alarm, not a Statistic. */
+/** @type {(namespace: string, name: string, dimensions: Dimensions, stat: string) => MetricOf} */
 const percentile = (namespace, name, dimensions, stat) => (period) => ({ Namespace: namespace, MetricName: name, Dimensions: dimensions, ExtendedStatistic: stat, Period: period });
+/** @type {(id: string, namespace: string, name: string, dimensions: Dimensions, stat: string) => MetricOf} */
 const query = (id, namespace, name, dimensions, stat) => (period) => ({ Id: id, ReturnData: false, MetricStat: { Metric: { Namespace: namespace, MetricName: name, ...(dimensions.length > 0 ? { Dimensions: dimensions } : {}) }, Period: period, Stat: stat } });
+/** @type {(expression: string, label: string, queries: MetricOf[]) => MetricOf} */
 const math = (expression, label, queries) => (period) => ({ Metrics: [...queries.map((q) => q(period)), { Id: "result", Expression: expression, Label: label, ReturnData: true }] });
 
 /**
  * `functions`: [{ name, logicalId, timeout }] of the template; `tables`: [{ id, indexes }];
  * `destinations`: the alarm actions (topic ARNs or Refs). Returns { logicalId: resource }.
+ * @param {OperationsSettings} settings
+ * @param {{ functions: { name: string, logicalId: string, timeout: number }[], tables: { id: string, indexes: string[] }[], httpApi?: string, websocketApi?: string, streamFunction?: string, failureQueue?: string, migrationQueue?: string, sendsMail: boolean, destinations: unknown[] }} parts
+ * @returns {Record<string, CfnResource>}
  */
 export function alarmResources(settings, { functions, tables, httpApi, websocketApi, streamFunction, failureQueue, migrationQueue, sendsMail, destinations }) {
   const a = settings.alarms;
   const context = { settings, destinations };
+  /** @type {Record<string, CfnResource>} */
   const out = {};
-  const see = (section) => `What to do: docs/operating.md, "${section}".`;
+  const see = (/** @type {string} */ section) => `What to do: docs/operating.md, "${section}".`;
   const { periodSeconds: period, evaluationPeriods: n, datapointsToAlarm: m, minRequests } = settings.evaluation;
   const window = `${m} of ${n} periods of ${period} s`;
 
@@ -97,21 +124,22 @@ export function alarmResources(settings, { functions, tables, httpApi, websocket
       ]));
   }
 
+  /** @type {Map<string, typeof functions>} */
   const groups = new Map();
   for (const fn of functions) {
     const group = functionGroup(fn.name);
-    if (!groups.has(group)) groups.set(group, []);
-    groups.get(group).push(fn);
+    groups.set(group, [...(groups.get(group) ?? []), fn]);
   }
   for (const [group, members] of groups) {
     // Within a chunk every function has the same timeout, so "near the timeout" is one threshold.
+    /** @type {Map<number, typeof functions>} */
     const byTimeout = new Map();
     for (const fn of members) byTimeout.set(fn.timeout, [...(byTimeout.get(fn.timeout) ?? []), fn]);
     const parts = [...byTimeout.values()].flatMap((same) => chunks(same, MAX_METRICS));
     parts.forEach((part, index) => {
       const suffix = parts.length > 1 ? `${index + 1}` : "";
       const label = `${group}${suffix ? ` (part ${suffix} of ${parts.length})` : ""}`;
-      const ids = (metric, stat) => part.map((fn, i) => query(`m${i}`, "AWS/Lambda", metric, [{ Name: "FunctionName", Value: { Ref: fn.logicalId } }], stat));
+      const ids = (/** @type {string} */ metric, /** @type {string} */ stat) => part.map((fn, i) => query(`m${i}`, "AWS/Lambda", metric, [{ Name: "FunctionName", Value: { Ref: fn.logicalId } }], stat));
       const list = part.map((_, i) => `m${i}`).join(", ");
       const id = `${pascal(group)}${suffix}`;
       // The migration runs once an hour: its failures are counted by its failure queue's alarm.
@@ -123,11 +151,12 @@ export function alarmResources(settings, { functions, tables, httpApi, websocket
         out[`AlarmLambdaThrottles${id}`] = alarm(context, `lambda-throttles-${group}${suffix}`, `The ${label} functions were throttled ${a.lambdaThrottles} or more times a period in ${window}. ${see("Lambda throttles")}`, a.lambdaThrottles,
           math(`SUM([${list}])`, "throttles", ids("Throttles", "Sum")));
       }
+      const timeout = part[0]?.timeout ?? 0;
       if (a.durationPercentOfTimeout !== undefined) {
-        const timeoutMs = part[0].timeout * 1000;
+        const timeoutMs = timeout * 1000;
         const limit = Math.round((timeoutMs * a.durationPercentOfTimeout) / 100);
         const fact = group === "migrate";
-        out[`AlarmDurationNearTimeout${id}`] = alarm(context, `duration-near-timeout-${group}${suffix}`, `A ${label} function's p99 duration reached ${a.durationPercentOfTimeout}% of its ${part[0].timeout} s timeout (${limit} ms)${fact ? "" : ` in ${window}`}. ${see("Duration near the timeout")}`, limit,
+        out[`AlarmDurationNearTimeout${id}`] = alarm(context, `duration-near-timeout-${group}${suffix}`, `A ${label} function's p99 duration reached ${a.durationPercentOfTimeout}% of its ${timeout} s timeout (${limit} ms)${fact ? "" : ` in ${window}`}. ${see("Duration near the timeout")}`, limit,
           math(`MAX([${list}])`, "p99 duration (ms)", ids("Duration", "p99")), { fact });
       }
     });
@@ -147,7 +176,8 @@ export function alarmResources(settings, { functions, tables, httpApi, websocket
       out[`AlarmDynamoDBThrottles${name}`] = alarm(context, `dynamodb-throttles-${name}`, `Table ${name}: ${a.dynamodbThrottles} or more throttled reads and writes a period in ${window}. ${see("DynamoDB throttles")}`, a.dynamodbThrottles,
         math("reads + writes", "throttle events", [query("reads", "AWS/DynamoDB", "ReadThrottleEvents", dims, "Sum"), query("writes", "AWS/DynamoDB", "WriteThrottleEvents", dims, "Sum")]));
     }
-    if (a.dynamodbIndexThrottles !== undefined && indexes.length > 0) {
+    const indexThrottles = a.dynamodbIndexThrottles;
+    if (indexThrottles !== undefined && indexes.length > 0) {
       // Two metrics an index: five indexes an alarm.
       chunks(indexes, MAX_METRICS / 2).forEach((part, index, all) => {
         const suffix = all.length > 1 ? `${index + 1}` : "";
@@ -155,7 +185,7 @@ export function alarmResources(settings, { functions, tables, httpApi, websocket
           const idx = [...dims, { Name: "GlobalSecondaryIndexName", Value: indexName }];
           return [query(`r${i}`, "AWS/DynamoDB", "ReadThrottleEvents", idx, "Sum"), query(`w${i}`, "AWS/DynamoDB", "WriteThrottleEvents", idx, "Sum")];
         });
-        out[`AlarmDynamoDBIndexThrottles${name}${suffix}`] = alarm(context, `dynamodb-index-throttles-${name}${suffix}`, `Table ${name}, indexes ${part.join(", ")}: ${a.dynamodbIndexThrottles} or more throttled reads and writes a period in ${window}. ${see("DynamoDB index throttles")}`, a.dynamodbIndexThrottles,
+        out[`AlarmDynamoDBIndexThrottles${name}${suffix}`] = alarm(context, `dynamodb-index-throttles-${name}${suffix}`, `Table ${name}, indexes ${part.join(", ")}: ${indexThrottles} or more throttled reads and writes a period in ${window}. ${see("DynamoDB index throttles")}`, indexThrottles,
           math(`SUM([${part.flatMap((_, i) => [`r${i}`, `w${i}`]).join(", ")}])`, "index throttle events", queries));
       });
     }

@@ -1,3 +1,4 @@
+// @ts-check
 // The stage's CloudWatch dashboard (docs/operating.md, "Dashboard"), built from the same metrics as
 // the alarms: the service's EMF metrics, and AWS's own for Lambda, DynamoDB and the stream.
 
@@ -5,8 +6,12 @@ const W = 12;
 const H = 6;
 
 /** `SEARCH` finds every metric of a dimension set (every route, every function) without listing them. */
-const search = (expression, stat, label) => ({ expression: `SEARCH('${expression}', '${stat}', 300)`, label, id: label.replace(/\W/g, "").toLowerCase() });
+const search = (/** @type {string} */ expression, /** @type {string} */ stat, /** @type {string} */ label) => ({ expression: `SEARCH('${expression}', '${stat}', 300)`, label, id: label.replace(/\W/g, "").toLowerCase() });
 
+/**
+ * @param {string} title
+ * @param {unknown[]} metrics
+ */
 function graph(title, metrics, extra = {}) {
   return { type: "metric", width: W, height: H, properties: { title, view: "timeSeries", region: "${AWS::Region}", period: 300, metrics, ...extra } };
 }
@@ -14,10 +19,13 @@ function graph(title, metrics, extra = {}) {
 /**
  * The dashboard's body, to put in `Fn::Sub` (its only variable is the region). `functionPrefix` is
  * `<service>-<stage>-`: every function of the stage, and nothing else's, matches it.
+ * @param {string} namespace
+ * @param {string} functionPrefix
+ * @returns {string}
  */
 export function dashboardBody(namespace, functionPrefix, ownMetrics = true) {
   const ns = namespace;
-  const own = (name, stat = "Sum", label = name) => [ns, name, { stat, label }];
+  const own = (/** @type {string} */ name, stat = "Sum", label = name) => [ns, name, { stat, label }];
   const widgets = [
     graph("Requests by service and status class", [[search(`{${ns},Service,Route,StatusClass} MetricName="Requests"`, "Sum", "requests")]]),
     graph("Latency p50 / p99 (ms), every request", [own("Latency", "p50", "p50"), own("Latency", "p99", "p99")]),

@@ -1,10 +1,19 @@
+// @ts-check
 // What a deployed stage's service configuration must say before anything is packaged
 // (docs/operating.md): where its alarms go, its tags, and which routes stay with `npm start`.
+/** @import { ServerlessEvent, ServerlessService } from "../../core/serverless-host.ts" */
+/** @import { OperationsSettings } from "./settings.mjs" */
 
 /** `local` is `npm start`'s stage; serverless offline sets IS_OFFLINE whatever the stage. */
-export const isDeployedStage = (stage, env = process.env) => stage !== "local" && env.IS_OFFLINE !== "true";
+export const isDeployedStage = (/** @type {string} */ stage, env = process.env) => stage !== "local" && env.IS_OFFLINE !== "true";
 
-/** Why the stage cannot be packaged, or undefined when it can. */
+/**
+ * Why the stage cannot be packaged, or undefined when it can.
+ * @param {Pick<OperationsSettings, "alarmTopicArn" | "alarmEmail">} settings
+ * @param {string} stage
+ * @param {string} [region]
+ * @returns {string | undefined}
+ */
 export function destinationProblem(settings, stage, region) {
   const topicRegion = settings.alarmTopicArn?.split(":")[3];
   // An alarm notifies topics of its own region only: another region's would never hear from it.
@@ -22,8 +31,11 @@ export function destinationProblem(settings, stage, region) {
 /**
  * Drops the HTTP events whose path `drop` matches, and a function left without any event that
  * had some. Returns the names of the functions removed.
+ * @param {Record<string, { events?: ServerlessEvent[] }>} functions
+ * @param {(path: string) => boolean} drop
  */
 function dropRoutes(functions, drop) {
+  /** @type {string[]} */
   const removed = [];
   for (const [name, fn] of Object.entries(functions)) {
     const before = fn.events ?? [];
@@ -48,6 +60,10 @@ function dropRoutes(functions, drop) {
  * too), and GraphiQL and the test services' routes out unless asked for. The functions learn what
  * is gone from their environment: the GraphQL function stops redirecting to GraphiQL, and no
  * function builds the test services (so the catch-all answers their paths 404).
+ * @param {Pick<ServerlessService, "service"> & { functions?: Record<string, { events?: ServerlessEvent[] }>, provider: Pick<ServerlessService["provider"], "environment" | "stackTags" | "tags"> }} service
+ * @param {Pick<OperationsSettings, "tags" | "graphiql" | "testRoutes" | "testServices">} settings
+ * @param {string} stage
+ * @returns {string[]} the names of the functions removed
  */
 export function prepareDeployedService(service, settings, stage) {
   const tags = { service: service.service, stage, ...settings.tags };
@@ -55,6 +71,7 @@ export function prepareDeployedService(service, settings, stage) {
   service.provider.tags = { ...service.provider.tags, ...tags };
   const functions = service.functions ?? {};
   const environment = (service.provider.environment ??= {});
+  /** @type {string[]} */
   const removed = [];
   if (!settings.graphiql) {
     removed.push(...dropRoutes(functions, (path) => path === "/graphiql" || path.startsWith("/graphiql/")));

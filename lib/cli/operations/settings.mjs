@@ -1,5 +1,39 @@
+// @ts-check
 // The operations settings of a deploy (serverless.yml, custom.operations; every value a deploy
 // parameter): read once, checked, with the defaults docs/operating.md documents.
+/** @import { ConfigValue } from "../../core/serverless-host.ts" */
+
+/**
+ * @typedef {object} OperationsSettings
+ * @property {string} namespace
+ * @property {number | undefined} logRetentionDays
+ * @property {boolean} metrics
+ * @property {boolean} tracing
+ * @property {string | undefined} alarmTopicArn
+ * @property {string | undefined} alarmEmail
+ * @property {boolean} dashboard
+ * @property {boolean} graphiql
+ * @property {boolean} testRoutes
+ * @property {string[]} testServices
+ * @property {Record<string, string>} tags
+ * @property {number} accountConcurrencyLimit
+ * @property {{ periodSeconds: number, evaluationPeriods: number, datapointsToAlarm: number, minRequests: number }} evaluation
+ * @property {EdgeSettings} edge
+ * @property {Record<AlarmName, number | undefined>} alarms
+ */
+/**
+ * @typedef {object} EdgeSettings
+ * @property {number | undefined} throttleRate
+ * @property {number | undefined} throttleBurst
+ * @property {number | undefined} authThrottleRate
+ * @property {number | undefined} authThrottleBurst
+ * @property {number | undefined} streamReservedConcurrency
+ * @property {number | undefined} wsReservedConcurrency
+ * @property {boolean} tableDeletionProtection
+ * @property {boolean} accessLogs
+ * @property {"create" | "existing"} apiGatewayLogsRole
+ */
+/** @typedef {keyof typeof ALARM_DEFAULTS} AlarmName */
 
 /** Each alarm: its default threshold and what the threshold counts (docs/operating.md, "Alarms"). */
 export const ALARM_DEFAULTS = {
@@ -34,8 +68,14 @@ const RETENTION_DAYS = new Set([1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 
 const MAX_EVALUATION_SECONDS = 86_400;
 
 const OFF = new Set(["off", "false", "none", "disabled"]);
-const unset = (value) => value === undefined || value === null || value === "" || value === "null";
+const unset = (/** @type {unknown} */ value) => value === undefined || value === null || value === "" || value === "null";
 
+/**
+ * @param {string} name
+ * @param {unknown} value
+ * @param {number | undefined} fallback
+ * @returns {number | undefined}
+ */
 function number(name, value, fallback) {
   if (unset(value)) return fallback;
   if (OFF.has(String(value).toLowerCase())) return undefined;
@@ -44,6 +84,13 @@ function number(name, value, fallback) {
   return n;
 }
 
+/**
+ * @param {string} name
+ * @param {unknown} value
+ * @param {number | undefined} fallback
+ * @param {number} min
+ * @param {number} max
+ */
 function whole(name, value, fallback, min, max) {
   const n = number(name, value, fallback);
   if (n === undefined) return undefined;
@@ -51,6 +98,11 @@ function whole(name, value, fallback, min, max) {
   return n;
 }
 
+/**
+ * @param {string} name
+ * @param {unknown} value
+ * @returns {boolean}
+ */
 function flag(name, value, fallback = false) {
   if (unset(value)) return fallback;
   if (value === true || value === false) return value;
@@ -60,14 +112,16 @@ function flag(name, value, fallback = false) {
   throw new Error(`operations: ${name} must be true or false (got ${JSON.stringify(value)})`);
 }
 
+/** @param {unknown} value */
 function text(value) {
   return unset(value) ? undefined : String(value);
 }
 
 /** `team=blog,cost-center=42`: the tags every resource gets besides service and stage. */
-function tags(value) {
+function tags(/** @type {unknown} */ value) {
   const raw = text(value);
   if (raw === undefined) return {};
+  /** @type {Record<string, string>} */
   const out = {};
   for (const pair of raw.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
     const at = pair.indexOf("=");
@@ -85,8 +139,11 @@ function tags(value) {
 /**
  * `raw` is custom.operations as the framework resolved it. Throws naming the setting that is wrong:
  * a typo in a threshold must stop the deploy, not ship an alarm that never fires.
+ * @param {ConfigValue} [raw]
+ * @returns {OperationsSettings}
  */
 export function operationsSettings(raw = {}) {
+  /** @type {Record<string, number | undefined>} */
   const alarms = {};
   for (const [name, fallback] of Object.entries(ALARM_DEFAULTS)) alarms[name] = number(`alarms.${name}`, raw.alarms?.[name], fallback);
   const unknown = Object.keys(raw.alarms ?? {}).filter((name) => !(name in ALARM_DEFAULTS));
@@ -128,8 +185,9 @@ export function operationsSettings(raw = {}) {
     accessLogs: flag("accessLogs", raw.edge?.accessLogs, true),
     apiGatewayLogsRole: text(raw.edge?.apiGatewayLogsRole) ?? "create",
   };
-  if (!["create", "existing"].includes(edge.apiGatewayLogsRole)) {
-    throw new Error(`operations: apiGatewayLogsRole must be "create" or "existing" (got ${JSON.stringify(edge.apiGatewayLogsRole)})`);
+  const { apiGatewayLogsRole } = edge;
+  if (apiGatewayLogsRole !== "create" && apiGatewayLogsRole !== "existing") {
+    throw new Error(`operations: apiGatewayLogsRole must be "create" or "existing" (got ${JSON.stringify(apiGatewayLogsRole)})`);
   }
 
   return {
@@ -148,8 +206,9 @@ export function operationsSettings(raw = {}) {
     tags: tags(raw.tags),
     // What the account-concurrency alarm compares against: `aws lambda get-account-settings`.
     accountConcurrencyLimit: whole("accountConcurrencyLimit", raw.accountConcurrencyLimit, 1000, 1, 10_000_000) ?? 1000,
-    evaluation,
-    edge,
-    alarms,
+    // None is undefined: checked above.
+    evaluation: /** @type {OperationsSettings["evaluation"]} */ (evaluation),
+    edge: { ...edge, apiGatewayLogsRole },
+    alarms: /** @type {Record<AlarmName, number | undefined>} */ (alarms),
   };
 }

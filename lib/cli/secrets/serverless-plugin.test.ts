@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-// @ts-expect-error: a plain-JS serverless plugin, loaded by the Serverless CLI
 import SecretParametersPlugin from "./serverless-plugin.mjs";
+import type { Serverless } from "../../core/serverless-host.ts";
 
 class ServerlessError extends Error {}
 
@@ -36,7 +36,7 @@ function packaging(stage: string, functions: Record<string, Fn>, { roles = {} as
       functions,
     },
   };
-  const plugin = new SecretParametersPlugin(serverless) as { hooks: Record<string, () => void> };
+  const plugin = new SecretParametersPlugin(serverless as unknown as Serverless);
   return {
     serverless, resources,
     run: () => {

@@ -1,3 +1,4 @@
+// @ts-check
 // Which functions belong together: a function whose HTTP routes all start with the same path
 // segment (`/posts`, `/posts/{slug}`, `/posts/{slug}/publish` -> `posts`) serves one model or
 // service, so its functions share a log group and, in a large application, a nested stack. The
@@ -13,12 +14,16 @@ export function firstSegment(path) {
   return segment === undefined || segment === "*" ? undefined : segment;
 }
 
-/** The httpApi paths of a serverless function declaration. */
+/**
+ * The httpApi paths of a serverless function declaration.
+ * @param {{ events?: unknown[] }} fn
+ * @returns {(string | null)[]}
+ */
 function httpPaths(fn) {
   return (fn.events ?? []).map((event) => {
-    const http = event?.httpApi;
+    const http = /** @type {{ httpApi?: string | { path: string } } | undefined} */ (event)?.httpApi;
     if (http === undefined) return null;
-    return typeof http === "string" ? http.split(" ").at(-1) : http.path;
+    return typeof http === "string" ? (http.split(" ").at(-1) ?? "") : http.path;
   });
 }
 
@@ -28,22 +33,30 @@ function httpPaths(fn) {
  * @returns {Map<string, string>} function name -> group (path segment)
  */
 export function routeGroups(functions) {
+  /** @type {Map<string, string>} */
   const groups = new Map();
   for (const [name, fn] of Object.entries(functions ?? {})) {
     const paths = httpPaths(fn);
-    if (paths.length === 0 || paths.includes(null)) continue;
-    const segments = new Set(paths.map(firstSegment));
-    if (segments.size !== 1 || segments.has(undefined)) continue;
-    groups.set(name, [...segments][0]);
+    if (paths.length === 0) continue;
+    /** @type {Set<string | undefined>} */
+    const segments = new Set();
+    for (const path of paths) segments.add(path === null ? undefined : firstSegment(path));
+    const [segment] = segments;
+    if (segments.size !== 1 || segment === undefined) continue;
+    groups.set(name, segment);
   }
   return groups;
 }
 
-/** `posts` -> `Posts`, `.well-known` -> `WellKnown`: a group's part of a logical id. */
+/**
+ * `posts` -> `Posts`, `.well-known` -> `WellKnown`: a group's part of a logical id.
+ * @param {string} group
+ * @returns {string}
+ */
 export function pascal(group) {
   return String(group)
     .split(/[^A-Za-z0-9]+/)
     .filter((part) => part !== "")
-    .map((part) => part[0].toUpperCase() + part.slice(1))
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join("");
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // One log group per route group instead of one per function: every function of a model's routes
 // writes to `/aws/lambda/<service>-<stage>/<group>` (Lambda's LoggingConfig.LogGroup). A group of
 // N functions costs one resource instead of N. A log stream's name no longer says which function
@@ -10,16 +11,17 @@
 // in any setting (a function with its own retention) keep their own group.
 import { dependsOn, rewriteReferences } from "./references.mjs";
 import { pascal } from "./route-groups.mjs";
+/** @import { CfnTemplate } from "../../core/serverless-host.ts" */
 
 /**
- * @param {{ Resources: Record<string, any> }} template the compiled template, changed in place
+ * @param {CfnTemplate} template the compiled template, changed in place
  * @param {Map<string, string>} groupOfFunction function logical id -> route group
  * @param {string} prefix the log group name prefix, `/aws/lambda/<service>-<stage>`
  * @returns {number} how many log groups were removed
  */
 export function shareLogGroups(template, groupOfFunction, prefix) {
   const resources = template.Resources;
-  /** @type {Map<string, { group: string, properties: object, members: [string, string][] }>} */
+  /** @type {Map<string, { group: string, properties: object, members: [string, string][], deletionPolicy: string | undefined }>} */
   const buckets = new Map();
   for (const [functionId, group] of groupOfFunction) {
     const fn = resources[functionId];
@@ -27,15 +29,18 @@ export function shareLogGroups(template, groupOfFunction, prefix) {
     if (fn.Properties?.LoggingConfig?.LogGroup !== undefined) continue; // chosen by its author
     const ownName = `/aws/lambda/${fn.Properties?.FunctionName}`;
     const logGroupId = dependsOn(fn).find((id) => resources[id]?.Type === "AWS::Logs::LogGroup" && resources[id].Properties?.LogGroupName === ownName);
-    if (logGroupId === undefined || resources[logGroupId].Condition !== undefined) continue;
-    const { LogGroupName: _name, ...properties } = resources[logGroupId].Properties;
-    const key = JSON.stringify([group, properties, resources[logGroupId].DeletionPolicy ?? null]);
-    const bucket = buckets.get(key) ?? { group, properties, members: [], deletionPolicy: resources[logGroupId].DeletionPolicy };
+    const logGroup = logGroupId === undefined ? undefined : resources[logGroupId];
+    if (logGroupId === undefined || logGroup === undefined || logGroup.Condition !== undefined) continue;
+    const { LogGroupName: _name, ...properties } = logGroup.Properties ?? {};
+    const key = JSON.stringify([group, properties, logGroup.DeletionPolicy ?? null]);
+    const bucket = buckets.get(key) ?? { group, properties, members: [], deletionPolicy: logGroup.DeletionPolicy };
     bucket.members.push([functionId, logGroupId]);
     buckets.set(key, bucket);
   }
 
+  /** @type {Map<string, string>} */
   const replaced = new Map();
+  /** @type {Map<string, number>} */
   const taken = new Map();
   for (const bucket of buckets.values()) {
     if (bucket.members.length < 2) continue; // one function: nothing to share
@@ -49,8 +54,8 @@ export function shareLogGroups(template, groupOfFunction, prefix) {
       Properties: { LogGroupName: `${prefix}/${bucket.group.replace(/[^A-Za-z0-9._#/-]/g, "-")}${suffix}`, ...bucket.properties },
     };
     for (const [functionId, logGroupId] of bucket.members) {
-      const fn = resources[functionId];
-      fn.Properties.LoggingConfig = { ...fn.Properties.LoggingConfig, LogGroup: { Ref: sharedId } };
+      const properties = resources[functionId]?.Properties;
+      if (properties) properties.LoggingConfig = { ...properties.LoggingConfig, LogGroup: { Ref: sharedId } };
       delete resources[logGroupId];
       replaced.set(logGroupId, sharedId);
     }

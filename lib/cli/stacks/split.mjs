@@ -1,3 +1,4 @@
+// @ts-check
 // Splits a template that passes the limit into nested stacks, one per route group (a model, a
 // service, auth): each group's functions and what hangs off them (log group, permission,
 // integration, route, an alarm on one of them) move into an `AWS::CloudFormation::Stack` child;
@@ -18,6 +19,8 @@
 // stack to another in one update: it creates the new one before deleting the old.)
 import { dependsOn, namedIds, rewriteReferences } from "./references.mjs";
 import { pascal } from "./route-groups.mjs";
+/** @import { CfnResource, CfnTemplate, CfnValue } from "../../core/serverless-host.ts" */
+/** @import { Reference } from "./references.mjs" */
 
 /** Resources that are the application's spine: never moved, whatever refers to them. */
 const PINNED = new Set([
@@ -41,8 +44,9 @@ const MAX_OUTPUTS = 200;
 /** The group of the alarms that watch only the root's resources (see assignGroups). */
 export const ALARMS_GROUP = "cloudwatch alarms";
 
-const alnum = (text) => String(text).replace(/[^A-Za-z0-9]/g, "");
+const alnum = (/** @type {string} */ text) => String(text).replace(/[^A-Za-z0-9]/g, "");
 
+/** @param {CfnResource} resource */
 function movable(resource) {
   return !PINNED.has(resource.Type) && resource.Condition === undefined && !JSON.stringify(resource.Properties ?? {}).includes('"Fn::If"');
 }
@@ -50,25 +54,32 @@ function movable(resource) {
 /**
  * Which group each resource moves with: the groups' functions, then (to a fixed point) what refers
  * to exactly one group's resources, and what only one group's resources refer to.
+ * @param {Record<string, CfnResource>} resources
+ * @param {Map<string, string>} groupOfFunction
+ * @returns {Map<string, string>}
  */
 export function assignGroups(resources, groupOfFunction) {
+  /** @type {Map<string, string>} */
   const assigned = new Map();
   for (const [id, group] of groupOfFunction) {
-    if (resources[id]?.Type === "AWS::Lambda::Function" && movable(resources[id])) assigned.set(id, group);
+    const resource = resources[id];
+    if (resource?.Type === "AWS::Lambda::Function" && movable(resource)) assigned.set(id, group);
   }
   const names = new Map(Object.entries(resources).map(([id, r]) => [id, [...namedIds(r)].filter((n) => n in resources)]));
+  /** @type {Map<string, string[]>} */
   const namedBy = new Map(Object.keys(resources).map((id) => [id, []]));
-  for (const [id, targets] of names) for (const target of targets) namedBy.get(target).push(id);
+  for (const [id, targets] of names) for (const target of targets) namedBy.get(target)?.push(id);
 
   for (let changed = true; changed; ) {
     changed = false;
     for (const [id, resource] of Object.entries(resources)) {
       if (assigned.has(id) || !movable(resource)) continue;
-      const out = new Set(names.get(id).filter((n) => assigned.has(n)).map((n) => assigned.get(n)));
+      const out = new Set((names.get(id) ?? []).flatMap((n) => assigned.get(n) ?? []));
+      /** @type {string | undefined} */
       let group;
       if (out.size === 1) [group] = out;
       else if (out.size === 0) {
-        const users = namedBy.get(id);
+        const users = namedBy.get(id) ?? [];
         const into = new Set(users.map((u) => assigned.get(u)));
         if (users.length > 0 && into.size === 1 && !into.has(undefined)) [group] = into;
       }
@@ -84,7 +95,7 @@ export function assignGroups(resources, groupOfFunction) {
   // become parameters of one stack, past CloudFormation's 200).
   for (const [id, resource] of Object.entries(resources)) {
     if (assigned.has(id) || !movable(resource) || resource.Type !== "AWS::CloudWatch::Alarm") continue;
-    if (names.get(id).every((n) => !assigned.has(n))) assigned.set(id, ALARMS_GROUP);
+    if ((names.get(id) ?? []).every((n) => !assigned.has(n))) assigned.set(id, ALARMS_GROUP);
   }
   return assigned;
 }
@@ -94,9 +105,11 @@ export function assignGroups(resources, groupOfFunction) {
  * `template` in place and returns the children (none when it fits). A child may hold up to
  * `maxResources` (CloudFormation's own limit by default): `limit` says when to split, not how
  * small a model must be.
- * @param {{ Resources: Record<string, any>, Outputs?: Record<string, any>, Parameters?: Record<string, any> }} template
+ * The children are typed as the root is: resources of the same shape move between them.
+ * @template {CfnTemplate} T
+ * @param {T} template
  * @param {{ groupOfFunction: Map<string, string>, limit: number, maxResources?: number, templateUrl: (file: string) => unknown, description?: (group: string) => string }} options
- * @returns {{ id: string, group: string, file: string, template: any }[]}
+ * @returns {{ id: string, group: string, file: string, template: T & { Description: string } }[]}
  */
 export function splitTemplate(template, { groupOfFunction, limit, maxResources = MAX_RESOURCES, templateUrl, description = (g) => `Routes of ${g}` }) {
   const resources = template.Resources;
@@ -104,12 +117,14 @@ export function splitTemplate(template, { groupOfFunction, limit, maxResources =
   const assigned = assignGroups(resources, groupOfFunction);
   const groups = [...new Set(assigned.values())].sort();
 
+  /** @typedef {{ id: string, group: string, file: string, resources: Record<string, CfnResource>, parameters: Map<string, CfnValue>, outputs: Map<string, { Value: CfnValue }>, dependsOn: Set<string> }} Child */
+  /** @type {Map<string, Child>} */
   const children = new Map(
     groups.map((group) => {
       const id = `${pascal(group)}NestedStack`;
       if (id in resources) throw new Error(`Cannot split the stack: ${id} already names a resource`);
       const file = `cloudformation-template-nested-${alnum(group).toLowerCase() || "group"}.json`;
-      return [group, { id, group, file, resources: {}, parameters: new Map(), outputs: new Map(), dependsOn: new Set() }];
+      return [group, /** @type {Child} */ ({ id, group, file, resources: {}, parameters: new Map(), outputs: new Map(), dependsOn: new Set() })];
     }),
   );
   const files = new Set();
@@ -117,13 +132,27 @@ export function splitTemplate(template, { groupOfFunction, limit, maxResources =
     if (files.has(child.file)) throw new Error(`Cannot split the stack: two route groups would write ${child.file}`);
     files.add(child.file);
   }
-  for (const [id, group] of assigned) children.get(group).resources[id] = resources[id];
+  for (const [id, group] of assigned) {
+    const child = children.get(group);
+    const resource = resources[id];
+    if (child !== undefined && resource !== undefined) child.resources[id] = resource;
+  }
 
-  /** How a resource of `child` (undefined: the root) is read from elsewhere. */
+  /**
+   * How a resource of `owner` is read from elsewhere.
+   * @param {Child} owner
+   * @param {Reference} reference
+   */
   const outputOf = (owner, reference) => {
     const name = reference.kind === "ref" ? reference.target : `${reference.target}${alnum(reference.attribute)}`;
     owner.outputs.set(name, { Value: reference.kind === "ref" ? { Ref: reference.target } : { "Fn::GetAtt": [reference.target, reference.attribute] } });
     return { name, value: { "Fn::GetAtt": [owner.id, `Outputs.${name}`] } };
+  };
+
+  /** The child a resource moves to, or undefined when it stays in the root. */
+  const childOf = (/** @type {string} */ id) => {
+    const group = assigned.get(id);
+    return group === undefined ? undefined : children.get(group);
   };
 
   // Each child: references out of it become parameters, its DependsOn out of it the stack's.
@@ -131,7 +160,7 @@ export function splitTemplate(template, { groupOfFunction, limit, maxResources =
     for (const [id, resource] of Object.entries(child.resources)) {
       const rewritten = rewriteReferences(resource, (reference) => {
         if (reference.target in child.resources) return undefined;
-        const owner = children.get(assigned.get(reference.target));
+        const owner = childOf(reference.target);
         const isRootName = reference.target in resources || reference.target in (template.Parameters ?? {});
         if (owner === undefined && !isRootName) return undefined; // not ours to resolve
         if (owner !== undefined) {
@@ -146,7 +175,7 @@ export function splitTemplate(template, { groupOfFunction, limit, maxResources =
       });
       const deps = dependsOn(resource);
       const inside = deps.filter((d) => d in child.resources);
-      for (const d of deps) if (!(d in child.resources)) child.dependsOn.add(children.get(assigned.get(d))?.id ?? d);
+      for (const d of deps) if (!(d in child.resources)) child.dependsOn.add(childOf(d)?.id ?? d);
       if (inside.length > 0) rewritten.DependsOn = inside;
       else delete rewritten.DependsOn;
       child.resources[id] = rewritten;
@@ -158,8 +187,8 @@ export function splitTemplate(template, { groupOfFunction, limit, maxResources =
 
   // The root: moved resources leave; what refers to them reads their child's outputs.
   for (const id of assigned.keys()) delete resources[id];
-  const fromRoot = (reference) => {
-    const owner = children.get(assigned.get(reference.target));
+  const fromRoot = (/** @type {Reference} */ reference) => {
+    const owner = childOf(reference.target);
     if (owner === undefined) return undefined;
     const { value } = outputOf(owner, reference);
     return value;
@@ -167,11 +196,12 @@ export function splitTemplate(template, { groupOfFunction, limit, maxResources =
   for (const [id, resource] of Object.entries(resources)) {
     const rewritten = rewriteReferences(resource, fromRoot);
     const deps = dependsOn(resource);
-    if (deps.length > 0) rewritten.DependsOn = [...new Set(deps.map((d) => children.get(assigned.get(d))?.id ?? d))];
+    if (deps.length > 0) rewritten.DependsOn = [...new Set(deps.map((d) => childOf(d)?.id ?? d))];
     resources[id] = rewritten;
   }
   if (template.Outputs) template.Outputs = rewriteReferences(template.Outputs, fromRoot);
 
+  /** @type {{ id: string, group: string, file: string, template: T & { Description: string } }[]} */
   const result = [];
   for (const child of children.values()) {
     const count = Object.keys(child.resources).length;
@@ -195,7 +225,7 @@ export function splitTemplate(template, { groupOfFunction, limit, maxResources =
       Resources: child.resources,
       ...(child.outputs.size > 0 ? { Outputs: Object.fromEntries(child.outputs) } : {}),
     };
-    result.push({ id: child.id, group: child.group, file: child.file, template: childTemplate });
+    result.push({ id: child.id, group: child.group, file: child.file, template: /** @type {T & { Description: string }} */ (/** @type {unknown} */ (childTemplate)) });
   }
   return result;
 }

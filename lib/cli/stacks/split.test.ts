@@ -7,6 +7,7 @@ import { configuredLimit, shapeTemplate } from "./package-hooks.mjs";
 import { routeGroups } from "./route-groups.mjs";
 import { shareLogGroups } from "./shared-log-groups.mjs";
 import { splitTemplate } from "./split.mjs";
+import type { Serverless } from "../../core/serverless-host.ts";
 
 const API = { Ref: "HttpApi" };
 const url = (file: string) => ({ "Fn::Sub": `https://\${ServerlessDeploymentBucket}.s3.\${AWS::Region}.\${AWS::URLSuffix}/dir/${file}` });
@@ -203,7 +204,7 @@ describe("custom.nestedStacks.limit", () => {
           service: { service: "blog", custom: limit === undefined ? {} : { nestedStacks: { limit } }, functions, package: { artifactDirectoryName: "serverless/blog/prod/1-x" }, provider: { compiledCloudFormationTemplate: template } },
           getProvider: () => ({ getStage: () => "prod", naming: { getLambdaLogicalId: (name: string) => `${name}LambdaFunction` } }),
         };
-        return { result: await shapeTemplate(serverless), template };
+        return { result: await shapeTemplate(serverless as unknown as Serverless), template };
       };
       const small = await shape(undefined);
       expect(small.result.counts).toEqual([["root", Object.keys(small.template.Resources).length]]);

@@ -8,7 +8,7 @@ import { documentClient } from "../../../lib/store/dynamodb-client.ts";
 import { client, emailApp, PASSWORD, profile } from "../client.ts";
 
 /**
- * Issue 25, attack 10: in `after` and `none` mode registration created the v4 ident under its key
+ * The attack: in `after` and `none` mode, registration creating the v4 ident under its key
  * without asking the v3 compatibility hook, so the address of an account not yet migrated could
  * be taken by anyone (a second account on it; the v3 owner's next login then met the newcomer's).
  */

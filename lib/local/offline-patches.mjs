@@ -1,0 +1,219 @@
+// @ts-check
+// Every patch of another package's internals that `serverless offline` needs to answer as AWS does,
+// in one place: what each patches is named here, and test/local/offline-patches.test.ts loads the
+// installed packages and checks that each still finds what it patches, so an upgrade that moves
+// them fails a test instead of silently changing what offline answers. The plugins that use them
+// (offline-cors.mjs, offline-http-parity.mjs, offline-streams.mjs) hold only the rules.
+// A deployed stage never loads this file. Plain JS (checked by tsc through its JSDoc types) because
+// the Serverless CLI loads plugins itself.
+import { Server } from "node:http";
+import { createRequire } from "node:module";
+
+/**
+ * The part of a Hapi server (as serverless-offline creates it) the CORS patch relies on.
+ * @typedef {object} HapiServer
+ * @property {{ port?: unknown }} settings
+ * @property {(event: string, method: unknown, options?: unknown) => unknown} ext
+ * @property {(definitions: HapiRoute | HapiRoute[]) => unknown} route
+ */
+/** @typedef {{ options?: Record<string, unknown>, [key: string]: unknown }} HapiRoute */
+/**
+ * The part of a Hapi request the CORS steps read and change.
+ * @typedef {object} HapiRequest
+ * @property {string} method
+ * @property {Record<string, string | undefined>} headers
+ * @property {{ isBoom: true, output: { headers: Record<string, unknown> } } | { isBoom?: false, headers: Record<string, unknown> }} response
+ */
+/**
+ * @typedef {object} HapiResponse
+ * @property {(status: number) => HapiResponse} code
+ * @property {(name: string, value: string) => HapiResponse} header
+ * @property {() => HapiResponse} takeover
+ */
+/** @typedef {{ continue: symbol, response: () => HapiResponse }} HapiToolkit */
+/** @typedef {(request: HapiRequest, h: HapiToolkit) => unknown} HapiLifecycleMethod */
+
+/** The package whose Hapi and HTTP server the first two patches reach. */
+export const OFFLINE_PACKAGE = "serverless-offline";
+/** The package whose DynamoDB Streams client the third patch reaches. */
+export const STREAMS_PACKAGE = "serverless-offline-dynamodb-streams";
+
+/**
+ * `require` as seen from an installed package, so that a patch reaches the copy of a dependency
+ * that package loads, not another one.
+ * @param {string} name
+ */
+function requireFrom(name) {
+  return createRequire(createRequire(import.meta.url).resolve(name));
+}
+
+/**
+ * The prototype every Hapi server of serverless-offline inherits from.
+ * @returns {HapiServer}
+ */
+export function offlineHapiPrototype() {
+  /** @type {{ server: (options: object) => HapiServer }} */
+  const Hapi = requireFrom(OFFLINE_PACKAGE)("@hapi/hapi");
+  return Object.getPrototypeOf(Hapi.server({ autoListen: false }));
+}
+
+const CORS_PATCHED = Symbol.for("modelrest.offlineCors");
+
+/**
+ * @typedef {object} CorsReplacement
+ * @property {number} port the HTTP server's port: the WebSocket and Lambda servers are left alone
+ * @property {HapiLifecycleMethod} onRequest added before the routes (a preflight API Gateway answers itself)
+ * @property {HapiLifecycleMethod} onPreResponse replaces serverless-offline's own CORS hook
+ * @property {() => void} replaced called when offline's hook was replaced
+ */
+
+/** @type {CorsReplacement | undefined} */
+let corsReplacement;
+
+/**
+ * serverless-offline answers CORS in an `onPreResponse` hook it registers on its HTTP server, and
+ * Hapi adds route-level CORS after it. On the server listening on `replacement.port` only, every
+ * `onPreResponse` hook registered with `server.ext` becomes `replacement.onPreResponse` (with
+ * `replacement.onRequest` in front), and every route is registered with CORS off. The latest
+ * replacement applies (one `serverless offline` per process).
+ * @param {CorsReplacement} replacement
+ */
+export function replaceOfflineCors(replacement) {
+  corsReplacement = replacement;
+  const proto = offlineHapiPrototype();
+  const patched = /** @type {HapiServer & { [CORS_PATCHED]?: true }} */ (proto);
+  if (patched[CORS_PATCHED]) return;
+  patched[CORS_PATCHED] = true;
+  const { ext, route } = proto;
+  /** @returns {CorsReplacement | undefined} */
+  const forServer = (/** @type {HapiServer} */ server) => (corsReplacement !== undefined && Number(server.settings?.port) === corsReplacement.port ? corsReplacement : undefined);
+  proto.ext = function (event, method, extOptions) {
+    const active = forServer(this);
+    if (active && event === "onPreResponse" && typeof method === "function") {
+      active.replaced();
+      ext.call(this, "onRequest", active.onRequest);
+      return ext.call(this, event, active.onPreResponse, extOptions);
+    }
+    return ext.call(this, event, method, extOptions);
+  };
+  proto.route = function (definitions) {
+    if (!forServer(this)) return route.call(this, definitions);
+    const off = (/** @type {HapiRoute} */ d) => ({ ...d, options: { ...d.options, cors: false } });
+    return route.call(this, Array.isArray(definitions) ? definitions.map(off) : off(definitions));
+  };
+}
+
+const CONTENT_TYPE_PATCHED = Symbol.for("modelrest.offline-http-parity");
+
+/** @param {import("node:http").IncomingHttpHeaders} headers */
+function hasBody(headers) {
+  const length = headers["content-length"];
+  return (length !== undefined && length !== "0") || headers["transfer-encoding"] !== undefined;
+}
+
+/**
+ * serverless-offline gives a request with a body and no Content-Type `application/json` when it
+ * builds the Lambda event (LambdaProxyIntegrationEventV2, from `rawHeaders`); API Gateway passes
+ * the headers as sent. Before Hapi sees such a request, the HTTP server's `request` event names
+ * the body `application/octet-stream` (opaque bytes Hapi hands on untouched), in `headers` (read by
+ * Hapi) and `rawHeaders` (read by offline), so the handler sees a media type it refuses, as in AWS.
+ * @param {typeof Server} [ServerClass] the class whose `emit` is patched: node's, which Hapi's listener is
+ */
+export function keepMissingContentTypes(ServerClass = Server) {
+  // Node's overloads name each event; the patch passes every event through unchanged.
+  const emit = /** @type {(this: Server, event: string | symbol, ...args: unknown[]) => boolean} */ (/** @type {unknown} */ (ServerClass.prototype.emit));
+  if (/** @type {{ [CONTENT_TYPE_PATCHED]?: true }} */ (emit)[CONTENT_TYPE_PATCHED]) return;
+  /**
+   * @this {Server}
+   * @param {string | symbol} event
+   * @param {unknown[]} rest
+   */
+  function patched(event, ...rest) {
+    const request = /** @type {import("node:http").IncomingMessage | undefined} */ (rest[0]);
+    if (event === "request" && request?.headers && request.headers["content-type"] === undefined && hasBody(request.headers)) {
+      request.headers["content-type"] = "application/octet-stream";
+      request.rawHeaders.push("content-type", "application/octet-stream");
+    }
+    return emit.call(this, event, ...rest);
+  }
+  Object.assign(patched, { [CONTENT_TYPE_PATCHED]: true });
+  ServerClass.prototype.emit = patched;
+}
+
+/**
+ * @typedef {object} StreamsClientModule
+ * @property {{ prototype: { send: StreamsSend & { recoversTrimmed?: true } } }} DynamoDBStreamsClient
+ * @property {new (input: { ShardIterator: string | undefined }) => { input: { ShardIterator?: string } }} GetRecordsCommand
+ * @property {new (input: { StreamArn?: string, ShardId?: string, ShardIteratorType: string, SequenceNumber?: string }) => { input: { StreamArn?: string, ShardId?: string, ShardIteratorType?: string } }} GetShardIteratorCommand
+ */
+/**
+ * @typedef {{ ShardIterator?: string, NextShardIterator?: string, Records?: { dynamodb?: { SequenceNumber?: string } }[] }} StreamsOutput
+ * @typedef {(this: unknown, command: object, ...rest: unknown[]) => Promise<StreamsOutput>} StreamsSend
+ */
+
+/** The AWS SDK's DynamoDB Streams client as serverless-offline-dynamodb-streams loads it. */
+export function offlineStreamsClient() {
+  return /** @type {StreamsClientModule} */ (requireFrom(STREAMS_PACKAGE)("@aws-sdk/client-dynamodb-streams"));
+}
+
+/**
+ * DynamoDB Local numbers stream records globally across tables: once another table's stream gets
+ * a record, the iterator an empty GetRecords returned for this table fails with
+ * TrimmedDataAccessException, and serverless-offline-dynamodb-streams starts again at LATEST,
+ * losing the record just written. Its client's `send` is made to recover instead: a fresh iterator
+ * after the last record read from that shard (or after the shard's content at startup).
+ */
+export function recoverTrimmedIterators() {
+  const { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } = offlineStreamsClient();
+  const send = DynamoDBStreamsClient.prototype.send;
+  if (send.recoversTrimmed) return;
+  /** @type {Map<string, string>} iterator -> "arn|shard" */
+  const shardOf = new Map();
+  /** @type {Map<string, string>} "arn|shard" -> sequence number */
+  const lastRead = new Map();
+  const at = (/** @type {string} */ where) => {
+    const [StreamArn, ShardId] = where.split("|");
+    const after = lastRead.get(where);
+    return new GetShardIteratorCommand({ StreamArn, ShardId, ...(after ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", SequenceNumber: after } : { ShardIteratorType: "TRIM_HORIZON" }) });
+  };
+  const lastSequence = (/** @type {StreamsOutput} */ page) => page.Records?.at(-1)?.dynamodb?.SequenceNumber;
+  /** @type {StreamsSend} */
+  async function patched(command, ...rest) {
+    if (command instanceof GetShardIteratorCommand) {
+      const where = `${command.input.StreamArn}|${command.input.ShardId}`;
+      if (command.input.ShardIteratorType === "LATEST" && !lastRead.has(where)) {
+        // What LATEST skips: recovery must resume after it, not replay it.
+        let iterator = (await send.call(this, at(where))).ShardIterator;
+        while (iterator) {
+          const page = await send.call(this, new GetRecordsCommand({ ShardIterator: iterator }));
+          const last = lastSequence(page);
+          if (last === undefined) break;
+          lastRead.set(where, last);
+          iterator = page.NextShardIterator;
+        }
+      }
+      const out = await send.call(this, command, ...rest);
+      if (out.ShardIterator) shardOf.set(out.ShardIterator, where);
+      return out;
+    }
+    if (command instanceof GetRecordsCommand) {
+      const iterator = command.input.ShardIterator;
+      const where = iterator === undefined ? undefined : shardOf.get(iterator);
+      if (iterator !== undefined) shardOf.delete(iterator);
+      let out;
+      try {
+        out = await send.call(this, command, ...rest);
+      } catch (error) {
+        if (/** @type {{ name?: string }} */ (error)?.name !== "TrimmedDataAccessException" || !where) throw error;
+        const fresh = await send.call(this, at(where));
+        out = await send.call(this, new GetRecordsCommand({ ...command.input, ShardIterator: fresh.ShardIterator }), ...rest);
+      }
+      const last = lastSequence(out);
+      if (where && last !== undefined) lastRead.set(where, last);
+      if (where && out.NextShardIterator) shardOf.set(out.NextShardIterator, where);
+      return out;
+    }
+    return send.call(this, command, ...rest);
+  }
+  DynamoDBStreamsClient.prototype.send = Object.assign(patched, { recoversTrimmed: /** @type {const} */ (true) });
+}

@@ -1,0 +1,184 @@
+import { request as httpRequest, Server } from "node:http";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import {
+  keepMissingContentTypes,
+  OFFLINE_PACKAGE,
+  offlineHapiPrototype,
+  offlineStreamsClient,
+  recoverTrimmedIterators,
+  replaceOfflineCors,
+  STREAMS_PACKAGE,
+} from "../../lib/local/offline-patches.mjs";
+
+/**
+ * The patches of lib/local/offline-patches.mjs against the installed serverless-offline and
+ * serverless-offline-dynamodb-streams: each test loads the package's own code and fails when an
+ * upgrade moves what a patch relies on (a hook, a prototype method, the class a server is).
+ */
+
+const require = createRequire(import.meta.url);
+/** A file of an installed package, by its path inside the package (their `exports` do not list these). */
+const packageFile = (name: string, file: string) => join(dirname(require.resolve(name)), file);
+
+interface HapiInjectResult {
+  statusCode: number;
+  headers: Record<string, unknown>;
+}
+interface OfflineHapiServer {
+  settings: { port?: unknown };
+  listener: unknown;
+  route(definition: object): void;
+  inject(options: object): Promise<HapiInjectResult>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  info: { port: number };
+}
+interface OfflineHttpServer {
+  createServer(): Promise<void>;
+  getServer(): OfflineHapiServer;
+}
+type HttpServerClass = new (serverless: object, options: object, lambda: object) => OfflineHttpServer;
+
+async function offlineHttpServer(port: number): Promise<OfflineHapiServer> {
+  const { default: HttpServer } = (await import(pathToFileURL(packageFile(OFFLINE_PACKAGE, "events/http/HttpServer.js")).href)) as { default: HttpServerClass };
+  // What serverless-offline's HTTP server reads of the service when it answers (no httpApi.cors).
+  const server = new HttpServer({ service: { provider: {} } }, { host: "127.0.0.1", httpPort: port, enforceSecureCookies: false }, {});
+  await server.createServer();
+  const hapi = server.getServer();
+  hapi.route({ method: "GET", path: "/me", handler: () => ({ me: "alice" }), options: { cors: { origin: ["*"], credentials: true } } });
+  return hapi;
+}
+
+const FOREIGN = "https://evil.example";
+const corsHeaders = (headers: Record<string, unknown>) => Object.fromEntries(Object.entries(headers).filter(([name]) => name.startsWith("access-control-")));
+
+describe("the CORS patch on serverless-offline's Hapi", () => {
+  it("finds ext and route on the prototype of offline's Hapi servers", () => {
+    const proto = offlineHapiPrototype() as unknown as Record<string, unknown>;
+    expect(typeof proto.ext).toBe("function");
+    expect(typeof proto.route).toBe("function");
+  });
+
+  it("replaces the onPreResponse hook offline's own HTTP server registers, on that server only", async () => {
+    let replaced = 0;
+    replaceOfflineCors({
+      port: 3917,
+      onRequest: (_request, h) => h.continue,
+      onPreResponse: (request, h) => {
+        if (!request.response.isBoom) request.response.headers["x-replaced"] = "yes";
+        return h.continue;
+      },
+      replaced: () => {
+        replaced++;
+      },
+    });
+    const patched = await offlineHttpServer(3917);
+    expect(replaced).toBe(1);
+    expect(Number(patched.settings.port)).toBe(3917);
+    const answer = await patched.inject({ method: "GET", url: "/me", headers: { origin: FOREIGN } });
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers["x-replaced"]).toBe("yes");
+    // Neither offline's hook nor the route's Hapi CORS answered the foreign Origin.
+    expect(corsHeaders(answer.headers)).toEqual({});
+
+    // Another port keeps offline's hook: what the patch replaces still reflects any Origin with credentials.
+    const other = await offlineHttpServer(3918);
+    expect(replaced).toBe(1);
+    const reflected = await other.inject({ method: "GET", url: "/me", headers: { origin: FOREIGN } });
+    expect(reflected.headers["x-replaced"]).toBeUndefined();
+    expect(reflected.headers["access-control-allow-origin"]).toBe(FOREIGN);
+    expect(reflected.headers["access-control-allow-credentials"]).toBe("true");
+  });
+});
+
+describe("the Content-Type patch on the HTTP server offline listens with", () => {
+  it("reaches offline's Lambda event: a body without Content-Type stays one the handler refuses", async () => {
+    keepMissingContentTypes();
+    const { default: LambdaProxyIntegrationEventV2 } = (await import(pathToFileURL(packageFile(OFFLINE_PACKAGE, "events/http/lambda-events/LambdaProxyIntegrationEventV2.js")).href)) as {
+      default: new (request: unknown, stage: string, routeKey: string) => { create(): { headers: Record<string, string> } };
+    };
+    const hapi = await offlineHttpServer(0);
+    // Hapi listens with node's http.Server: the class whose emit the patch wraps.
+    expect(hapi.listener).toBeInstanceOf(Server);
+    let eventHeaders: Record<string, string> | undefined;
+    hapi.route({
+      method: "POST",
+      path: "/posts",
+      handler: (request: unknown) => {
+        eventHeaders = new LambdaProxyIntegrationEventV2(request, "local", "POST /posts").create().headers;
+        return "seen";
+      },
+    });
+    await hapi.start();
+    try {
+      const status = await new Promise<number>((resolve, reject) => {
+        const body = Buffer.from('{"title":"no media type"}');
+        const sent = httpRequest({ host: "127.0.0.1", port: hapi.info.port, method: "POST", path: "/posts", headers: { "content-length": String(body.length) } }, (response) => {
+          response.resume();
+          response.on("end", () => resolve(response.statusCode ?? 0));
+        });
+        sent.on("error", reject);
+        sent.end(body);
+      });
+      expect(status).toBe(200);
+      // Unpatched, offline would have filled in application/json here.
+      expect(eventHeaders?.["content-type"]).toBe("application/octet-stream");
+    } finally {
+      await hapi.stop();
+    }
+  });
+});
+
+interface StreamsOutput {
+  ShardIterator?: string;
+  NextShardIterator?: string;
+  Records?: { dynamodb: { SequenceNumber: string } }[];
+}
+
+describe("the trimmed-iterator patch on serverless-offline-dynamodb-streams' client", () => {
+  it("patches the client class the streams plugin constructs its client from", async () => {
+    recoverTrimmedIterators();
+    const pluginFile = packageFile(STREAMS_PACKAGE, "dynamodb-streams.js");
+    const theirs = createRequire(pluginFile)("@aws-sdk/client-dynamodb-streams") as unknown;
+    expect(theirs).toBe(offlineStreamsClient());
+    const { DynamoDBStreamsClient } = offlineStreamsClient();
+    expect((DynamoDBStreamsClient.prototype.send as { recoversTrimmed?: true }).recoversTrimmed).toBe(true);
+  });
+
+  it("resumes after the last record read when DynamoDB Local trims the iterator", async () => {
+    recoverTrimmedIterators();
+    const { DynamoDBStreamsClient } = createRequire(packageFile(STREAMS_PACKAGE, "dynamodb-streams.js"))("@aws-sdk/client-dynamodb-streams") as typeof import("@aws-sdk/client-dynamodb-streams");
+    const { GetRecordsCommand, GetShardIteratorCommand } = offlineStreamsClient();
+    const client = new DynamoDBStreamsClient({ region: "us-east-1", endpoint: "http://127.0.0.1:9", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+    // Fault injection: DynamoDB Local's answers, without DynamoDB Local, in front of the transport.
+    const asked: { command: string; input: Record<string, unknown> }[] = [];
+    const answer = (command: string, input: Record<string, unknown>): StreamsOutput => {
+      asked.push({ command, input });
+      if (command === "GetShardIteratorCommand") {
+        if (input.ShardIteratorType === "TRIM_HORIZON") return { ShardIterator: "from-start" };
+        if (input.ShardIteratorType === "LATEST") return { ShardIterator: "latest" };
+        return { ShardIterator: `after-${String(input.SequenceNumber)}` };
+      }
+      if (input.ShardIterator === "from-start") return { Records: [{ dynamodb: { SequenceNumber: "100" } }], NextShardIterator: "start-next" };
+      if (input.ShardIterator === "start-next") return { Records: [], NextShardIterator: "start-end" };
+      if (input.ShardIterator === "latest") throw Object.assign(new Error("trimmed"), { name: "TrimmedDataAccessException" });
+      if (input.ShardIterator === "after-100") return { Records: [{ dynamodb: { SequenceNumber: "101" } }], NextShardIterator: "after-101-next" };
+      throw new Error(`unexpected ${command} ${JSON.stringify(input)}`);
+    };
+    client.middlewareStack.add(
+      (_next, context) => async (args) => ({ output: answer(String(context.commandName), (args.input ?? {}) as Record<string, unknown>) as never, response: {} }),
+      { step: "initialize", name: "offlinePatchesFaults" },
+    );
+    const send = client.send.bind(client) as unknown as (command: object) => Promise<StreamsOutput>;
+    const stream = { StreamArn: "arn:aws:dynamodb:ddblocal:000000000000:table/Post/stream/1", ShardId: "shard-1" };
+    const latest = await send(new GetShardIteratorCommand({ ...stream, ShardIteratorType: "LATEST" }));
+    expect(latest.ShardIterator).toBe("latest");
+    const page = await send(new GetRecordsCommand({ ShardIterator: latest.ShardIterator }));
+    // The record written after startup arrives; the one before it is not replayed.
+    expect(page.Records?.map((r) => r.dynamodb.SequenceNumber)).toEqual(["101"]);
+    expect(asked.filter((a) => a.command === "GetShardIteratorCommand").map((a) => a.input.ShardIteratorType)).toEqual(["TRIM_HORIZON", "LATEST", "AFTER_SEQUENCE_NUMBER"]);
+  });
+});
