@@ -6,11 +6,12 @@
  *
  * Register it first (`middy().use(invocationMiddleware(...)).use(...)`): its `before` runs first
  * and its `after`/`onError` last, once the others have made the response (an error mapped to its
- * answer included). Run each call with perInvocation (invocation.ts) for state of its own.
+ * answer included). Run each call with perInvocation (invocation.ts) for state of its own: the
+ * middleware closes what perInvocation opened.
  */
 import type { MiddlewareObj } from "@middy/core";
 import type { Context } from "aws-lambda";
-import { currentInvocation, type Invocation } from "./invocation.ts";
+import { closeInvocation, currentInvocation, type Invocation } from "./invocation.ts";
 import { deadlineOf } from "./invocation-deadline.ts";
 import { log, logsJson } from "./log.ts";
 import { invocationCost, invocationTraceId, metricsDestination, metricsForLogLine, writeMetricsLine, type Finished, type InvocationCost } from "./metrics.ts";
@@ -32,8 +33,12 @@ export interface Outcome {
   /** A request's route key and status: its metrics are published per route and status class. */
   route?: string;
   status?: number;
-  /** The invocation's log line; without one, its metrics line is its line. */
-  line?: { message: string; fields: (measured: Measured) => Record<string, unknown> };
+}
+
+/** The invocation's log line (a request's): without one, its metrics line is its line. */
+export interface RequestLine<E, R> {
+  message: string;
+  fields: (event: E, response: R | null | undefined, measured: Measured) => Record<string, unknown>;
 }
 
 export interface InvocationKind<E, R> {
@@ -43,6 +48,7 @@ export interface InvocationKind<E, R> {
   requestIdOf?: (event: E) => string | undefined;
   /** Read once the response is made (or the error left none). */
   outcome?: (event: E, response: R | null | undefined) => Outcome;
+  line?: RequestLine<E, R>;
 }
 
 /** Begins `invocation` afresh: its ids on every line it logs, its deadline on every AWS call. */
@@ -50,28 +56,37 @@ export function beginInvocation(invocation: Invocation, requestId: string | unde
   invocation.begin(requestId, invocationTraceId(), deadlineOf(remainingMs, performance.now()));
 }
 
-/** Ends `invocation` with its one line (once: an `after` that threw reaches `onError` too). Never throws. */
-export function endInvocation(service: string, invocation: Invocation, outcome: Outcome): void {
+/**
+ * Ends `invocation` with its one line (once: an `after` that threw reaches `onError` too), and
+ * closes it (perInvocation). `fields` are its log line's, if it has one. Never throws.
+ */
+export function endInvocation(service: string, invocation: Invocation, outcome: Outcome, fields?: (measured: Measured) => Record<string, unknown>, message = "request"): void {
   if (invocation.ended) return;
   invocation.ended = true;
-  const endedAt = performance.now();
-  const durationMs = Math.round((endedAt - invocation.startedAt) * 100) / 100;
-  const done: Finished = { service, route: outcome.route, status: outcome.status, latencyMs: durationMs, requestId: invocation.requestId, endedAt };
-  const line = outcome.line;
-  if (line !== undefined) {
-    const fields = line.fields({ requestId: invocation.requestId, durationMs, ...invocationCost(invocation) });
-    if (metricsDestination() === "log line" && logsJson("info")) {
-      log.infoCarrying(line.message, fields, metricsForLogLine(done, invocation));
-      return;
+  try {
+    const endedAt = performance.now();
+    const durationMs = Math.round((endedAt - invocation.startedAt) * 100) / 100;
+    const done: Finished = { service, route: outcome.route, status: outcome.status, latencyMs: durationMs, requestId: invocation.requestId, endedAt };
+    if (fields !== undefined) {
+      const line = fields({ requestId: invocation.requestId, durationMs, ...invocationCost(invocation) });
+      if (metricsDestination() === "log line" && logsJson("info")) {
+        log.infoCarrying(message, line, metricsForLogLine(done, invocation));
+        return;
+      }
+      log.info(message, line);
     }
-    log.info(line.message, fields);
+    writeMetricsLine(done, invocation);
+  } finally {
+    closeInvocation(invocation);
   }
-  writeMetricsLine(done, invocation);
 }
 
 export function invocationMiddleware<E, R>(kind: InvocationKind<E, R>): MiddlewareObj<E, R, Error, Context> {
+  const { service, outcome, line } = kind;
   const end = (request: { event: E; response: R | null | undefined }): void => {
-    endInvocation(kind.service, currentInvocation(), kind.outcome?.(request.event, request.response) ?? {});
+    const { event, response } = request;
+    const fields = line === undefined ? undefined : (measured: Measured) => line.fields(event, response, measured);
+    endInvocation(service, currentInvocation(), outcome?.(event, response) ?? {}, fields, line?.message);
   };
   return {
     before: (request) => {

@@ -17,8 +17,8 @@ export class Invocation {
   requestId: string | undefined;
   /** X-Ray's trace root, read once as it begins when tracing is on. */
   traceId: string | undefined;
-  /** On performance.now()'s clock. */
-  startedAt = performance.now();
+  /** On performance.now()'s clock, set as it begins. */
+  startedAt = 0;
   /** On performance.now()'s clock; +Infinity without a figure from Lambda. */
   deadline = Number.POSITIVE_INFINITY;
   dynamoCalls = 0;
@@ -30,6 +30,8 @@ export class Invocation {
   /** Made at the first event counted: most invocations count none. */
   events: Map<EventMetric, number> | undefined;
   ended = false;
+  /** Opened by openInvocation (not the ambient one), and how: in the module slot or in its own async context. */
+  opened: "slot" | "context" | undefined;
 
   /** Starts afresh (what a late callback of an earlier invocation left is not counted twice). */
   begin(requestId: string | undefined, traceId: string | undefined, deadline: number): void {
@@ -64,34 +66,53 @@ export function currentInvocation(): Invocation {
 }
 
 /**
- * Runs `work` as one invocation with state of its own. Alone in the process, the invocation takes
- * the module slot; started while others run, it gets an async context of its own, and whatever
- * runs in it (its awaits, its SDK calls' callbacks) finds it there. The invocations already
- * running keep theirs: what they started before had no context, and so still finds the slot.
+ * Runs `work` as a new invocation with state of its own, until closeInvocation. Alone in the
+ * process, the invocation takes the module slot; opened while others run, it gets an async context
+ * of its own, and whatever runs in it (its awaits, its SDK calls' callbacks) finds it there. The
+ * invocations already running keep theirs: what they started before had no context, and so still
+ * finds the slot.
  */
-export async function runInvocation<T>(work: () => Promise<T>): Promise<T> {
+function openInvocation<T>(work: () => T): T {
   const invocation = new Invocation();
   if (running++ === 0) {
+    invocation.opened = "slot";
     solo = invocation;
-    try {
-      return await work();
-    } finally {
-      running--;
-      solo = undefined;
-    }
+    return work();
   }
-  storage ??= new AsyncLocalStorage<Invocation>();
+  invocation.opened = "context";
   scoped++;
+  storage ??= new AsyncLocalStorage<Invocation>();
+  return storage.run(invocation, work);
+}
+
+/** The invocation ended: its slot or context is given back (once; the ambient one has neither). */
+export function closeInvocation(invocation: Invocation): void {
+  const opened = invocation.opened;
+  if (opened === undefined) return;
+  invocation.opened = undefined;
+  running--;
+  if (solo === invocation) solo = undefined;
+  // The last overlap ended: the promise hooks go off again (contexts left behind are ignored).
+  if (opened === "context" && --scoped === 0) storage?.disable();
+}
+
+/** Runs `work` as one invocation of its own, closed when it settles (what the middleware does for a handler). */
+export async function runInvocation<T>(work: () => Promise<T>): Promise<T> {
+  let invocation: Invocation | undefined;
   try {
-    return await storage.run(invocation, work);
+    return await openInvocation(() => {
+      invocation = currentInvocation();
+      return work();
+    });
   } finally {
-    running--;
-    // The last overlap ended: the promise hooks go off again (contexts left behind are ignored).
-    if (--scoped === 0) storage.disable();
+    if (invocation !== undefined) closeInvocation(invocation);
   }
 }
 
-/** `handler` with each call run as an invocation of its own (runInvocation). */
-export function perInvocation<A extends unknown[], R>(handler: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
-  return (...args) => runInvocation(() => handler(...args));
+/**
+ * `handler` with each call opened as an invocation of its own; the invocation middleware, which
+ * the handler must run, closes it as it ends: no promise of its own per call.
+ */
+export function perInvocation<E, C, R>(handler: (event: E, context?: C) => Promise<R>): (event: E, context?: C) => Promise<R> {
+  return (event, context) => openInvocation(() => handler(event, context));
 }

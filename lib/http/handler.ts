@@ -27,32 +27,28 @@ function httpInvocation(name: string): InvocationKind<ApiGatewayEvent, Result> {
   return {
     service: name,
     requestIdOf: (event) => event.requestContext?.requestId,
-    outcome: (event, response) => {
-      const request = parsedOf(event);
-      const status = response?.statusCode ?? 0;
-      const body = response?.body;
-      return {
-        // The route key, never the path: one metric per declared route, whatever clients send.
-        route: request.routeKey,
-        status,
-        line: {
-          message: "request",
-          fields: (measured: Measured) => ({
-            requestId: measured.requestId ?? request.requestId,
-            method: request.method,
-            path: request.path,
-            function: name,
-            route: request.routeKey,
-            status,
-            durationMs: measured.durationMs,
-            // What the request cost the database: the invocation's tally, which its metrics read too.
-            dynamodbCalls: measured.dynamodbCalls,
-            consumedCapacity: measured.consumedCapacity,
-            itemsRead: measured.itemsRead,
-            bytes: body === undefined ? 0 : Buffer.byteLength(body),
-          }),
-        },
-      };
+    // The route key, never the path: one metric per declared route, whatever clients send.
+    outcome: (event, response) => ({ route: parsedOf(event).routeKey, status: response?.statusCode ?? 0 }),
+    line: {
+      message: "request",
+      fields: (event, response, measured: Measured) => {
+        const request = parsedOf(event);
+        const body = response?.body;
+        return {
+          requestId: measured.requestId ?? request.requestId,
+          method: request.method,
+          path: request.path,
+          function: name,
+          route: request.routeKey,
+          status: response?.statusCode ?? 0,
+          durationMs: measured.durationMs,
+          // What the request cost the database: the invocation's tally, which its metrics read too.
+          dynamodbCalls: measured.dynamodbCalls,
+          consumedCapacity: measured.consumedCapacity,
+          itemsRead: measured.itemsRead,
+          bytes: body === undefined ? 0 : Buffer.byteLength(body),
+        };
+      },
     },
   };
 }
