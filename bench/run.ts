@@ -3,7 +3,6 @@ import { coldSection } from "./cold/section.ts";
 import { coldSecretsSection } from "./cold/secrets.ts";
 import { bundleSection } from "./build/section.ts";
 import { dynamoSection } from "./dynamo/section.ts";
-import { executorSection } from "./executor/section.ts";
 import { fanoutSection } from "./fanout/section.ts";
 import { instructionsSection } from "./instructions/section.ts";
 import { Figures, met } from "./lib/figures.ts";
@@ -31,7 +30,6 @@ const SECTIONS: [string, Section][] = [
   ["cold-secrets", coldSecretsSection],
   ["warm", warmSection],
   ["instructions", instructionsSection],
-  ["executor", executorSection],
   ["dynamodb", dynamoSection],
   ["fanout", fanoutSection],
   ["migration", migrationSection],

@@ -1,3 +1,4 @@
+import { Bench } from "tinybench";
 import { barOn, type Figures, type Measured } from "../lib/figures.ts";
 import type { RunOptions } from "../lib/options.ts";
 import { progress } from "../lib/progress.ts";
@@ -9,7 +10,6 @@ import { localAwsEnv } from "../../lib/local/local-aws.ts";
 import { startUdpSink } from "../lib/udp-sink.ts";
 import { dynamoBlog, tracedBlog } from "./dynamodb.ts";
 import { productionEnv } from "./production-env.ts";
-import { round } from "./round.ts";
 import { warmScenarios, type Scenario } from "./scenarios.ts";
 import type { Task } from "./tasks.ts";
 
@@ -20,6 +20,20 @@ export function enableTestUser(): void {
 }
 
 const tasksOf = (s: Scenario): Task[] => [s.ours, s.floor, s.peer, ...s.references, ...(s.withoutMetrics ? [s.withoutMetrics] : []), ...(s.withTracing ? [s.withTracing] : [])];
+
+/** One tinybench round over every task; ops/s by task. */
+async function round(tasks: Task[], timeMs: number): Promise<Map<Task, number>> {
+  const bench = new Bench({ time: timeMs, warmupTime: Math.min(100, timeMs), throws: true });
+  for (const task of tasks) bench.add(task.name, task.run, { ...(task.before ? { beforeAll: task.before } : {}), ...(task.after ? { afterAll: task.after } : {}) });
+  await bench.run();
+  const out = new Map<Task, number>();
+  bench.tasks.forEach((t, i) => {
+    const result = t.result;
+    if (result.state !== "completed") throw new Error(`${t.name}: ${result.state}`);
+    out.set(tasks[i] as Task, result.throughput.mean);
+  });
+  return out;
+}
 
 /** Per task, before the recorded rounds of a full run. */
 const WARM_UP_MS = 4000;

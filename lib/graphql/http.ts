@@ -125,8 +125,6 @@ export class GraphQLEndpoint {
     private readonly app: Application,
     readonly schema: GraphQLSchema,
     private readonly options: GraphQLOptions,
-    /** Which executor runs operations: ours (the default) or graphql-js's alone, for the A/B. */
-    readonly executor: "ours" | "graphql-js" = "ours",
   ) {
     this.documents = new DocumentCache(schema, options.limits, { introspection: options.introspection, size: options.documentCacheSize });
   }
@@ -154,25 +152,6 @@ export class GraphQLEndpoint {
     }
   }
 
-  /** Requests answered, by the executor that ran them: for tests and measurements. */
-  readonly executed = { compiled: 0, graphqlJs: 0 };
-
-  /**
-   * graphql-helix's `execute`: ours runs the operation's cached plan (lib/graphql/execution) and
-   * graphql-js's `execute` what it cannot plan (introspection, for one); `graphql-js` runs
-   * graphql-js's alone (the A/B of bench/executor).
-   */
-  private readonly run: typeof execute = (args) => {
-    const operation = this.executor === "ours" ? getOperationAST(args.document, args.operationName) : undefined;
-    const compiled = operation ? this.documents.compiled(args.document, operation).execute(args.contextValue, args.variableValues ?? undefined) : undefined;
-    if (compiled) {
-      this.executed.compiled++;
-      return compiled as ReturnType<typeof execute>;
-    }
-    this.executed.graphqlJs++;
-    return execute(args);
-  };
-
   /**
    * One path for every request: the operation checked (cached parse and validation, which
    * operation), the caller identified, then graphql-helix runs it. A check that needs the
@@ -194,7 +173,7 @@ export class GraphQLEndpoint {
       request: { method: request.method, headers: { accept: JSON_MEDIA }, body: {}, query: {} },
       // graphql's own functions, never helix's copy: under loaders that give helix graphql's CommonJS
       // build and us its ESM build, the schema would otherwise come "from another realm".
-      execute: this.run,
+      execute,
       subscribe,
       parse: this.documents.parse,
       validate: this.documents.validate,
