@@ -1,8 +1,7 @@
 import {
   GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate,
-  type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule,
+  type DocumentNode, type GraphQLSchema, type ValidationRule,
 } from "graphql";
-import { CompiledOperation } from "./execution/compiled.ts";
 import { GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED } from "./errors.ts";
 import { checkLimits } from "./limits.ts";
 import type { GraphQLLimits } from "./service.ts";
@@ -34,7 +33,6 @@ function coded(error: GraphQLError, code: string, extra: Record<string, unknown>
 export class DocumentCache {
   private readonly entries = new Map<string, Entry>();
   private readonly validated = new WeakMap<DocumentNode, readonly GraphQLError[]>();
-  private readonly plans = new WeakMap<OperationDefinitionNode, CompiledOperation>();
   private readonly rules: readonly ValidationRule[];
   private readonly size: number;
 
@@ -64,16 +62,6 @@ export class DocumentCache {
     }
     return errors;
   };
-
-  /** The executor's plans of a valid document's operation, kept as long as the document is. */
-  compiled(document: DocumentNode, operation: OperationDefinitionNode): CompiledOperation {
-    let compiled = this.plans.get(operation);
-    if (!compiled) {
-      compiled = new CompiledOperation(this.schema, document, operation);
-      this.plans.set(operation, compiled);
-    }
-    return compiled;
-  }
 
   private parseNew(source: string): Entry {
     try {

@@ -1,4 +1,4 @@
-import { execute, getOperationAST, subscribe, type DocumentNode, type ExecutionResult, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from "graphql";
+import { execute, getOperationAST, subscribe, type DocumentNode, type GraphQLError, type GraphQLSchema } from "graphql";
 import { processRequest, type FormatPayloadParams } from "graphql-helix";
 import type { Application } from "../core/application.ts";
 import { Context } from "../core/context.ts";
@@ -152,46 +152,21 @@ export class GraphQLEndpoint {
     }
   }
 
-  /** Requests served by the lean path and by graphql-helix: for tests and measurements. */
-  readonly served = { lean: 0, full: 0 };
-
-  /** Lean-path executions by our executor (a cached plan) and by graphql-js's: for tests. */
-  readonly executed = { compiled: 0, graphqlJs: 0 };
-
+  /**
+   * One path for every request: the operation checked (cached parse and validation, which
+   * operation), the caller identified, then graphql-helix runs it. A check that needs the
+   * request's variables (as well as the document) belongs in `checkOperation`.
+   */
   private async execute(request: HttpRequest, params: Params, media: Media): Promise<HttpResponse> {
     const requestId = request.requestId;
     const checked = this.checkOperation(params, request.method);
     const { userId } = await resolveIdentity(this.app, request);
     const ctx = new Context({ requestId, ...(userId ? { userId } : {}) });
-    // The common request (a POST of one valid, cached query or mutation) skips helix, whose
-    // processRequest would only parse, validate and pick the operation again: our executor runs the
-    // operation's cached plan (lib/graphql/execution), and graphql-js's `execute` what it cannot
-    // plan (introspection, for one). A result without `data` (variables that do not coerce:
-    // nothing ran) takes the full path for its status.
-    if (checked?.valid && checked.operation && request.method === "POST") {
-      const contextValue = graphqlContext(this.app, ctx);
-      const compiled = this.documents.compiled(checked.document, checked.operation).execute(contextValue, params.variables);
-      if (compiled) this.executed.compiled++;
-      else this.executed.graphqlJs++;
-      const result = await (compiled ?? execute({
-        schema: this.schema,
-        document: checked.document,
-        ...(params.variables ? { variableValues: params.variables } : {}),
-        ...(params.operationName ? { operationName: params.operationName } : {}),
-        contextValue,
-      }));
-      if ("data" in result) {
-        this.served.lean++;
-        return answer(200, media, result.errors ? { ...result, errors: result.errors.map((e) => formatError(e, requestId)) } : result);
-      }
-    }
-    this.served.full++;
-    const document = checked?.document;
     const result = await processRequest<GraphQLContext, unknown>({
       schema: this.schema,
       // The parsed document when it parsed (helix then skips parsing); else the text, so that
       // helix reports the syntax error through our parse.
-      query: document ?? params.query,
+      query: checked ?? params.query,
       ...(params.variables ? { variables: params.variables } : {}),
       ...(params.operationName ? { operationName: params.operationName } : {}),
       // Our own negotiation decides the media type; helix only has to give one JSON result.
@@ -209,7 +184,7 @@ export class GraphQLEndpoint {
       }),
     });
     if (result.type !== "RESPONSE") throw new RequestError(400, "OPERATION_NOT_SUPPORTED", "Streamed results (@defer, @stream) are not supported");
-    const payload = result.payload as ExecutionResult;
+    const payload = result.payload;
     const allow = result.headers.find((h) => h.name.toLowerCase() === "allow");
     if (result.status === 405) return answer(405, media, payload, allow ? { allow: allow.value } : {});
     // A request error (nothing executed) has no `data`: 4xx in the modern media type, 200 in the legacy one.
@@ -221,21 +196,22 @@ export class GraphQLEndpoint {
 
   /**
    * For a valid document (both steps cached), refusals that depend on which operation runs:
-   * none chosen, a mutation over GET (405, GraphQL-over-HTTP), a subscription over HTTP.
-   * Syntax and validation errors are left to the normal path, which reports them.
+   * none chosen, a mutation over GET (405, GraphQL-over-HTTP), a subscription over HTTP. The
+   * parsed document, or undefined when it does not parse; syntax and validation errors are left
+   * to helix, which reports them through the same cached parse and validate.
    */
-  private checkOperation(params: Params, method: string): { document: DocumentNode; valid: boolean; operation?: OperationDefinitionNode } | undefined {
+  private checkOperation(params: Params, method: string): DocumentNode | undefined {
     let document: DocumentNode;
     try {
       document = this.documents.parse(params.query);
     } catch {
       return undefined;
     }
-    if (this.documents.validate(this.schema, document).length > 0) return { document, valid: false };
+    if (this.documents.validate(this.schema, document).length > 0) return document;
     const operation = getOperationAST(document, params.operationName);
     if (!operation) throw new RequestError(400, "BAD_REQUEST", "Name the operation to run in 'operationName'");
     if (operation.operation === "mutation" && method === "GET") throw new RequestError(405, "METHOD_NOT_ALLOWED", "Mutations need POST", { allow: "POST" });
     if (operation.operation === "subscription") throw new RequestError(400, "OPERATION_NOT_SUPPORTED", "Subscriptions are served over the WebSocket endpoint, not HTTP");
-    return { document, valid: true, operation };
+    return document;
   }
 }
