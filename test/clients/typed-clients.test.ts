@@ -56,9 +56,11 @@ export const retry = (r: Throttled): string => r.headers["Retry-After"];
 `;
 
 const GRAPHQL_USAGE = `
-import type { Post, Query, QueryPostArgs, User } from "./graphql.js";
+import type { Post, Query, QueryPostArgs, QueryPostsArgs, User } from "./graphql.js";
 export const title = (p: Post): string | null | undefined => p.title;
 export const args: QueryPostArgs = { slug: "hello" };
+// A typed client sends limits as variables; the cost limit counts the values sent.
+export const page: QueryPostsArgs = { limit: 100, offset: null };
 export const me = (q: Query): User | null | undefined => q.me;
 `;
 
