@@ -48,6 +48,11 @@ export interface ListArguments {
 export interface ListResult {
   results: Item[];
   continuationToken: string | null;
+  /**
+   * Stored records this page examined (before the filter and permission). A sparse filter answers
+   * short pages, even empty ones, with a token: the listing ends only when the token is null.
+   */
+  scanned: number;
 }
 
 function checkLimit(info: ModelInfo, limit: unknown, path: string): number {
@@ -104,11 +109,12 @@ function prepareList(ctx: Context, info: ModelInfo, sealer: ContinuationSealer, 
  * request) when first read: a GraphQL selection without it, or a relation's page nobody pages
  * on, never pays for it. JSON.stringify and GraphQL's field resolution read it like any member.
  */
-function pageResult(results: Item[], seal: (() => string) | undefined): ListResult {
-  if (!seal) return { results, continuationToken: null };
+function pageResult(results: Item[], seal: (() => string) | undefined, scanned = results.length): ListResult {
+  if (!seal) return { results, continuationToken: null, scanned };
   let token: string | undefined;
   return {
     results,
+    scanned,
     get continuationToken(): string {
       return (token ??= seal());
     },
@@ -154,7 +160,7 @@ export async function listRecords(
   const { output, ...read } = readRequest(ctx, info, permissions);
   const page = await repository.list({ ...(where ? { where } : {}), orderBy, limit, ...(after ? { after } : {}), ...read });
   const { next } = page;
-  return pageResult(page.items.map(output), next ? () => sealer.seal(scope, next) : undefined);
+  return pageResult(page.items.map(output), next ? () => sealer.seal(scope, next) : undefined, page.scanned);
 }
 
 /**
@@ -196,9 +202,9 @@ export async function listEach(
     limit: first.limit,
     ...read,
   });
-  return pages.map(({ items, next }, i) => ({
+  return pages.map(({ items, next, scanned }, i) => ({
     status: "fulfilled",
-    value: pageResult(items.map(output), next ? () => sealer.seal((prepared[i] as PreparedList).scope, next) : undefined),
+    value: pageResult(items.map(output), next ? () => sealer.seal((prepared[i] as PreparedList).scope, next) : undefined, scanned),
   }));
 }
 

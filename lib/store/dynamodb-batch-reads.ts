@@ -70,7 +70,8 @@ export async function listEach(source: BatchSource, request: ListEachRequest): P
         const { items, next } = filled[g] as { items: Item[]; next?: Item };
         const last = items[items.length - 1];
         if (ambiguous(items, next, groups[g] as Item[], key.range)) return;
-        pages[s] = next ? { items, next: resumeAfter(last, next, cursorFields, measures[g] as Selectivity) } : { items };
+        const measured = measures[g] as Selectivity;
+        pages[s] = next ? { items, next: resumeAfter(last, next, cursorFields, measured), scanned: measured.seen } : { items, scanned: measured.seen };
       });
     }
   }

@@ -56,8 +56,11 @@ export class DynamoRepository extends DynamoRecords {
     let startKey: Record<string, unknown> | undefined | null = request.after ? resumeKey : undefined;
     const ahead = typeof aheadKey === "string" ? (JSON.parse(aheadKey) as Key) : undefined;
     let budget = Math.max(1, request.maxRead ?? Number.POSITIVE_INFINITY);
+    // What this page evaluated: the look-ahead's record, then every call's ScannedCount.
+    let scanned = 0;
     if (ahead) {
       budget--;
+      scanned++;
       const row = await this.get(pickKey(this.table, ahead));
       for (const accepted of await acceptedRows(request, row && matches(row, false) ? [row] : [])) page.add(accepted);
       startKey = ahead;
@@ -100,14 +103,15 @@ export class DynamoRepository extends DynamoRecords {
       }
       startKey = result.LastEvaluatedKey ?? null;
       budget -= seen;
+      scanned += seen;
     }
     const { items } = page;
     const estimate = selectivityEntries(measured);
-    if (!next && startKey) return { items, next: { ...(startKey as Cursor), ...estimate } };
+    if (!next && startKey) return { items, next: { ...(startKey as Cursor), ...estimate }, scanned };
     const last = items[items.length - 1];
-    if (!next) return { items };
+    if (!next) return { items, scanned };
     // An empty page (the response's byte budget could not hold its first record) resumes at that
     // record: its key rides as the look-ahead, which the next page reads first.
-    return { items, next: { ...(last ? cursorOf(last, cursorFields) : {}), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), ...estimate } };
+    return { items, next: { ...(last ? cursorOf(last, cursorFields) : {}), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), ...estimate }, scanned };
   }
 }

@@ -82,6 +82,8 @@ async function traverse(q: string, limit: number, extra: Partial<ListRequest> = 
     calls.length = 0;
     const page = await repository().list({ ...(where ? { where } : {}), orderBy, limit, maxRead: MAX_PAGE, ...extra, ...(after ? { after } : {}) });
     const spent = calls.reduce((sum, c) => sum + c.scanned, 0);
+    // The page reports what it evaluated: its calls' ScannedCount and the look-ahead's read.
+    expect(page.scanned).toBe(spent);
     evaluated += spent;
     mostPerRequest = Math.max(mostPerRequest, spent);
     requests++;
