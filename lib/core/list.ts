@@ -9,6 +9,7 @@ import { assertFilterable } from "./fields.ts";
 import { payloadBytes } from "./json-bytes.ts";
 import type { Permissions } from "./permission.ts";
 import { PARTITION_KEY_BYTES, SORT_KEY_BYTES, toOutput, type Item } from "./records.ts";
+import { recordFilterShape } from "./filter-shapes.ts";
 import { scopedQuery } from "./scoped-query.ts";
 
 /** Lambda answers at most 6 MB; a page's records stay under this, leaving room for the envelope. */
@@ -160,6 +161,7 @@ export async function listRecords(
   const { output, ...read } = readRequest(ctx, info, permissions);
   const page = await repository.list({ ...(where ? { where } : {}), orderBy, limit, ...(after ? { after } : {}), ...read });
   const { next } = page;
+  if (where && page.scanned !== undefined) recordFilterShape(info.name, info.table, where, orderBy, page.scanned, page.items.length);
   return pageResult(page.items.map(output), next ? () => sealer.seal(scope, next) : undefined, page.scanned);
 }
 

@@ -163,6 +163,8 @@ export abstract class ItemStore implements Repository {
       for (const row of await acceptedRows(request, where ? read.filter((item) => evaluate(where, item)) : read)) {
         if (!page.add(row)) {
           next = resumeAt(page.items[page.items.length - 1], row, fields);
+          // In memory nothing is read in bulk: the page examined the records up to this one.
+          scanned = rows.indexOf(row, i) - start + 1;
           break scan;
         }
       }
