@@ -11,6 +11,17 @@ const AUTHORS = Array.from({ length: 50 }, (_, i) => `0b6d3f3e-7a51-4c1e-9a43-6f
 // About 1.7 KB a post, as the issue's 20,000 posts in 34 MB.
 const CONTENT = "Lorem ipsum dolor sit amet, consectetur adipiscing elit. ".repeat(28);
 
+/**
+ * Post `i`'s view count: spread evenly over 0..999 and unrelated to `i` (so to both the scan order
+ * and the creation order), so that `viewCount < 500` keeps half of any stretch and `< 10` 1%.
+ */
+export function viewCountOf(i: number): number {
+  let h = Math.imul(i ^ 0x9e3779b9, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return ((h ^ (h >>> 16)) >>> 0) % 1000;
+}
+
 /** Post `i` as the store keeps it (a row without an envelope reads as version 0). */
 function postRow(i: number): Record<string, unknown> {
   const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
@@ -19,6 +30,7 @@ function postRow(i: number): Record<string, unknown> {
     title: `Post number ${i}`,
     content: CONTENT,
     status: "published",
+    viewCount: viewCountOf(i),
     author: i < 3 ? RARE_AUTHOR : (AUTHORS[i % AUTHORS.length] as string),
     createdAt: at,
     updatedAt: at,

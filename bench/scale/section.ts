@@ -16,6 +16,7 @@ import { barOn, type Figures, type Measured } from "../lib/figures.ts";
 import type { RunOptions } from "../lib/options.ts";
 import { progress } from "../lib/progress.ts";
 import { summarise } from "../lib/stats.ts";
+import { amplificationRows } from "./amplification.ts";
 import { RARE_AUTHOR, writePosts } from "./load.ts";
 import { inProcess } from "../../test/support/parts.ts";
 
@@ -72,7 +73,8 @@ const one = (name: string, value: number): Measured => ({ name, summary: summari
  * 100,000; `--quick`: 1,000, 2,000), and at each size the latency, DynamoDB calls, items evaluated
  * and consumed capacity of an unmatched filter, a selective indexed query and a plain page, through
  * the real REST handler. Bars: the unmatched filter's and the page's items read and capacity at
- * each larger size stay within 1.5x of the smallest size's.
+ * each larger size stay within 1.5x of the smallest size's. Then, on the largest table, the read
+ * amplification of dense and sparse filters followed page by page (amplification.ts).
  */
 export async function scaleSection(figures: Figures, options: RunOptions): Promise<void> {
   progress("scale: starting DynamoDB Local");
@@ -129,6 +131,10 @@ export async function scaleSection(figures: Figures, options: RunOptions): Promi
         lines.push(`${`${rows(size)} posts`.padEnd(14)} ${request.name.padEnd(24)} status ${cost.status}  median ${latency.median.toFixed(1)} ms  ${note}`);
       }
     }
+    // On the largest table only: each row follows a listing over many pages.
+    const amplification: string[] = [];
+    await amplificationRows(figures, rest, recorder, size, options.quick ? 15 : 40, amplification);
+    figures.detail(`Scale: read amplification, filters on viewCount followed page by page on ${rows(size)} posts (items read per row returned)`, amplification);
     figures.detail(`Scale: one request per row against a posts table of each size (DynamoDB Local, read budget ${DEFAULT_READ_BUDGET} items per list)`, lines);
   } finally {
     admin.destroy();

@@ -9,6 +9,7 @@ import { assertFilterable } from "./fields.ts";
 import { payloadBytes } from "./json-bytes.ts";
 import type { Permissions } from "./permission.ts";
 import { PARTITION_KEY_BYTES, SORT_KEY_BYTES, toOutput, type Item } from "./records.ts";
+import { recordFilterShape } from "./filter-shapes.ts";
 import { scopedQuery } from "./scoped-query.ts";
 
 /** Lambda answers at most 6 MB; a page's records stay under this, leaving room for the envelope. */
@@ -48,6 +49,11 @@ export interface ListArguments {
 export interface ListResult {
   results: Item[];
   continuationToken: string | null;
+  /**
+   * Stored records this page examined (before the filter and permission). A sparse filter answers
+   * short pages, even empty ones, with a token: the listing ends only when the token is null.
+   */
+  scanned: number;
 }
 
 function checkLimit(info: ModelInfo, limit: unknown, path: string): number {
@@ -104,11 +110,12 @@ function prepareList(ctx: Context, info: ModelInfo, sealer: ContinuationSealer, 
  * request) when first read: a GraphQL selection without it, or a relation's page nobody pages
  * on, never pays for it. JSON.stringify and GraphQL's field resolution read it like any member.
  */
-function pageResult(results: Item[], seal: (() => string) | undefined): ListResult {
-  if (!seal) return { results, continuationToken: null };
+function pageResult(results: Item[], seal: (() => string) | undefined, scanned = results.length): ListResult {
+  if (!seal) return { results, continuationToken: null, scanned };
   let token: string | undefined;
   return {
     results,
+    scanned,
     get continuationToken(): string {
       return (token ??= seal());
     },
@@ -154,7 +161,8 @@ export async function listRecords(
   const { output, ...read } = readRequest(ctx, info, permissions);
   const page = await repository.list({ ...(where ? { where } : {}), orderBy, limit, ...(after ? { after } : {}), ...read });
   const { next } = page;
-  return pageResult(page.items.map(output), next ? () => sealer.seal(scope, next) : undefined);
+  if (where && page.scanned !== undefined) recordFilterShape(info.name, info.table, where, orderBy, page.scanned, page.items.length);
+  return pageResult(page.items.map(output), next ? () => sealer.seal(scope, next) : undefined, page.scanned);
 }
 
 /**
@@ -196,9 +204,9 @@ export async function listEach(
     limit: first.limit,
     ...read,
   });
-  return pages.map(({ items, next }, i) => ({
+  return pages.map(({ items, next, scanned }, i) => ({
     status: "fulfilled",
-    value: pageResult(items.map(output), next ? () => sealer.seal((prepared[i] as PreparedList).scope, next) : undefined),
+    value: pageResult(items.map(output), next ? () => sealer.seal((prepared[i] as PreparedList).scope, next) : undefined, scanned),
   }));
 }
 

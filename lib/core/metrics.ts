@@ -297,6 +297,25 @@ export function writeMetricsLine(done: Finished, tally: Invocation): void {
   }
 }
 
+/**
+ * Writes a metric line of its own (the index advisor's, filter-shapes.ts) where the invocation's
+ * line goes: stdout in Lambda, the metrics file under `npm start`; nothing with metrics off.
+ */
+export function writeMetricLine(build: (namespace: string) => string): void {
+  try {
+    configured ??= settings();
+    if (!configured.enabled) return;
+    const line = build(configured.namespace);
+    if (!configured.offline) process.stdout.write(`${line}\n`);
+    else {
+      mkdirSync(dirname(configured.file), { recursive: true });
+      appendFileSync(configured.file, `${line}\n`);
+    }
+  } catch (error) {
+    process.stderr.write(`metrics: could not write a metric line: ${(error as Error).message}\n`);
+  }
+}
+
 function readable(done: Finished, tally: Invocation): string {
   const what = done.route === undefined ? done.service : `${done.route} ${done.status}`;
   const events = [...(tally.events ?? [])].map(([name, value]) => ` ${name}=${round(value)}`).join("");

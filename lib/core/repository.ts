@@ -61,6 +61,11 @@ export interface Page {
    * (`maxRead`) ended before the data did (more may exist; the page may even be empty).
    */
   next?: Cursor;
+  /**
+   * Stored records the store evaluated for this page (before the filter and permission): a sparse
+   * filter's short or empty page with a `next` still shows how far the listing went.
+   */
+  scanned?: number;
 }
 
 /**

@@ -3,7 +3,8 @@ import {
   type DocumentNode, type GraphQLSchema, type ValidationRule,
 } from "graphql";
 import { GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED } from "./errors.ts";
-import { checkLimits } from "./limits.ts";
+import { costErrors, UNKNOWN, type Variables } from "./limits-cost.ts";
+import { analyseLimits, type LimitAnalysis } from "./limits.ts";
 import type { GraphQLLimits } from "./service.ts";
 
 interface Entry {
@@ -28,11 +29,12 @@ function coded(error: GraphQLError, code: string, extra: Record<string, unknown>
  * Parsed and validated documents by query text, least recently used first out. graphql-helix
  * parses and validates every request by default; these replace its `parse` and `validate` so a
  * repeated query costs two map lookups. A document's validation result (standard rules, the
- * introspection switch and the abuse limits) is kept with the document itself.
+ * introspection switch and the abuse limits) is kept with the document itself, with the analysis
+ * of its cost, which each request evaluates with its own variables (`forRequest`).
  */
 export class DocumentCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly validated = new WeakMap<DocumentNode, readonly GraphQLError[]>();
+  private readonly validated = new WeakMap<DocumentNode, { standard: readonly GraphQLError[] } | LimitAnalysis>();
   private readonly rules: readonly ValidationRule[];
   private readonly size: number;
 
@@ -53,15 +55,33 @@ export class DocumentCache {
     return entry.document as DocumentNode;
   };
 
-  validate = (schema: GraphQLSchema, document: DocumentNode): readonly GraphQLError[] => {
-    let errors = this.validated.get(document);
-    if (!errors) {
+  /**
+   * Validation without the request's variables (a subscription's document checked on its own):
+   * each variable counts as the largest value it could hold.
+   */
+  validate = (schema: GraphQLSchema, document: DocumentNode): readonly GraphQLError[] => this.check(schema, document, UNKNOWN);
+
+  /** Validation for one request: the cost counts its variables' values (null or absent: the default). */
+  forRequest(variables: Readonly<Record<string, unknown>> | undefined): (schema: GraphQLSchema, document: DocumentNode) => readonly GraphQLError[] {
+    return (schema, document) => this.check(schema, document, variables ?? {});
+  }
+
+  /** Standard rules and the limits' analysis run once per document; the cost is evaluated per call. */
+  private check(schema: GraphQLSchema, document: DocumentNode, variables: Variables): readonly GraphQLError[] {
+    let entry = this.validated.get(document);
+    if (!entry) {
+      this.validations++;
       const standard = validate(schema, document, this.rules).map((e) => coded(e, GRAPHQL_VALIDATION_FAILED));
-      errors = standard.length > 0 ? standard : checkLimits(schema, document, this.limits);
-      this.validated.set(document, errors);
+      entry = standard.length > 0 ? { standard } : analyseLimits(schema, document, this.limits);
+      this.validated.set(document, entry);
     }
-    return errors;
-  };
+    if ("standard" in entry) return entry.standard;
+    const costly = costErrors(entry.costs, variables, this.limits);
+    return costly.length > 0 ? [...entry.errors, ...costly] : entry.errors;
+  }
+
+  /** Documents validated so far (each once however often it is asked): for tests and measurements. */
+  validations = 0;
 
   private parseNew(source: string): Entry {
     try {

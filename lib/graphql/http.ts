@@ -176,7 +176,7 @@ export class GraphQLEndpoint {
       execute,
       subscribe,
       parse: this.documents.parse,
-      validate: this.documents.validate,
+      validate: this.documents.forRequest(params.variables),
       contextFactory: () => graphqlContext(this.app, ctx),
       formatPayload: ({ payload }: FormatPayloadParams<GraphQLContext, unknown>) => ({
         ...payload,
@@ -207,7 +207,7 @@ export class GraphQLEndpoint {
     } catch {
       return undefined;
     }
-    if (this.documents.validate(this.schema, document).length > 0) return document;
+    if (this.documents.forRequest(params.variables)(this.schema, document).length > 0) return document;
     const operation = getOperationAST(document, params.operationName);
     if (!operation) throw new RequestError(400, "BAD_REQUEST", "Name the operation to run in 'operationName'");
     if (operation.operation === "mutation" && method === "GET") throw new RequestError(405, "METHOD_NOT_ALLOWED", "Mutations need POST", { allow: "POST" });

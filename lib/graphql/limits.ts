@@ -1,50 +1,14 @@
 import {
-  GraphQLError, Kind, SchemaMetaFieldDef, TypeMetaFieldDef, TypeNameMetaFieldDef, getNamedType, isListType, isNonNullType, isObjectType, isInterfaceType,
-  type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLNamedType,
-  type GraphQLOutputType, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
+  GraphQLError, Kind, getNamedType, isObjectType, isInterfaceType,
+  type DocumentNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
 } from "graphql";
-import { parseQuery, type FilterLimits } from "../query/index.ts";
-import type { ListSize } from "./model-types.ts";
+import { CostAnalyser, type OperationCost } from "./limits-cost.ts";
+import { metaField } from "./limits-meta.ts";
 import type { GraphQLLimits } from "./service.ts";
 
 interface Tally {
   depth: number;
   aliases: number;
-  cost: number;
-}
-
-function isList(type: GraphQLOutputType): boolean {
-  return isListType(isNonNullType(type) ? type.ofType : type);
-}
-
-/** The LIMIT a query-language string asks for; undefined when it has none or does not parse (the resolver refuses it then). */
-function queryLimit(text: string, filterLimits: Partial<FilterLimits> | undefined): number | undefined {
-  try {
-    return parseQuery(text, filterLimits).limit;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The size a list field may reach: its `limit` argument, else the LIMIT of its `query` string, else
- * the default; a variable in either may hold anything, so it counts as the maximum.
- */
-function factor(field: GraphQLField<unknown, unknown>, node: FieldNode, limits: GraphQLLimits): number {
-  const size = field.extensions.listSize as ListSize | undefined;
-  if (size?.counted) return 1;
-  if (size?.limit) {
-    const { default: fallback, max } = size.limit;
-    const clamp = (n: number): number => Math.max(1, Math.min(n, max));
-    const argument = (name: string) => node.arguments?.find((a) => a.name.value === name)?.value;
-    const limit = argument("limit");
-    if (limit && limit.kind !== Kind.NULL) return limit.kind === Kind.INT || limit.kind === Kind.FLOAT ? clamp(Number(limit.value)) : max;
-    const query = argument("query");
-    if (query?.kind === Kind.VARIABLE) return max;
-    if (query?.kind === Kind.STRING) return clamp(queryLimit(query.value, size.filter) ?? fallback);
-    return fallback;
-  }
-  return isList(field.type) ? limits.listFactor : 1;
 }
 
 /**
@@ -61,13 +25,12 @@ class Walker {
   constructor(
     private readonly fragments: Map<string, FragmentDefinitionNode>,
     private readonly schema: GraphQLSchema,
-    private readonly limits: GraphQLLimits,
   ) {}
 
   /** The tally of a selection set whose fields sit at depth 1 with multiplier 1. */
   measure(set: SelectionSetNode, parent: GraphQLNamedType): Tally {
-    const tally: Tally = { depth: 0, aliases: 0, cost: 0 };
-    this.walk(set, parent, 1, 1, tally);
+    const tally: Tally = { depth: 0, aliases: 0 };
+    this.walk(set, parent, 1, tally);
     return tally;
   }
 
@@ -84,33 +47,29 @@ class Walker {
 
   /**
    * `__typename` and introspection (`__schema`, `__type` and all below them) count toward aliases
-   * and cost like any other field (300 aliased `__typename` passed when they did not). Inside
-   * introspection, depth is not counted and lists count once: GraphiQL's own schema query nests 13
-   * deep and its lists' sizes are the schema's, not the caller's (the response's byte budget bounds
-   * what they answer).
+   * like any other field (300 aliased `__typename` passed when they did not). Inside
+   * introspection, depth is not counted: GraphiQL's own schema query nests 13 deep.
    */
-  private walk(set: SelectionSetNode, parent: GraphQLNamedType, depth: number, multiplier: number, tally: Tally, introspection = false): void {
+  private walk(set: SelectionSetNode, parent: GraphQLNamedType, depth: number, tally: Tally, introspection = false): void {
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
         const meta = metaField(selection.name.value, parent === this.schema.getQueryType());
         if (selection.alias) tally.aliases++;
         if (!introspection && !meta) tally.depth = Math.max(tally.depth, depth);
-        tally.cost += multiplier;
         const field = meta ?? (isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[selection.name.value] : undefined);
         if (field && selection.selectionSet) {
           const inner = introspection || meta !== undefined;
-          this.walk(selection.selectionSet, getNamedType(field.type), depth + 1, inner ? multiplier : multiplier * factor(field, selection, this.limits), tally, inner);
+          this.walk(selection.selectionSet, getNamedType(field.type), depth + 1, tally, inner);
         }
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const type = selection.typeCondition ? this.schema.getType(selection.typeCondition.name.value) : parent;
-        this.walk(selection.selectionSet, type ?? parent, depth, multiplier, tally, introspection);
+        this.walk(selection.selectionSet, type ?? parent, depth, tally, introspection);
       } else {
-        const empty: Tally = { depth: 0, aliases: 0, cost: 0 };
+        const empty: Tally = { depth: 0, aliases: 0 };
         const inner = this.summarize(selection.name.value, this.summaries, empty, (f) => this.measure(f.selectionSet, this.schema.getType(f.typeCondition.name.value) ?? parent));
-        // Its fields sit at this depth; its cost scales with the lists around the spread.
+        // Its fields sit at this depth.
         if (inner.depth > 0 && !introspection) tally.depth = Math.max(tally.depth, depth - 1 + inner.depth);
         tally.aliases += inner.aliases;
-        tally.cost += multiplier * inner.cost;
       }
     }
   }
@@ -128,40 +87,40 @@ class Walker {
   }
 }
 
-/** The definitions of `__typename` (anywhere) and `__schema`/`__type` (on the query root only). */
-function metaField(name: string, onQueryRoot: boolean): GraphQLField<unknown, unknown> | undefined {
-  if (name === "__typename") return TypeNameMetaFieldDef;
-  if (!onQueryRoot) return undefined;
-  if (name === "__schema") return SchemaMetaFieldDef;
-  if (name === "__type") return TypeMetaFieldDef;
-  return undefined;
-}
-
 function refusal(code: string, message: string, limit: number, actual: number, node: OperationDefinitionNode): GraphQLError {
   return new GraphQLError(message, { nodes: [node], extensions: { code, limit, actual } });
 }
 
+/** The checks of a validated document that do not depend on its variables, and its cost analysis (limits-cost.ts). */
+export interface LimitAnalysis {
+  errors: GraphQLError[];
+  costs: OperationCost[];
+}
+
 /**
- * Abuse limits, checked on the validated document before any resolver runs (and cached with it):
- * depth, aliases, root fields and estimated cost, each with its own code. Tokens are limited by
- * the parser itself.
+ * Abuse limits, checked on the validated document before any resolver runs and cached with it:
+ * depth, aliases and root fields, each with its own code (tokens are limited by the parser
+ * itself). The estimated cost depends on the request's variables: what is cached is its analysis,
+ * evaluated per request (`costErrors`).
  */
-export function checkLimits(schema: GraphQLSchema, document: DocumentNode, limits: GraphQLLimits): GraphQLError[] {
+export function analyseLimits(schema: GraphQLSchema, document: DocumentNode, limits: GraphQLLimits): LimitAnalysis {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
   const errors: GraphQLError[] = [];
+  const costs: OperationCost[] = [];
   // Fragment tallies do not depend on the operation: one walker measures each fragment once.
-  const walker = new Walker(fragments, schema, limits);
+  const walker = new Walker(fragments, schema);
+  const analyser = new CostAnalyser(fragments, schema, limits);
   for (const operation of document.definitions) {
     if (operation.kind !== Kind.OPERATION_DEFINITION) continue;
     const root = schema.getRootType(operation.operation);
     if (!root) continue;
-    const { depth, aliases, cost } = walker.measure(operation.selectionSet, root);
+    const { depth, aliases } = walker.measure(operation.selectionSet, root);
     const roots = walker.rootFields(operation.selectionSet);
     if (depth > limits.maxDepth) errors.push(refusal("QUERY_TOO_DEEP", `The query is nested ${depth} levels deep; at most ${limits.maxDepth} are allowed`, limits.maxDepth, depth, operation));
     if (aliases > limits.maxAliases) errors.push(refusal("TOO_MANY_ALIASES", `The query uses ${aliases} aliases; at most ${limits.maxAliases} are allowed`, limits.maxAliases, aliases, operation));
     if (roots > limits.maxRootFields) errors.push(refusal("TOO_MANY_ROOT_FIELDS", `The operation selects ${roots} root fields; at most ${limits.maxRootFields} are allowed`, limits.maxRootFields, roots, operation));
-    if (cost > limits.maxCost) errors.push(refusal("QUERY_TOO_COSTLY", `The query may resolve about ${cost} fields; at most ${limits.maxCost} are allowed (lower the limit arguments)`, limits.maxCost, cost, operation));
+    costs.push(analyser.operation(operation, root));
   }
-  return errors;
+  return { errors, costs };
 }

@@ -68,7 +68,7 @@ export class Loaders {
           const pages = await this.app.domain.queryEach(this.ctx, child, fields[0] as string, scopes, args, parent);
           return new Map(scopes.map((s, i) => [JSON.stringify(fields.map((f) => s[f])), pages[i] as PromiseSettledResult<ListResult>]));
         },
-        { status: "fulfilled", value: { results: [], continuationToken: null } },
+        { status: "fulfilled", value: { results: [], continuationToken: null, scanned: 0 } },
       );
       this.pages.set(id, batcher);
     }

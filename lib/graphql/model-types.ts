@@ -84,6 +84,10 @@ export class ModelTypes {
         fields: () => ({
           results: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(this.object(info)))), extensions: { listSize: counted } },
           continuationToken: { type: GraphQLString, description: "Pass as `offset` for the next page; null on the last page." },
+          scanned: {
+            type: new GraphQLNonNull(LongScalar),
+            description: "Stored records this page examined before the filter and read permission. A sparse filter answers short pages, even empty ones, with a token: follow `continuationToken` until it is null.",
+          },
         }),
       });
       this.pages.set(info.name, type);

@@ -68,7 +68,7 @@ function containsField(relation: Contains, parent: ModelInfo, child: ModelInfo, 
     extensions: { listSize: types.listSize(child) },
     resolve: (record, args: { query?: string | null; limit?: number | null; offset?: string | null }, { loaders }) => {
       const scope = scopeOf(parent, relation.fields, record);
-      if (!scope) return { results: [], continuationToken: null };
+      if (!scope) return { results: [], continuationToken: null, scanned: 0 };
       return loaders.children(child, scope, {
         q: args.query ?? "",
         ...(args.limit != null ? { limit: args.limit } : {}),

@@ -84,10 +84,14 @@ function querySchema(info: ModelInfo): JsonSchema {
 function resultsSchema(info: ModelInfo): Json {
   return {
     type: "object",
-    required: ["results", "continuationToken"],
+    required: ["results", "continuationToken", "scanned"],
     properties: {
       results: { type: "array", items: ref(info.name) },
       continuationToken: { type: ["string", "null"], description: "Null exactly when there are no more records" },
+      scanned: {
+        type: "integer", minimum: 0,
+        description: "Stored records this page examined before the filter and read permission. A sparse filter answers short pages, even empty ones, with a token: follow `continuationToken` until it is null, and show `scanned` as progress",
+      },
     },
   };
 }

@@ -1,8 +1,9 @@
 import type { TableShape } from "../core/model-info.ts";
 import { evaluate, planDynamoQuery, type DynamoPlan, type Expression } from "../query/index.ts";
-import { AHEAD, MAX_PAGE, SIZE } from "./dynamodb-cursor.ts";
+import { AHEAD, MAX_PAGE } from "./dynamodb-cursor.ts";
 import { PARTIQL_IN_MAX, readIn, type KeySource } from "./dynamodb-partiql.ts";
 import { fillPages } from "./fill-pages.ts";
+import { addSelectivity, NO_MEASURE, selectivityEntries, type Selectivity } from "./read-size.ts";
 import { assertPartitionField, compareValues, cursorOf, keyFieldsOf } from "./keys.ts";
 import type { Cursor, Item, KeyValue, ListEachRequest, ListRequest, Page } from "./repository.ts";
 
@@ -56,16 +57,21 @@ export async function listEach(source: BatchSource, request: ListEachRequest): P
       // budget and its cursor resumes right after the last record read.
       const maxRead = common.maxRead ?? Number.POSITIVE_INFINITY;
       const within = chunk.filter((s) => rows.filter((row) => row[field] === (scopes[s] as { value: KeyValue }).value).length <= maxRead);
+      const measures: Selectivity[] = [];
       const groups = within.map((s) => {
         const { value, where } = scopes[s] as { value: KeyValue; where: unknown };
-        return rows.filter((row) => row[field] === value && (!where || evaluate(where as Expression, row))).sort(compare);
+        const scoped = rows.filter((row) => row[field] === value);
+        const kept = scoped.filter((row) => !where || evaluate(where as Expression, row)).sort(compare);
+        measures.push(addSelectivity(NO_MEASURE, { kept: kept.length, seen: scoped.length }));
+        return kept;
       });
       const filled = await fillPages(groups, common);
       within.forEach((s, g) => {
         const { items, next } = filled[g] as { items: Item[]; next?: Item };
         const last = items[items.length - 1];
         if (ambiguous(items, next, groups[g] as Item[], key.range)) return;
-        pages[s] = next ? { items, next: resumeAfter(last, next, cursorFields, common.limit) } : { items };
+        const measured = measures[g] as Selectivity;
+        pages[s] = next ? { items, next: resumeAfter(last, next, cursorFields, measured), scanned: measured.seen } : { items, scanned: measured.seen };
       });
     }
   }
@@ -93,9 +99,12 @@ function queryOrder(table: TableShape, range: string | undefined, forward: boole
   };
 }
 
-/** The cursor `list` gives when `next` is the first record after the page. */
-function resumeAfter(last: Item | undefined, next: Item, cursorFields: string[], limit: number): Cursor {
-  return { ...(last ? cursorOf(last, cursorFields) : {}), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), [SIZE]: Math.min(MAX_PAGE, (limit + 1) * 2) };
+/**
+ * The cursor `list` gives when `next` is the first record after the page, with the share of the
+ * scope's records its filter kept (the permission is not counted: the next page measures it).
+ */
+function resumeAfter(last: Item | undefined, next: Item, cursorFields: string[], measured: Selectivity): Cursor {
+  return { ...(last ? cursorOf(last, cursorFields) : {}), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), ...selectivityEntries(measured) };
 }
 
 /**

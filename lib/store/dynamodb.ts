@@ -1,10 +1,11 @@
 import { NumberValue, QueryCommand, ScanCommand, type QueryCommandOutput, type ScanCommandInput, type ScanCommandOutput } from "@aws-sdk/lib-dynamodb";
 import { evaluate, planDynamoQuery, type Expression } from "../query/index.ts";
 import { listEach, type BatchSource } from "./dynamodb-batch-reads.ts";
-import { AHEAD, MAX_PAGE, SIZE } from "./dynamodb-cursor.ts";
+import { AHEAD, KEPT, LEGACY_SIZE, SEEN } from "./dynamodb-cursor.ts";
 import { findByFieldPages } from "./dynamodb-pages.ts";
 import { DynamoRecords } from "./dynamodb-records.ts";
 import { cursorOf, keyFieldsOf, pickKey } from "./keys.ts";
+import { addSelectivity, carriedSelectivity, readSize, selectivityEntries } from "./read-size.ts";
 import { acceptedRows, PageFill, type Cursor, type Item, type Key, type KeyValue, type ListEachRequest, type ListRequest, type Page, type PageSizes } from "./repository.ts";
 
 /**
@@ -33,7 +34,10 @@ export class DynamoRepository extends DynamoRecords {
 
   /**
    * Reads until the page holds `limit` accepted records plus one look-ahead (so that `next` is set
-   * exactly when more exist), growing the read size when the filter rejects most of what it reads.
+   * exactly when more exist). Each call's read size is what the page still needs over the share of
+   * records the filter and the read permission have kept so far (read-size.ts), measured from the
+   * first page on and carried in the cursor: a dense filter reads about what it returns, a sparse
+   * one reads up to DynamoDB's page at once.
    * The look-ahead's key rides in the cursor: the next page starts by re-reading that one record
    * and resumes after it, instead of scanning again the stretch the look-ahead already crossed.
    * The read budget (`maxRead`) caps what DynamoDB evaluates (its `Limit` counts items read before
@@ -48,24 +52,29 @@ export class DynamoRepository extends DynamoRecords {
       fromFilter ? !plan.residual || evaluate(plan.residual, row) : !where || evaluate(where, row);
     const page = new PageFill(request);
     // undefined: from the start; null: the data has ended.
-    const { [AHEAD]: aheadKey, [SIZE]: carriedSize, ...resumeKey } = request.after ?? {};
+    const { [AHEAD]: aheadKey, [KEPT]: _kept, [SEEN]: _seen, [LEGACY_SIZE]: _size, ...resumeKey } = request.after ?? {};
     let startKey: Record<string, unknown> | undefined | null = request.after ? resumeKey : undefined;
     const ahead = typeof aheadKey === "string" ? (JSON.parse(aheadKey) as Key) : undefined;
     let budget = Math.max(1, request.maxRead ?? Number.POSITIVE_INFINITY);
+    // What this page evaluated: the look-ahead's record, then every call's ScannedCount.
+    let scanned = 0;
     if (ahead) {
       budget--;
+      scanned++;
       const row = await this.get(pickKey(this.table, ahead));
       for (const accepted of await acceptedRows(request, row && matches(row, false) ? [row] : [])) page.add(accepted);
       startKey = ahead;
     }
-    let pageSize = Math.min(MAX_PAGE, Math.max(request.limit + 1, typeof carriedSize === "number" ? carriedSize : 0));
+    const filtered = plan.filterExpression !== undefined || plan.residual !== undefined;
+    let measured = carriedSelectivity(request.after);
     let next: Item | undefined;
     const hasValues = Object.keys(plan.values).length > 0;
     const hasNames = Object.keys(plan.names).length > 0;
     while (!next && startKey !== null && budget > 0) {
       const common: ScanCommandInput = {
         TableName: this.tableName,
-        Limit: Math.min(pageSize, budget),
+        // The page needs its remaining records plus the look-ahead.
+        Limit: readSize(request.limit + 1 - page.items.length, measured, filtered, budget),
         ExclusiveStartKey: startKey ?? undefined,
         ...(plan.filterExpression ? { FilterExpression: plan.filterExpression } : {}),
         ...(hasNames ? { ExpressionAttributeNames: plan.names } : {}),
@@ -83,22 +92,26 @@ export class DynamoRepository extends DynamoRecords {
             )
           : this.client.send(new ScanCommand(common)),
       );
-      for (const row of await acceptedRows(request, (result.Items ?? []).filter((row) => matches(row, true)))) {
+      const kept = await acceptedRows(request, (result.Items ?? []).filter((row) => matches(row, true)));
+      const seen = result.ScannedCount ?? result.Items?.length ?? 0;
+      measured = addSelectivity(measured, { kept: kept.length, seen });
+      for (const row of kept) {
         if (!page.add(row)) {
           next = row;
           break;
         }
       }
       startKey = result.LastEvaluatedKey ?? null;
-      budget -= result.ScannedCount ?? result.Items?.length ?? 0;
-      pageSize = Math.min(MAX_PAGE, pageSize * 2);
+      budget -= seen;
+      scanned += seen;
     }
     const { items } = page;
-    if (!next && startKey) return { items, next: { ...(startKey as Cursor), [SIZE]: pageSize } };
+    const estimate = selectivityEntries(measured);
+    if (!next && startKey) return { items, next: { ...(startKey as Cursor), ...estimate }, scanned };
     const last = items[items.length - 1];
-    if (!next) return { items };
+    if (!next) return { items, scanned };
     // An empty page (the response's byte budget could not hold its first record) resumes at that
     // record: its key rides as the look-ahead, which the next page reads first.
-    return { items, next: { ...(last ? cursorOf(last, cursorFields) : {}), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), [SIZE]: pageSize } };
+    return { items, next: { ...(last ? cursorOf(last, cursorFields) : {}), [AHEAD]: JSON.stringify(cursorOf(next, cursorFields)), ...estimate }, scanned };
   }
 }

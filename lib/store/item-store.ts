@@ -156,11 +156,15 @@ export abstract class ItemStore implements Repository {
     const batch = Math.max(request.limit + 1, 100);
     const end = Math.min(rows.length, start + Math.max(1, request.maxRead ?? rows.length));
     let i = start;
+    let scanned = 0;
     scan: for (; i < end; i += batch) {
       const read = rows.slice(i, Math.min(i + batch, end));
+      scanned += read.length;
       for (const row of await acceptedRows(request, where ? read.filter((item) => evaluate(where, item)) : read)) {
         if (!page.add(row)) {
           next = resumeAt(page.items[page.items.length - 1], row, fields);
+          // In memory nothing is read in bulk: the page examined the records up to this one.
+          scanned = rows.indexOf(row, i) - start + 1;
           break scan;
         }
       }
@@ -168,7 +172,7 @@ export abstract class ItemStore implements Repository {
     // The budget ended before the records did: resume after the last one read.
     if (!next && end < rows.length) next = cursorOf(rows[end - 1] as Item, fields);
     const { items } = page;
-    return next ? { items, next } : { items };
+    return next ? { items, next, scanned } : { items, scanned };
   }
 
   /** Each scope's records filtered and sorted as `list` sorts them, then paged together. */
@@ -195,7 +199,8 @@ export abstract class ItemStore implements Repository {
     const pages = new Map<(typeof scopes)[number], Page>(within.map((scope, g) => {
       const { items, next } = filled[g] as { items: Item[]; next?: Item };
       const copies = items.map((item) => copyItem(item));
-      return [scope, next ? { items: copies, next: resumeAt(items[items.length - 1], next, order.map((t) => t.field)) } : { items: copies }];
+      const scanned = byValue.get(scope.value)?.length ?? 0;
+      return [scope, next ? { items: copies, next: resumeAt(items[items.length - 1], next, order.map((t) => t.field)), scanned } : { items: copies, scanned }];
     }));
     return Promise.all(scopes.map((scope) => pages.get(scope) ?? this.list({ ...common, ...(scope.where ? { where: scope.where } : {}) })));
   }

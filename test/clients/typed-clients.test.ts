@@ -53,12 +53,19 @@ export const removeViews: Patch = { viewCount: null };
 export const removeTitle: Patch = { title: null };
 type Throttled = paths["/posts"]["post"]["responses"][429];
 export const retry = (r: Throttled): string => r.headers["Retry-After"];
+type Listing = paths["/posts"]["put"]["responses"][200]["content"]["application/json"];
+// Every page says how much it examined: an empty page with a token is not the end.
+export const examined = (l: Listing): number => l.scanned;
 `;
 
 const GRAPHQL_USAGE = `
-import type { Post, Query, QueryPostArgs, User } from "./graphql.js";
+import type { Post, PostResults, Query, QueryPostArgs, QueryPostsArgs, User } from "./graphql.js";
 export const title = (p: Post): string | null | undefined => p.title;
 export const args: QueryPostArgs = { slug: "hello" };
+// A typed client sends limits as variables; the cost limit counts the values sent.
+export const page: QueryPostsArgs = { limit: 100, offset: null };
+// Every page says how much it examined: an empty page with a token is not the end.
+export const progress = (p: PostResults): number => p.scanned;
 export const me = (q: Query): User | null | undefined => q.me;
 `;
 

@@ -127,15 +127,17 @@ describe("the default read budget", () => {
     const first = await over.app.domain.query(as(), over.info, { q: "n < 0" });
     expect(first.results).toEqual([]);
     expect(first.continuationToken).toEqual(expect.any(String));
+    // An empty page with a token says how far it went: the client keeps following it.
+    expect(first.scanned).toBe(DEFAULT_READ_BUDGET);
     const second = await over.app.domain.query(as(), over.info, { q: "n < 0", offset: first.continuationToken });
-    expect(second).toEqual({ results: [], continuationToken: null });
+    expect(second).toEqual({ results: [], continuationToken: null, scanned: 1 });
     // The last record, alone past the budget, is found on the second page.
     const last = await over.app.domain.query(as(), over.info, { q: `n = ${DEFAULT_READ_BUDGET}` });
     expect(last.results).toEqual([]);
     const resumed = await over.app.domain.query(as(), over.info, { q: `n = ${DEFAULT_READ_BUDGET}`, offset: last.continuationToken });
     expect(resumed.results.map((r) => r.n)).toEqual([DEFAULT_READ_BUDGET]);
     const exact = await plain(DEFAULT_READ_BUDGET);
-    expect(await exact.app.domain.query(as(), exact.info, { q: "n < 0" })).toEqual({ results: [], continuationToken: null });
+    expect(await exact.app.domain.query(as(), exact.info, { q: "n < 0" })).toEqual({ results: [], continuationToken: null, scanned: DEFAULT_READ_BUDGET });
   });
 });
 

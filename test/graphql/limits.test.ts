@@ -3,8 +3,8 @@ import { graphqlBlog } from "./support.ts";
 
 const g = graphqlBlog({ limits: { maxDepth: 10, maxAliases: 15, maxRootFields: 20, maxTokens: 1000, maxCost: 10_000, listFactor: 10 } });
 
-async function refusal(query: string): Promise<string | undefined> {
-  const answer = await g.post(query, { accept: "application/graphql-response+json" });
+async function refusal(query: string, variables?: Record<string, unknown>): Promise<string | undefined> {
+  const answer = await g.post(query, { accept: "application/graphql-response+json", ...(variables ? { variables } : {}) });
   if (answer.body.errors) expect(answer.statusCode).toBe(400);
   return answer.body.errors?.[0]?.extensions.code;
 }
@@ -39,20 +39,66 @@ describe("abuse limits, before any resolver runs", () => {
     const nested = (outer: string, inner: string) => `{ Posts${outer} { results { slug comments${inner} { results { content } } } } }`;
     expect(await refusal(nested("(limit: 50)", "(limit: 50)"))).toBeUndefined();
     expect(await refusal(nested("", ""))).toBe("QUERY_TOO_COSTLY");
-    expect(await refusal(`query($n: Long) { Posts(limit: $n) { results { comments(limit: $n) { results { content } } } } }`)).toBe("QUERY_TOO_COSTLY");
+    expect(await refusal(`query($n: Long) { Posts(limit: $n) { results { comments(limit: $n) { results { content } } } } }`, { n: 1000 })).toBe("QUERY_TOO_COSTLY");
     expect(await refusal(`{ Posts(limit: 50) { results { author { username } tags { name } } } }`)).toBeUndefined();
   });
 
-  it("counts a list by the LIMIT of its query string, the maximum for a variable, and relation lists by their own limit", async () => {
+  it("counts a list by the LIMIT of its query string, a variable by its value, and relation lists by their own limit", async () => {
     expect(await refusal(`{ Posts(query: "LIMIT 1000") { results { slug tags { slug } } } }`)).toBe("QUERY_TOO_COSTLY");
     expect(await refusal(`{ Posts(query: "status = 'published' LIMIT 50") { results { slug tags { slug } } } }`)).toBeUndefined();
-    expect(await refusal(`query($q: String) { Posts(query: $q) { results { slug tags { slug } } } }`)).toBe("QUERY_TOO_COSTLY");
+    expect(await refusal(`query($q: String) { Posts(query: $q) { results { slug tags { slug } } } }`, { q: "LIMIT 1000" })).toBe("QUERY_TOO_COSTLY");
+    expect(await refusal(`query($q: String) { Posts(query: $q) { results { slug tags { slug } } } }`, { q: "status = 'published' LIMIT 50" })).toBeUndefined();
     expect(await refusal(`{ Posts(limit: 100) { results { tags(limit: 100) { slug } } } }`)).toBe("QUERY_TOO_COSTLY");
     expect(await refusal(`{ Posts(limit: 100) { results { tags(limit: 5) { slug } } } }`)).toBeUndefined();
     // Ten aliases of a small page pass; ten of the largest do not.
     const aliased = (q: string) => `{ ${Array.from({ length: 10 }, (_, i) => `a${i}: Posts(query: "${q}") { results { slug title } }`).join(" ")} }`;
     expect(await refusal(aliased("LIMIT 10"))).toBeUndefined();
     expect(await refusal(aliased("LIMIT 1000"))).toBe("QUERY_TOO_COSTLY");
+  });
+
+  // A typed client sends every limit as a variable: the cost is the request's, not the worst case.
+  const front = `query($l: Long) { Posts(limit: $l) { results { slug author { username } comments(limit: 10) { results { content } } tags(limit: 10) { name } } } }`;
+
+  it("counts a variable limit by the value the request gives it: 100 runs, 1000 is refused naming the costliest field", async () => {
+    expect(await refusal(front, { l: 100 })).toBeUndefined();
+    const refused = await g.post(front, { variables: { l: 1000 } });
+    const error = refused.body.errors?.[0];
+    expect(error?.extensions.code).toBe("QUERY_TOO_COSTLY");
+    // Posts, then per post: results, slug, author, username, comments, tags, 10 x (results, content), 10 x name.
+    expect(error?.extensions.actual).toBe(1 + 1000 * (6 + 10 * 2 + 10));
+    // Per post: 10 comments of two fields each (results, content), 10 tags of one.
+    expect(error?.extensions.field).toBe("Post.comments");
+    expect(error?.message).toMatch(/the costliest field is Post\.comments/);
+    // Tags now weigh most.
+    const tags = await g.post(front.replace("tags(limit: 10) { name }", "tags(limit: 100) { name slug }"), { variables: { l: 50 } });
+    expect(tags.body.errors?.[0]?.extensions.field).toBe("Post.tags");
+  });
+
+  it("counts a missing or null variable as the field's default, and a variable's own default as given", async () => {
+    // Posts' default page is 100: as if $l were 100.
+    expect(await refusal(front)).toBeUndefined();
+    expect(await refusal(front, { l: null })).toBeUndefined();
+    const comments = `query($c: Long) { Posts(limit: 100) { results { comments(limit: $c) { results { content } } } } }`;
+    expect(await refusal(comments, { c: 10 })).toBeUndefined();
+    expect(await refusal(comments, { c: 1000 })).toBe("QUERY_TOO_COSTLY");
+    expect(await refusal(`query($l: Long = 1000) { Posts(limit: $l) { results { comments(limit: 10) { results { content } } } } }`)).toBe("QUERY_TOO_COSTLY");
+    expect(await refusal(`query($l: Long = 1000) { Posts(limit: $l) { results { comments(limit: 10) { results { content } } } } }`, { l: 50 })).toBeUndefined();
+    // A value the resolver would not take counts as the maximum.
+    expect(await refusal(front, { l: "many" })).toBe("QUERY_TOO_COSTLY");
+  });
+
+  it("validates a repeated document once: each request's cost comes from the cached analysis", async () => {
+    const fresh = graphqlBlog({ limits: { maxDepth: 10, maxAliases: 15, maxRootFields: 20, maxTokens: 1000, maxCost: 10_000, listFactor: 10 } });
+    const { documents } = fresh.handler.endpoint;
+    for (const l of [100, 1000, 5, 1000, 100]) {
+      const answer = await fresh.post(front, { variables: { l } });
+      expect(answer.body.errors?.[0]?.extensions.code).toBe(l === 1000 ? "QUERY_TOO_COSTLY" : undefined);
+    }
+    expect(documents.validations).toBe(1);
+    // Over GET (graphql-helix's path) the variables count too.
+    expect((await fresh.get(front, { variables: { l: 1000 } })).body.errors?.[0]?.extensions.code).toBe("QUERY_TOO_COSTLY");
+    expect((await fresh.get(front, { variables: { l: 100 } })).body.errors).toBeUndefined();
+    expect(documents.validations).toBe(1);
   });
 
   it("lets GraphiQL's schema query pass: introspection nests deeper than 10 but is not counted for depth", async () => {

@@ -28,7 +28,7 @@ describe("the request log line (DynamoDB Local)", () => {
     });
     const handler = restHandler(app);
     const answer = await call(handler, httpEvent("PUT", "/posts", { body: { q: "title = 'nothing at all'" } }));
-    expect(answer.body).toEqual({ results: [], continuationToken: null });
+    expect(answer.body).toEqual({ results: [], continuationToken: null, scanned: 12 });
     expect(lines).toHaveLength(1);
     const line = lines[0] as Record<string, number>;
     // One Scan of the 12 posts (no key serves the filter); DynamoDB reports what it consumed.
