@@ -110,7 +110,8 @@ export async function startLiveReload(options: LiveReloadOptions): Promise<() =>
       return;
     }
     const checked = seconds(began);
-    log(`live reload: checked in ${checked}`);
+    // A spare has its dependencies loaded already; a fresh process (the save came before it was ready) loads them.
+    log(`live reload: checked in ${checked} (${checker.lastFromSpare ? "spare process" : "fresh process"})`);
     const yml = await readFile(join(projectDir, "serverless.yml"), "utf8");
     const change = diffVersions(served, result, includedCacheFiles(yml));
     await writeCache(join(projectDir, "schema-cache"), result.files);

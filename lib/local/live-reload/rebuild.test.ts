@@ -52,12 +52,17 @@ describe("Checker", { timeout: 120_000 }, () => {
       // Saved after the spare started: the spare must not have read it.
       writeFileSync(file, "export const = ;\n");
       expect(await checker.check(file, "live-")).toEqual({ ok: false, error: expect.stringContaining("later.ts") });
+      expect(checker.lastFromSpare).toBe(true);
       // Each check in a process of its own: the next one sees the next save.
       expect(checker.warmed).toBe(false);
       checker.warm();
       await waitFor(() => checker.warmed, Boolean, "the next spare", 100_000);
       const result = await checker.check(join(PROJECT_DIR, "app", "index.ts"), "live-");
       expect(result.ok).toBe(true);
+      expect(checker.lastFromSpare).toBe(true);
+      // No spare waiting: a fresh process checks, and says so.
+      expect((await checker.check(join(PROJECT_DIR, "app", "index.ts"), "live-")).ok).toBe(true);
+      expect(checker.lastFromSpare).toBe(false);
     } finally {
       checker.close();
     }

@@ -90,12 +90,16 @@ export class Checker {
     return this.#spare?.ready === true && this.#spare.process.exitCode === null;
   }
 
+  /** Whether the last check ran in a spare (else in a fresh process): npm start says which. */
+  lastFromSpare = false;
+
   check(appModule: string, tablePrefix: string): Promise<CheckResult> {
     const spare = this.#spare;
     this.#spare = undefined;
     const usable = spare !== undefined && spare.ready && spare.process.exitCode === null && spare.process.signalCode === null;
     // One still loading its dependencies would take longer than a fresh one loading only the app's.
     if (!usable) spare?.process.kill("SIGKILL");
+    this.lastFromSpare = usable;
     return ask(usable ? spare : forkCheck(this.projectDir, false), appModule, tablePrefix);
   }
 
