@@ -292,7 +292,6 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
         log,
       });
       void offline.running.then(stop);
-      log(`live reload: watching ${reload.watch.map((d) => `${d}/`).join(", ")}`);
     });
   }
   return offline.running;

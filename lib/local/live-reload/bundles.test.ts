@@ -49,3 +49,19 @@ describe("BundleIndex.affected", () => {
     expect(await index.affected([used, shared], 5_000)).toEqual([graphql]);
   });
 });
+
+describe("BundleIndex.count", () => {
+  it("counts the bundles built since offline's start, not older ones", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "live-reload-count-"));
+    try {
+      const functions = join(dir, "functions");
+      mkdirSync(functions);
+      for (const name of ["a", "b", "c"]) writeFileSync(join(functions, `${name}.mjs.map`), "{}");
+      writeFileSync(join(functions, "a.mjs"), "");
+      utimesSync(join(functions, "c.mjs.map"), new Date(1_000), new Date(1_000));
+      expect(await new BundleIndex(dir).count(5_000)).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -66,4 +66,16 @@ export class BundleIndex {
     }
     return maps.sort();
   }
+
+  /** How many bundles were built since `since` (the functions offline serves). */
+  async count(since: number): Promise<number> {
+    const entries = await readdir(this.buildDir, { recursive: true, withFileTypes: true }).catch(() => []);
+    let n = 0;
+    for (const entry of entries) {
+      if (!entry.isFile() || !entry.name.endsWith(".mjs.map")) continue;
+      const info = await stat(join(entry.parentPath, entry.name)).catch(() => undefined);
+      if (info !== undefined && info.mtimeMs >= since) n += 1;
+    }
+    return n;
+  }
 }

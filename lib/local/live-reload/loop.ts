@@ -1,20 +1,24 @@
 import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { appendFileSync } from "node:fs";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join, relative } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { writeCache } from "../../cli/cache.ts";
 import { BundleIndex } from "./bundles.ts";
 import { diffVersions, includedCacheFiles } from "./diff.ts";
 import type { Version } from "./diff.ts";
-import { checkInChild } from "./rebuild.ts";
+import { DONE_FILE, RELOAD_DIR, REQUEST_FILE } from "./offline-bundles.mjs";
+import { Checker } from "./rebuild.ts";
 import { watchSources } from "./watch.ts";
 
 /**
- * serverless.yml's `custom.esbuild.watch.pattern`: serverless-esbuild rebundles (and offline drops
- * its cached handlers) when this file changes, and only then. Only the loop below writes it, once
- * the new version passed the check, so an edit that does not load is never bundled and served.
+ * Where `npm start` asks the running offline to rebuild bundles (lib/local/live-reload/
+ * offline-bundles.mjs, a plugin serverless.yml loads) and reads its answer. serverless-esbuild
+ * watches nothing itself: only an edit that passed the check is bundled and served.
  */
-export const RELOAD_STAMP = ".data/live-reload.stamp";
+export const LIVE_RELOAD_DIR = RELOAD_DIR;
+/** Every live-reload line npm start prints, also kept here (the terminal scrolls; tests read it). */
+export const LIVE_RELOAD_LOG = ".data/live-reload.log";
 const BUNDLE_DIR = ".esbuild/.build";
 const BUNDLE_TIMEOUT_MS = 120_000;
 
@@ -38,32 +42,42 @@ export interface LiveReloadOptions {
   log: (line: string) => void;
 }
 
-/** Creates the stamp before offline starts: serverless-esbuild then watches a file that exists. */
+/** Clears the last run's requests before offline starts: its plugin must not answer a stale one. */
 export async function prepareReloadStamp(projectDir: string): Promise<void> {
-  const file = join(projectDir, RELOAD_STAMP);
-  await mkdir(dirname(file), { recursive: true });
-  await writeFile(file, `${Date.now()}\n`);
+  const dir = join(projectDir, LIVE_RELOAD_DIR);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await rm(join(projectDir, LIVE_RELOAD_LOG), { force: true });
 }
 
-async function mtime(path: string): Promise<number> {
-  return (await stat(path).catch(() => ({ mtimeMs: 0 }))).mtimeMs;
+interface Done {
+  id: string;
+  ok: boolean;
+  ms: number;
+  error?: string;
 }
 
-/** Asks serverless-esbuild to rebundle; resolves once each of `maps` (the bundles the edit changes) has been rewritten. */
-async function rebundle(projectDir: string, maps: readonly string[]): Promise<boolean> {
-  const asked = Date.now();
-  await writeFile(join(projectDir, RELOAD_STAMP), `${asked}\n`);
-  const deadline = asked + BUNDLE_TIMEOUT_MS;
+let requests = 0;
+
+/**
+ * Asks offline's plugin to rebuild the bundles whose source maps are `maps` and to drop its cached
+ * handlers; resolves with its answer once it has (the next request runs the new code), undefined
+ * if none came in time.
+ */
+async function rebundle(projectDir: string, maps: readonly string[]): Promise<Done | undefined> {
+  const dir = join(projectDir, LIVE_RELOAD_DIR);
+  const id = `${process.pid}-${Date.now()}-${++requests}`;
+  const bundles = maps.map((map) => relative(join(projectDir, BUNDLE_DIR), map).replace(/\.mjs\.map$/, ""));
+  // Renamed into place: the plugin never reads half a request.
+  await writeFile(join(dir, `${REQUEST_FILE}.tmp`), JSON.stringify({ id, bundles }));
+  await rename(join(dir, `${REQUEST_FILE}.tmp`), join(dir, REQUEST_FILE));
+  const deadline = Date.now() + BUNDLE_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    const times = await Promise.all(maps.map(mtime));
-    if (times.every((t) => t >= asked)) {
-      // serverless-esbuild writes every function's bundle, then tells offline to drop its handlers.
-      await sleep(500);
-      return true;
-    }
-    await sleep(200);
+    const done = await readFile(join(dir, DONE_FILE), "utf8").then((text) => JSON.parse(text) as Done, () => undefined);
+    if (done?.id === id) return done;
+    await sleep(50);
   }
-  return false;
+  return undefined;
 }
 
 function seconds(since: number): string {
@@ -71,21 +85,33 @@ function seconds(since: number): string {
 }
 
 /** Watches the sources and serves each version that passes the check; resolves with a stop function. */
-export function startLiveReload(options: LiveReloadOptions): Promise<() => void> {
-  const { projectDir, log } = options;
+export async function startLiveReload(options: LiveReloadOptions): Promise<() => void> {
+  const { projectDir } = options;
+  const logFile = join(projectDir, LIVE_RELOAD_LOG);
+  const log = (line: string): void => {
+    options.log(line);
+    try {
+      appendFileSync(logFile, `${line}\n`);
+    } catch {
+      // The terminal has it; a log file that cannot be written must not stop the reload.
+    }
+  };
   let served = options.served;
   // Every bundle offline serves was written after its last start; older ones belong to functions gone.
   let offlineStarted = options.offlineStarted;
   const bundles = new BundleIndex(join(projectDir, BUNDLE_DIR));
+  const checker = new Checker(projectDir);
   const apply = async (changed: string[]): Promise<void> => {
     const began = Date.now();
     log(`live reload: ${changed.join(", ")} changed; checking`);
-    const result = await checkInChild(projectDir, options.appModule, options.tablePrefix);
+    const result = await checker.check(options.appModule, options.tablePrefix);
     if (!result.ok) {
       log(`live reload: the change does not load; still serving the last good version.\n${result.error.trim()}`);
       return;
     }
-    log(`live reload: checked in ${seconds(began)}`);
+    const checked = seconds(began);
+    // A spare has its dependencies loaded already; a fresh process (the save came before it was ready) loads them.
+    log(`live reload: checked in ${checked} (${checker.lastFromSpare ? "spare process" : "fresh process"})`);
     const yml = await readFile(join(projectDir, "serverless.yml"), "utf8");
     const change = diffVersions(served, result, includedCacheFiles(yml));
     await writeCache(join(projectDir, "schema-cache"), result.files);
@@ -97,7 +123,9 @@ export function startLiveReload(options: LiveReloadOptions): Promise<() => void>
       const restarted = Date.now();
       const ready = await options.restartOffline();
       offlineStarted = restarted;
-      outcome = ready ? `serving the new version (${seconds(began)})` : "serverless offline did not come back";
+      outcome = ready
+        ? `serving the new version (${seconds(began)}: check ${checked}, serverless offline's restart ${seconds(restarted)})`
+        : "serverless offline did not come back";
     } else {
       const sources = [...changed, ...change.files.map((f) => join("schema-cache", f))].map((f) => join(projectDir, f));
       const maps = await bundles.affected(sources, offlineStarted);
@@ -105,10 +133,13 @@ export function startLiveReload(options: LiveReloadOptions): Promise<() => void>
         // A comment in a file no bundle reads, whitespace, a file nothing imports: nothing to wait for.
         outcome = "no function changed; watching";
       } else {
-        const bundled = await rebundle(projectDir, maps);
-        outcome = bundled
-          ? `serving the new version (${seconds(began)})`
-          : `serverless-esbuild did not rewrite ${maps.length} bundle(s) in ${BUNDLE_TIMEOUT_MS / 1000} s; the next save tries again`;
+        const done = await rebundle(projectDir, maps);
+        const total = await bundles.count(offlineStarted);
+        outcome = done === undefined
+          ? `serverless offline did not rebuild ${maps.length} bundle(s) in ${BUNDLE_TIMEOUT_MS / 1000} s; the next save tries again`
+          : done.ok
+            ? `serving the new version (${seconds(began)}: check ${checked}, ${maps.length} of ${total} bundles rebuilt in ${(done.ms / 1000).toFixed(1)} s)`
+            : `esbuild refused the change; still serving the last good version.\n${done.error ?? ""}`;
       }
     }
     // After offline's own output (its route table on a restart), where a user looks last.
@@ -119,7 +150,16 @@ export function startLiveReload(options: LiveReloadOptions): Promise<() => void>
       await apply(changed);
     } catch (error) {
       log(`live reload: ${error instanceof Error ? error.message : String(error)}; still serving the last good version`);
+    } finally {
+      // Once the reload is done, not during it: loading the dependencies would slow the rebuild.
+      checker.warm();
     }
   };
-  return watchSources(projectDir, options.watch, run, { since: options.sourcesRead });
+  const stopWatching = await watchSources(projectDir, options.watch, run, { since: options.sourcesRead });
+  checker.warm();
+  log(`live reload: watching ${options.watch.map((d) => `${d}/`).join(", ")}`);
+  return () => {
+    stopWatching();
+    checker.close();
+  };
 }

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkInChild } from "./rebuild.ts";
+import { waitFor } from "../../../test/support/wait.ts";
+import { Checker, checkInChild } from "./rebuild.ts";
 
 const PROJECT_DIR = fileURLToPath(new URL("../../..", import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), "live-reload-check-"));
@@ -38,5 +39,32 @@ describe("checkInChild", { timeout: 60_000 }, () => {
   it("reports a module without an app", async () => {
     const empty = module("empty.ts", "export const nothing = 1;\n");
     expect(await checkInChild(PROJECT_DIR, empty, "live-")).toEqual({ ok: false, error: expect.stringContaining("exports no `app`") });
+  });
+});
+
+describe("Checker", { timeout: 120_000 }, () => {
+  it("checks with a spare started before the save, which reads the sources as they are at the check", async () => {
+    const checker = new Checker(PROJECT_DIR);
+    try {
+      const file = module("later.ts", "export const nothing = 1;\n");
+      checker.warm();
+      await waitFor(() => checker.warmed, Boolean, "the spare to load its dependencies", 100_000);
+      // Saved after the spare started: the spare must not have read it.
+      writeFileSync(file, "export const = ;\n");
+      expect(await checker.check(file, "live-")).toEqual({ ok: false, error: expect.stringContaining("later.ts") });
+      expect(checker.lastFromSpare).toBe(true);
+      // Each check in a process of its own: the next one sees the next save.
+      expect(checker.warmed).toBe(false);
+      checker.warm();
+      await waitFor(() => checker.warmed, Boolean, "the next spare", 100_000);
+      const result = await checker.check(join(PROJECT_DIR, "app", "index.ts"), "live-");
+      expect(result.ok).toBe(true);
+      expect(checker.lastFromSpare).toBe(true);
+      // No spare waiting: a fresh process checks, and says so.
+      expect((await checker.check(join(PROJECT_DIR, "app", "index.ts"), "live-")).ok).toBe(true);
+      expect(checker.lastFromSpare).toBe(false);
+    } finally {
+      checker.close();
+    }
   });
 });
