@@ -7,6 +7,7 @@ import { graphqlHandler } from "../../lib/graphql/handler.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { memoryStore } from "../../lib/store/local-stores.ts";
 import { as } from "../support/blog.ts";
+import { inProcess } from "../support/parts.ts";
 import { call, httpEvent } from "../support/http-events.ts";
 
 /** 200 readings, one in 100 tagged "x": with a read budget of 40, most pages of `tag = 'x'` are empty. */
@@ -20,7 +21,7 @@ class Sparse extends Model {
 }
 
 async function sparseApp(): Promise<Application> {
-  const app = new Application({ name: "sparse", version: "0", models: [Sparse], serviceTypes: [], services: {} }).useStore(memoryStore);
+  const app = new Application({ name: "sparse", version: "0", models: [Sparse], serviceTypes: [], services: {} }, inProcess).useStore(memoryStore);
   const info = app.model("Sparse") as ModelInfo;
   for (let n = 0; n < 200; n++) await app.domain.create(as(), info, { id: `s${String(n).padStart(3, "0")}`, n, tag: n % 100 === 7 ? "x" : "y" });
   return app;
