@@ -1,7 +1,7 @@
 import type { Context } from "aws-lambda";
 import { composeApplication, type Composed } from "../../core/compose.ts";
 import { documentClient } from "../../store/dynamodb-client.ts";
-import { runMigrationInvocation } from "./lambda.ts";
+import { migrationHandler } from "./lambda.ts";
 import { applicationSecretForTools } from "./secret.ts";
 
 export type MigrationFunctionParts = Composed<"secrets" | "validators"> & {
@@ -17,12 +17,13 @@ export type MigrationFunctionParts = Composed<"secrets" | "validators"> & {
  */
 export async function migrationFunction(parts: MigrationFunctionParts) {
   const app = await composeApplication("auth migration", parts, ["secrets", "validators"]);
-  return (event: unknown, context: Context) =>
-    runMigrationInvocation(event, {
-      app,
-      client: documentClient(),
-      prefix: parts.tablePrefix(),
-      secret: () => applicationSecretForTools(process.env, parts.local(), app.secrets),
-      remainingMs: () => context.getRemainingTimeInMillis(),
-    });
+  // One chain built at cold start; Lambda's context reaches the invocation middleware, which takes
+  // the request id and the deadline from it.
+  const handler = migrationHandler({
+    app,
+    client: documentClient(),
+    prefix: parts.tablePrefix(),
+    secret: () => applicationSecretForTools(process.env, parts.local(), app.secrets),
+  });
+  return (event: unknown, context: Context) => handler(event, context);
 }

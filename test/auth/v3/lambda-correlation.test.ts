@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Context } from "aws-lambda";
 import { app } from "../../../app/index.ts";
+import { createApp } from "../../../app/definition.ts";
 import { migrationHandler, runMigrationInvocation } from "../../../lib/auth/v3/lambda.ts";
+import { migrationFunction } from "../../../lib/auth/v3/migration-function.ts";
+import { loadSecrets } from "../../../lib/core/secrets/load.ts";
+import { validators } from "../../../schema-cache/validators.mjs";
 import { parseEmf, stdoutLinesOf } from "../../support/emf.ts";
 import { clients, freshTables } from "./support.ts";
 
@@ -48,5 +53,13 @@ describe("the authMigrate function's correlation ids", () => {
     const parsed = lines.map((l) => JSON.parse(l) as Line);
     expect(parsed.length).toBeGreaterThanOrEqual(3);
     expect(parsed.map((l) => l.requestId)).toEqual(parsed.map(() => "mig-c"));
+  });
+
+  it("the composed function (functions/migrate.ts's call) hands Lambda's context to the invocation", async () => {
+    const handler = await migrationFunction({ app: createApp, secrets: loadSecrets, validators, tablePrefix: () => prefix, local: () => false });
+    const lines = await stdoutLinesOf(() => handler({ dryRun: true }, context("mig-d") as unknown as Context));
+    const parsed = lines.map((l) => JSON.parse(l) as Line);
+    expect(parsed.some((l) => l.message === "auth.migrate.report")).toBe(true);
+    expect(parsed.map((l) => l.requestId)).toEqual(parsed.map(() => "mig-d"));
   });
 });
