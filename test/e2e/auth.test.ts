@@ -7,7 +7,8 @@ import { createClient, type Client } from "graphql-ws";
 import { base64url, importJWK, SignJWT, UnsecuredJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { startOffline, type Offline } from "../support/offline.ts";
+import type { Offline } from "../support/offline.ts";
+import { sharedOffline } from "../support/shared-offline.ts";
 
 /**
  * The authentication flows against `npm start` (serverless offline + DynamoDB Local), with fetch
@@ -21,7 +22,7 @@ let offline: Offline | undefined;
 const sockets: Client[] = [];
 
 beforeAll(async () => {
-  offline = await startOffline({ env: { PASSWORD_COST_LN: "12" } });
+  offline = await sharedOffline();
 }, 400_000);
 
 afterAll(async () => {
