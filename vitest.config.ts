@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { devNull } from "node:os";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 // One access-log line per in-process request would bury test output; warnings and errors stay.
 process.env.LOG_LEVEL ??= "warn";
@@ -50,7 +50,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["lib/**/*.test.ts", "test/**/*.test.ts", "functions/**/*.test.ts", "app/**/*.test.ts"],
-          exclude: [...E2E, ...OWN_SERVICE, ...LONG],
+          exclude: [...configDefaults.exclude, ...E2E, ...OWN_SERVICE, ...LONG],
           globalSetup: ["test/setup/global.ts"],
         },
       },
@@ -60,7 +60,7 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: E2E,
-          exclude: OWN_SERVICE,
+          exclude: [...configDefaults.exclude, ...OWN_SERVICE],
           globalSetup: ["test/setup/shared-offline.ts"],
         },
       },
