@@ -136,7 +136,8 @@ const REST: Row[] = [
   ["delete a comment", "DELETE", () => `/comments/${openComment}`, () => undefined, [401, 403, 204]],
 ];
 
-describe("authorization matrix end to end (npm start)", () => {
+// Each function's first call under offline is a cold start, and the REST matrix calls most of them.
+describe("authorization matrix end to end (npm start)", { timeout: 120_000 }, () => {
   it("answers every REST route as the policy says, for anonymous, another user and the owner", async () => {
     const table: string[] = [];
     const mismatches: string[] = [];
