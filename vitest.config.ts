@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { devNull } from "node:os";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 // One access-log line per in-process request would bury test output; warnings and errors stay.
 process.env.LOG_LEVEL ??= "warn";
@@ -12,14 +12,76 @@ process.env.METRICS_FILE ??= devNull;
 process.env.APP_SECRET ??= randomBytes(48).toString("base64url");
 process.env.AUTH_SIGNING_KEY ??= JSON.stringify(generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" }));
 
+// Files that start a service of their own (other start arguments or environment, a project copy,
+// a database they stall, files they edit) or take the offline lock to package: they run after
+// the others, once the shared `npm start` has stepped aside (test/support/offline-turn.ts).
+const OWN_SERVICE = [
+  "test/e2e/add-model.test.ts",
+  "test/e2e/auth-options.test.ts",
+  "test/e2e/cross-origin.test.ts",
+  "test/e2e/limits.test.ts",
+  "test/e2e/live-reload.test.ts",
+  "test/e2e/migrate-walkthrough.test.ts",
+  "test/e2e/stalled-database.test.ts",
+  "test/e2e/start.test.ts",
+  "test/e2e/tour.test.ts",
+  "test/reliability/fuzz.test.ts",
+  "test/reliability/load.test.ts",
+  "test/deploy/operations-template.test.ts",
+  "test/deploy/package.test.ts",
+  "test/deploy/roles.test.ts",
+];
+// Long by nature: `npm run test:long` (docs/tests.md), not `npm test`.
+const LONG = ["test/deploy/large-app.test.ts"];
+const E2E = ["test/e2e/**/*.test.ts"];
+
 export default defineConfig({
   test: {
-    include: ["lib/**/*.test.ts", "test/**/*.test.ts", "functions/**/*.test.ts", "app/**/*.test.ts"],
-    globalSetup: ["test/setup/global.ts"],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",
     // CI also keeps a machine-readable result, from which .ci/run prints its closing tally.
-    reporters: process.env.CI ? ["default", ["json", { outputFile: ".vitest-results.json" }]] : ["default"],
+    reporters: process.env.CI ? ["default", ["json", { outputFile: process.env.VITEST_RESULTS ?? ".vitest-results.json" }]] : ["default"],
+    projects: [
+      {
+        // No `npm start`: unit and integration tests over one DynamoDB Local (`npm run test:fast`).
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["lib/**/*.test.ts", "test/**/*.test.ts", "functions/**/*.test.ts", "app/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...E2E, ...OWN_SERVICE, ...LONG],
+          globalSetup: ["test/setup/global.ts"],
+        },
+      },
+      {
+        // End to end over the one `npm start` its global setup starts (test/support/shared-offline.ts).
+        extends: true,
+        test: {
+          name: "e2e",
+          include: E2E,
+          exclude: [...configDefaults.exclude, ...OWN_SERVICE],
+          globalSetup: ["test/setup/shared-offline.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "service",
+          include: OWN_SERVICE,
+          globalSetup: ["test/setup/global.ts"],
+          // After the shared service's files: it stops once, not once per file that needs the ports.
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "long",
+          include: LONG,
+          globalSetup: ["test/setup/global.ts"],
+          sequence: { groupOrder: 2 },
+        },
+      },
+    ],
   },
 });

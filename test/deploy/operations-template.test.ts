@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSigningJwk, publicKeySet } from "../../lib/auth/index.ts";
 import { EVENT_METRICS } from "../../lib/core/metrics.ts";
-import { acquireOfflineLock } from "../../lib/local/offline-lock.ts";
+import { takeOfflineTurn } from "../support/offline-turn.ts";
 import { overlyBroad, statementsOf } from "../support/iam.ts";
 import { specErrors } from "../support/cfn-validation.ts";
 
@@ -80,7 +80,7 @@ let tunedState: Packaged["state"];
 let release: (() => Promise<void>) | undefined;
 beforeAll(async () => {
   // Packaging rewrites .esbuild/, which a running `npm start` serves from: never both at once.
-  release = await acquireOfflineLock(600_000);
+  release = await takeOfflineTurn(600_000);
   ({ template: defaults, state: defaultState } = await packaged("defaults", [`alarmEmail=${EMAIL}`]));
   ({ template: tuned, state: tunedState } = await packaged("tuned", [
     "tracing=true", "metrics=false", `alarmTopicArn=${TOPIC}`, "alarmStreamFailures=off", "alarmApi5xxPercent=2", "logRetentionDays=90", "logLevel=warn", "dashboard=false",

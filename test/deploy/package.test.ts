@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquireOfflineLock } from "../../lib/local/offline-lock.ts";
+import { takeOfflineTurn } from "../support/offline-turn.ts";
 import { app } from "../../app/index.ts";
 import { deriveRoutes } from "../../lib/rest/routes.ts";
 import { overlyBroad, statementsOf } from "../support/iam.ts";
@@ -20,7 +20,7 @@ const scratch = await mkdtemp(join(tmpdir(), "package-"));
 // Packaging rewrites .esbuild/, which a running `npm start` serves from: never both at once.
 let release: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  release = await acquireOfflineLock(600_000);
+  release = await takeOfflineTurn(600_000);
 }, 610_000);
 afterAll(async () => {
   await release?.();

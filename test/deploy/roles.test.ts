@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSigningJwk, publicKeySet } from "../../lib/auth/index.ts";
-import { acquireOfflineLock } from "../../lib/local/offline-lock.ts";
+import { takeOfflineTurn } from "../support/offline-turn.ts";
 import { recordAwsCalls, type Call } from "../support/aws-calls.ts";
 import { functionGrants, isWrite, kindViolations, type Grant } from "../support/iam.ts";
 import { loadStacks, type Stack } from "../support/stacks.ts";
@@ -36,7 +36,7 @@ let statuses: Record<string, string> = {};
 
 beforeAll(async () => {
   // Packaging rewrites .esbuild/, which a running `npm start` serves from: never both at once.
-  release = await acquireOfflineLock(600_000);
+  release = await takeOfflineTurn(600_000);
   const out = join(scratch, "out");
   await run(join(root, "node_modules/.bin/serverless"), [
     "package", "--stage", "ci", "--package", out,

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_IDP_CLIENT_ID, DEV_IDP_PORT } from "../../lib/local/dev-idp/companion.ts";
-import { acquireOfflineLock } from "../../lib/local/offline-lock.ts";
+import { takeOfflineTurn } from "../support/offline-turn.ts";
 import { followSignIn } from "../auth/idp-support.ts";
 import { CookieJar, locationOf } from "../support/cookie-jar.ts";
 import { startJwksDownIdp, type JwksDownIdp } from "../support/jwks-down-idp.ts";
@@ -111,7 +111,7 @@ describe("a required redirect left out", () => {
     const copy = project as ProjectCopy;
     copy.edit(APP, [["        verified: `${FRONT_END}/auth/verified`,\n", ""]]);
     // Held as any start would hold it: if the refusal regressed, the start would need the ports.
-    const release = await acquireOfflineLock(300_000);
+    const release = await takeOfflineTurn(300_000);
     try {
       const out = await runBlock("npm start", copy.dir, 100_000);
       expect(out.code).toBe(1);

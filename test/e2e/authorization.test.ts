@@ -10,7 +10,8 @@ import { migrationTables } from "../../lib/auth/v3/setup.ts";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../lib/local/local-aws.ts";
 import { OFFLINE_PORTS, OFFLINE_STAGE } from "../../lib/local/offline.ts";
 import { realtimeTableNames } from "../../lib/realtime/tables.ts";
-import { startOffline, type Offline } from "../support/offline.ts";
+import type { Offline } from "../support/offline.ts";
+import { sharedOffline } from "../support/shared-offline.ts";
 
 /**
  * The sample blog's authorization matrix, end to end against `npm start`: every REST route kind,
@@ -62,7 +63,7 @@ async function gql(query: string, caller: Caller) {
 const post = (slug: string, status: string) => ({ slug, title: `Secret title ${slug}`, content: "c", status, viewCount: 0 });
 
 beforeAll(async () => {
-  offline = await startOffline();
+  offline = await sharedOffline();
   const must = async (method: string, path: string, body: unknown) => {
     const answer = await send(method, path, "owner", body);
     if (answer.status !== 200) throw new Error(`${method} ${path}: ${answer.status} ${answer.text}`);
@@ -135,7 +136,8 @@ const REST: Row[] = [
   ["delete a comment", "DELETE", () => `/comments/${openComment}`, () => undefined, [401, 403, 204]],
 ];
 
-describe("authorization matrix end to end (npm start)", () => {
+// Each function's first call under offline is a cold start, and the REST matrix calls most of them.
+describe("authorization matrix end to end (npm start)", { timeout: 120_000 }, () => {
   it("answers every REST route as the policy says, for anonymous, another user and the owner", async () => {
     const table: string[] = [];
     const mismatches: string[] = [];
@@ -279,21 +281,26 @@ describe("subscriptions end to end (npm start)", () => {
   };
 
   it("accepts a watch on a hidden draft exactly as on a missing slug, and delivers only what the caller may read", async () => {
+    const watched = {
+      draft: `subscription { Post(slug: "${DRAFT}") { slug title } }`,
+      comments: `subscription { Comments(query: "post = '${DRAFT}'") { type comment { content } } }`,
+      open: `subscription { Post(slug: "${OPEN}") { slug title } }`,
+    };
     const feeds = Object.fromEntries(CALLERS.map((caller) => {
       const client = connect(caller);
       return [caller, {
-        draft: listen(client, `subscription { Post(slug: "${DRAFT}") { slug title } }`),
+        draft: listen(client, watched.draft),
         missing: listen(client, `subscription { Post(slug: "missing-${run}") { slug } }`),
-        comments: listen(client, `subscription { Comments(query: "post = '${DRAFT}'") { type comment { content } } }`),
+        comments: listen(client, watched.comments),
         email: listen(client, `subscription { Users(query: "email = '${EMAIL}'") { type } }`),
-        open: listen(client, `subscription { Post(slug: "${OPEN}") { slug title } }`),
+        open: listen(client, watched.open),
       }];
     })) as unknown as Record<Caller, Record<string, Feed>>;
     // The filter on a hidden field is refused for everyone, before anything is stored.
     await until(() => CALLERS.every((c) => feeds[c].email?.errors.length === 1), "the email filter's refusals");
     for (const caller of CALLERS) expect(JSON.stringify(feeds[caller].email?.errors)).toContain("BAD_QUERY");
-    // Give the subscriptions time to be stored, then change the draft, its comments and the open post.
-    await sleep(3000);
+    // Once every caller's watches on what changes next are stored, change the draft, its comments and the open post.
+    for (const document of Object.values(watched)) await waitForStored(document, CALLERS.length);
     await send("PATCH", `/posts/${DRAFT}`, "owner", { title: `Renamed draft ${run}` });
     await send("POST", "/comments", "owner", { content: `late ${run}`, post: DRAFT, author: OWNER });
     await send("PATCH", `/posts/${OPEN}`, "owner", { title: `Renamed open ${run}` });

@@ -7,6 +7,7 @@ import WebSocket from "ws";
 import { gatewayCors, type HttpApiCors } from "../../lib/local/offline-cors.mjs";
 import { OFFLINE_PORTS } from "../../lib/local/offline.ts";
 import { startOffline, type Offline } from "../support/offline.ts";
+import { waitForStoredSubscriptions } from "../support/stored-subscriptions.ts";
 
 /**
  * Two cross-origin attacks (7: the WebSocket handshake, 8: HTTP reads), replayed against `npm start` (the seeded sample blog) as a page on
@@ -69,9 +70,12 @@ function socket(headers: Record<string, string>): Client {
   return client;
 }
 
+// Named for this run, so that its stored rows can be counted.
+const WATCH = `subscription Draft_${randomUUID().replace(/-/g, "_")} { Post(slug: "${DRAFT}") { slug content } }`;
+
 function watch(client: Client): { data: unknown[]; errors: unknown[] } {
   const feed = { data: [] as unknown[], errors: [] as unknown[] };
-  client.subscribe({ query: `subscription { Post(slug: "${DRAFT}") { slug content } }` }, {
+  client.subscribe({ query: WATCH }, {
     next: (value) => feed.data.push(value.data),
     error: (error) => feed.errors.push(error),
     complete: () => undefined,
@@ -85,8 +89,8 @@ describe("a WebSocket handshake with Alice's cookie from a foreign Origin is ano
     // A sandboxed frame sends `Origin: null`, and its Referer may well be Alice's own page.
     const opaque = watch(socket({ cookie, origin: "null", referer: `${WS_URL.replace("ws:", "http:")}/app` }));
     const own = watch(socket({ cookie, origin: WS_URL.replace("ws:", "http:") }));
-    // Both subscriptions stored before the write (the first handshake is a cold start).
-    await sleep(8_000);
+    // All three subscriptions stored before the write (the first handshake is a cold start).
+    await waitForStoredSubscriptions(offline as Offline, WATCH, 3);
     const secret = `secret-${randomUUID()}`;
     const patched = await fetch(`${offline?.url}/posts/${DRAFT}`, {
       method: "PATCH",

@@ -1,14 +1,15 @@
 import { ClientError, GraphQLClient } from "graphql-request";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pkg from "../../package.json" with { type: "json" };
-import { startOffline, type Offline } from "../support/offline.ts";
+import type { Offline } from "../support/offline.ts";
+import { sharedOffline } from "../support/shared-offline.ts";
 
 const ALICE = "0b6d3f3e-7a51-4c1e-9a43-6f1c2f0a00e2";
 let offline: Offline | undefined;
 let client: GraphQLClient;
 
 beforeAll(async () => {
-  offline = await startOffline();
+  offline = await sharedOffline();
   client = new GraphQLClient(`${offline.url}/graphql`);
 }, 400_000);
 

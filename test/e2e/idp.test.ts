@@ -8,7 +8,8 @@ import { DEV_IDP_CLIENT_ID, DEV_IDP_KEY_FILE, DEV_IDP_PORT } from "../../lib/loc
 import { followSignIn, forgeIdToken, signInAtProvider, unsignedIdToken } from "../auth/idp-support.ts";
 import { requireChromium, skipWithoutChromium } from "../support/chromium.ts";
 import { CookieJar, locationOf } from "../support/cookie-jar.ts";
-import { startOffline, type Offline } from "../support/offline.ts";
+import type { Offline } from "../support/offline.ts";
+import { sharedOffline } from "../support/shared-offline.ts";
 
 /**
  * The Idp provider end to end: `npm start` (serverless offline, DynamoDB Local and the local
@@ -24,7 +25,7 @@ let offline: Offline | undefined;
 let base = "";
 
 beforeAll(async () => {
-  offline = await startOffline();
+  offline = await sharedOffline();
   base = offline.url;
 }, 400_000);
 

@@ -13,7 +13,8 @@ import { BLOG_CASES } from "../support/openapi/blog-cases.ts";
 import { Conformance, type Transport } from "../support/openapi/conformance.ts";
 import { ContractChecker } from "../support/openapi/contract.ts";
 import { exerciseAll } from "../support/openapi/plan.ts";
-import { startOffline, type Offline } from "../support/offline.ts";
+import type { Offline } from "../support/offline.ts";
+import { sharedOffline } from "../support/shared-offline.ts";
 
 let offline: Offline | undefined;
 let document: Record<string, unknown> = {};
@@ -54,7 +55,7 @@ const transport: Transport = async (method, path, headers, body) => {
 
 beforeAll(async () => {
   // A cheap password hash (a Lambda runtime refuses this; npm start allows it for tests): registrations are many here.
-  offline = await startOffline({ env: { PASSWORD_COST_LN: "12" } });
+  offline = await sharedOffline();
   // The document a client generator would fetch: the live one, not a copy built in the test.
   document = (await (await fetch(`${offline.url}/openapi.json`)).json()) as Record<string, unknown>;
 }, 400_000);

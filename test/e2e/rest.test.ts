@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pkg from "../../package.json" with { type: "json" };
-import { startOffline, type Offline } from "../support/offline.ts";
+import type { Offline } from "../support/offline.ts";
+import { sharedOffline } from "../support/shared-offline.ts";
 
 let offline: Offline | undefined;
 let base = "";
@@ -11,7 +12,7 @@ const BOB = randomUUID();
 const run = randomUUID().slice(0, 8);
 
 beforeAll(async () => {
-  offline = await startOffline();
+  offline = await sharedOffline();
   base = offline.url;
 }, 400_000);
 

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import pkg from "../../package.json" with { type: "json" };
 import { signalGroup, waitForExit } from "../../lib/local/child-process.ts";
 import { OFFLINE_PORTS } from "../../lib/local/offline.ts";
-import { acquireOfflineLock } from "../../lib/local/offline-lock.ts";
+import { takeOfflineTurn } from "../support/offline-turn.ts";
 import { assertPortsFree } from "../../lib/local/ports.ts";
 import { descendantsOf, listProcesses } from "../../lib/local/processes.ts";
 import type { ProcessInfo } from "../../lib/local/processes.ts";
@@ -100,7 +100,7 @@ afterAll(async () => {
 /** Starts npm start, waits for /version, then stops it with `stop` and checks nothing it started is left. */
 async function startThenStop(stop: (npmPid: number) => void, expectLine: string): Promise<void> {
   // Other e2e files run `npm start` too, on the same ports: take turns.
-  releaseLock = await acquireOfflineLock(2 * READY_TIMEOUT_MS);
+  releaseLock = await takeOfflineTurn(2 * READY_TIMEOUT_MS);
   try {
     await portsFreeSoon(10_000);
     output = "";

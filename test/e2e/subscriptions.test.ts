@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../lib/local/local-aws.ts";
 import { realtimeTableNames } from "../../lib/realtime/tables.ts";
-import { startOffline, type Offline } from "../support/offline.ts";
+import type { Offline } from "../support/offline.ts";
+import { sharedOffline } from "../support/shared-offline.ts";
 import { waitFor as waitUntil } from "../support/wait.ts";
 
 const ALICE = "0b6d3f3e-7a51-4c1e-9a43-6f1c2f0a0a11";
@@ -21,7 +22,7 @@ let db: DynamoDBDocumentClient;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  offline = await startOffline();
+  offline = await sharedOffline();
   const endpoint = /DynamoDB Local on (http:\/\/\S+)/.exec(offline.output())?.[1];
   if (!endpoint) throw new Error(`npm start did not say where DynamoDB Local is:\n${offline.output()}`);
   db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));

@@ -12,10 +12,11 @@ import { explainedBy } from "./fuzz/writes.ts";
 
 /**
  * The property-based fuzzer against `npm start` (serverless offline + DynamoDB Local): REST,
- * GraphQL and WebSocket, 10,000 generated requests in every `npm test`. FUZZ_REQUESTS sets the
- * count, FUZZ_SEED replays a run; FUZZ_CONCURRENCY (HTTP requests in flight), FUZZ_PER_TARGET (in
- * flight to one function: each busy one makes offline start another worker thread) and
- * FUZZ_SESSIONS (WebSocket sessions at once) tune the pace. `npm run fuzz` runs 100,000.
+ * GraphQL and WebSocket, 10,000 generated requests unless FUZZ_REQUESTS says otherwise (`npm test`
+ * sends 2,000, `npm run test:long`, which CI runs too, 10,000). FUZZ_SEED replays a run;
+ * FUZZ_CONCURRENCY (HTTP requests in flight), FUZZ_PER_TARGET (in flight to one function: each
+ * busy one makes offline start another worker thread) and FUZZ_SESSIONS (WebSocket sessions at
+ * once) tune the pace. `npm run fuzz` runs 100,000.
  */
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const SEED_VALUE = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);

@@ -4,14 +4,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { signalGroup, waitForExit } from "../../lib/local/child-process.ts";
 import { OFFLINE_PORTS } from "../../lib/local/offline.ts";
-import { acquireOfflineLock } from "../../lib/local/offline-lock.ts";
 import { isPortFree } from "../../lib/local/ports.ts";
 import { descendantsOf } from "../../lib/local/processes.ts";
+import { takeOfflineTurn } from "./offline-turn.ts";
 
 const PROJECT_DIR = fileURLToPath(new URL("../..", import.meta.url));
 export const OFFLINE_URL = `http://127.0.0.1:${OFFLINE_PORTS.http}`;
 // Cold start: serverless loads, esbuild bundles, the JVM starts; slow CI machines need the margin.
-const READY_TIMEOUT_MS = 150_000;
+export const READY_TIMEOUT_MS = 150_000;
 async function portsFree(deadline: number): Promise<void> {
   for (;;) {
     const free = await Promise.all(Object.values(OFFLINE_PORTS).map((p) => isPortFree(p)));
@@ -34,11 +34,27 @@ export interface Offline {
  * ready once GET /version answers; `stop` ends its whole process group. Empty tables unless told
  * otherwise (`args: []` seeds the sample blog, as a plain `npm start` does).
  */
-export async function startOffline(options: { args?: string[]; testUser?: boolean; projectDir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Offline> {
+export interface OfflineOptions {
+  args?: string[];
+  testUser?: boolean;
+  projectDir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * A service of the calling file's own, for a file that needs what the shared one
+ * (test/support/shared-offline.ts) cannot give: other start arguments or environment, a project
+ * copy, a database it stalls. The shared service, if this run has one, steps aside meanwhile.
+ */
+export async function startOffline(options: OfflineOptions = {}): Promise<Offline> {
+  // e2e files (and the package test, which rewrites .esbuild/) take turns on the fixed ports.
+  return launchOffline(options, await takeOfflineTurn(READY_TIMEOUT_MS * 2));
+}
+
+/** Starts `npm start` once the caller holds the offline lock; `release` gives it back after the stop. */
+export async function launchOffline(options: OfflineOptions, release: () => Promise<void>): Promise<Offline> {
   const args = options.args ?? ["--empty"];
   const deadline = Date.now() + READY_TIMEOUT_MS * 2;
-  // e2e files (and the package test, which rewrites .esbuild/) take turns on the fixed ports.
-  const release = await acquireOfflineLock(READY_TIMEOUT_MS * 2);
   let child: ChildProcess | undefined;
   let output = "";
   let head = "";
