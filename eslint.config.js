@@ -33,12 +33,17 @@ export default tseslint.config(
     // move its files without breaking an application, and app/ reads as a newcomer's example.
     files: ["app/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", {
-        patterns: [{
-          group: ["**/lib/**", "!**/lib/index.ts"],
-          message: "app/ imports the framework from lib/index.ts only; export what you need from there.",
-        }],
-      }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/lib/**", "!**/lib/index.ts"],
+              message: "app/ imports the framework from lib/index.ts only; export what you need from there.",
+            },
+          ],
+        },
+      ],
     },
   },
 );

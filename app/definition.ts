@@ -1,7 +1,18 @@
 import pkg from "../package.json" with { type: "json" };
 import {
-  AccessAuthentication, Application, AuthenticationService, EmailPasswordProvider, EmailPasswordProviderDescription, GraphQLService, IdpProvider,
-  IdpProviderDescription, MailerService, type ApplicationDefinition, type ApplicationParts, type ModelClass, type ServiceClass,
+  AccessAuthentication,
+  Application,
+  AuthenticationService,
+  EmailPasswordProvider,
+  EmailPasswordProviderDescription,
+  GraphQLService,
+  IdpProvider,
+  IdpProviderDescription,
+  MailerService,
+  type ApplicationDefinition,
+  type ApplicationParts,
+  type ModelClass,
+  type ServiceClass,
 } from "../lib/index.ts";
 import { auditSignIns } from "./audit.ts";
 import * as models from "./models/index.ts";
@@ -22,7 +33,11 @@ const setting = (name: string): string | undefined => {
   return value && value !== "null" ? value : undefined;
 };
 const appUrl = setting("APP_URL") ?? "http://127.0.0.1:3000";
-const list = (value: string | undefined): string[] => (value ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "");
+const list = (value: string | undefined): string[] =>
+  (value ?? "")
+    .split(",")
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
 
 /** The sample blog: its models and its configuration; the service types it may name are below. */
 const configuration: Omit<ApplicationDefinition, "serviceTypes"> = {
@@ -49,7 +64,10 @@ const configuration: Omit<ApplicationDefinition, "serviceTypes"> = {
         confirm: `${FRONT_END}/auth/confirm`,
       },
       throttle: {
-        resendDelay: 10, failedBeforeDelay: 3, delay: 1, lockout: { after: 5, duration: 900 },
+        resendDelay: 10,
+        failedBeforeDelay: 3,
+        delay: 1,
+        lockout: { after: 5, duration: 900 },
         // One source's share of the mail budget (docs/authentication.md): a deploy parameter, or the
         // environment of `npm start`, where every request comes from 127.0.0.1; unset keeps the default.
         ...(setting("MAILS_PER_SOURCE_PER_MINUTE") ? { mailsPerSourcePerMinute: Number(setting("MAILS_PER_SOURCE_PER_MINUTE")) } : {}),
@@ -77,10 +95,7 @@ const configuration: Omit<ApplicationDefinition, "serviceTypes"> = {
  * pure (esbuild drops it where unused) so that a function building the application from its own
  * service types (identifyingServiceTypes below) does not bundle every type named here.
  */
-export const definition: ApplicationDefinition = /* @__PURE__ */ Object.assign(
-  { serviceTypes: /* @__PURE__ */ everyServiceType() },
-  configuration,
-);
+export const definition: ApplicationDefinition = /* @__PURE__ */ Object.assign({ serviceTypes: /* @__PURE__ */ everyServiceType() }, configuration);
 
 /**
  * The application with its audit listener and every service type, from the parts its composition

@@ -72,8 +72,17 @@ async function floorRun(raw: DynamoDBClient, prefix: string, moved: Record<strin
         await client.send(
           new TransactWriteCommand({
             TransactItems: group.flatMap((row) => [
-              { Put: { TableName: table, Item: { ...row, uuid: `${row.uuid}:v4` }, ConditionExpression: "attribute_not_exists(#k)", ExpressionAttributeNames: { "#k": "uuid" } } },
-              { Delete: { TableName: table, Key: { uuid: row.uuid }, ConditionExpression: "attribute_exists(#k)", ExpressionAttributeNames: { "#k": "uuid" } } },
+              {
+                Put: {
+                  TableName: table,
+                  Item: { ...row, uuid: `${row.uuid}:v4` },
+                  ConditionExpression: "attribute_not_exists(#k)",
+                  ExpressionAttributeNames: { "#k": "uuid" },
+                },
+              },
+              {
+                Delete: { TableName: table, Key: { uuid: row.uuid }, ConditionExpression: "attribute_exists(#k)", ExpressionAttributeNames: { "#k": "uuid" } },
+              },
             ]),
           }),
         );
@@ -120,7 +129,9 @@ export async function migrationSection(figures: Figures, options: RunOptions): P
       // The v3 rows the migration moved: not the conflicts, not the rows it skips (already v4,
       // or a provider v4 lacks), as many as it reports migrated.
       const moved = rows.filter((row) => !failed.has(String(row.uuid)) && /_(email|idp)$/.test(String(row.uuid))).slice(0, report.idents.migrated);
-      progress(`migration ${name}: ${report.idents.migrated} migrated, ${report.idents.failed.length} conflicts in ${seconds.toFixed(1)} s, ${calls} transactions; ${rate.toFixed(0)} idents/s`);
+      progress(
+        `migration ${name}: ${report.idents.migrated} migrated, ${report.idents.failed.length} conflicts in ${seconds.toFixed(1)} s, ${calls} transactions; ${rate.toFixed(0)} idents/s`,
+      );
       return { rate, calls, moved };
     } finally {
       await drop();
@@ -156,7 +167,11 @@ export async function migrationSection(figures: Figures, options: RunOptions): P
     }
     // Both sides once per round: the bar reads the per-round ratios (bench/lib/figures.ts barOn).
     const oursMeasured = { name: "ours", summary: summarise(ours), samples: ours };
-    const floorMeasured = { name: `bare TransactWriteItems moving the same rows (up to ${MOVES_PER_TRANSACTION} moves each, ${CONCURRENCY} in flight)`, summary: summarise(floor), samples: floor };
+    const floorMeasured = {
+      name: `bare TransactWriteItems moving the same rows (up to ${MOVES_PER_TRANSACTION} moves each, ${CONCURRENCY} in flight)`,
+      summary: summarise(floor),
+      samples: floor,
+    };
     figures.add({
       section: "migration",
       measure: `webda auth migrate, ${size} v3 idents, --batch ${DEFAULT_BATCH}`,

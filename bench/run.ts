@@ -14,7 +14,6 @@ import { updateReadme } from "./readme.ts";
 import { scaleSection } from "./scale/section.ts";
 import { warmSection } from "./warm/section.ts";
 
-
 type Section = (figures: Figures, options: RunOptions) => Promise<unknown>;
 
 /** The four largest self-time shares by package or file, as the bars table's "cause" cell. */

@@ -32,8 +32,18 @@ export { log } from "./core/log.ts";
 
 // Errors an operation may throw; every face maps them (REST status, GraphQL extensions.code).
 export {
-  DomainError, ValidationError, BadQueryError, UnauthenticatedError, PermissionError, NotFoundError,
-  ConflictError, PreconditionFailedError, ThrottledError, isDomainError, type FieldError, type ErrorCode,
+  DomainError,
+  ValidationError,
+  BadQueryError,
+  UnauthenticatedError,
+  PermissionError,
+  NotFoundError,
+  ConflictError,
+  PreconditionFailedError,
+  ThrottledError,
+  isDomainError,
+  type FieldError,
+  type ErrorCode,
 } from "./core/errors.ts";
 
 // Framework services an application configures by type.

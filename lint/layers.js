@@ -11,27 +11,62 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
  */
 export const LAYERS = [
   [
-    { folder: "lib/query", to: "lib/query is the bottom layer: it raises its own QueryError, which lib/core translates; keep what the language needs inside lib/query" },
+    {
+      folder: "lib/query",
+      to: "lib/query is the bottom layer: it raises its own QueryError, which lib/core translates; keep what the language needs inside lib/query",
+    },
   ],
   [
-    { folder: "lib/core", to: "lib/core owns the ports its users implement: declare the contract in lib/core (as lib/core/repository.ts and lib/core/identity.ts do) and implement it in the folder above" },
+    {
+      folder: "lib/core",
+      to: "lib/core owns the ports its users implement: declare the contract in lib/core (as lib/core/repository.ts and lib/core/identity.ts do) and implement it in the folder above",
+    },
   ],
   [
     { folder: "lib/store", to: "a store implements lib/core's ports with lib/query; what it needs from elsewhere belongs in lib/core" },
-    { folder: "lib/http", to: "the HTTP adapter asks who is calling through lib/core's identity port (lib/core/identity.ts); code it shares with a face belongs in lib/http or lib/core" },
+    {
+      folder: "lib/http",
+      to: "the HTTP adapter asks who is calling through lib/core's identity port (lib/core/identity.ts); code it shares with a face belongs in lib/http or lib/core",
+    },
   ],
   [
-    { folder: "lib/auth", to: "the faces reach authentication (through lib/core's identity port), never the reverse: move what both need down to lib/core or lib/http" },
-    { folder: "lib/graphql", to: "a face imports lib/query, lib/core, lib/store, lib/http and lib/auth/index.ts; move what two faces share down to lib/core or lib/http", beside: ["lib/auth/index.ts"] },
+    {
+      folder: "lib/auth",
+      to: "the faces reach authentication (through lib/core's identity port), never the reverse: move what both need down to lib/core or lib/http",
+    },
+    {
+      folder: "lib/graphql",
+      to: "a face imports lib/query, lib/core, lib/store, lib/http and lib/auth/index.ts; move what two faces share down to lib/core or lib/http",
+      beside: ["lib/auth/index.ts"],
+    },
     // The REST catch-all answers 405 on the GraphQL paths, so it knows their route list.
-    { folder: "lib/rest", to: "a face imports lib/query, lib/core, lib/store, lib/http and lib/auth/index.ts; move what two faces share down to lib/core or lib/http", beside: ["lib/auth/index.ts", "lib/graphql/http-routes.ts"] },
+    {
+      folder: "lib/rest",
+      to: "a face imports lib/query, lib/core, lib/store, lib/http and lib/auth/index.ts; move what two faces share down to lib/core or lib/http",
+      beside: ["lib/auth/index.ts", "lib/graphql/http-routes.ts"],
+    },
     // Subscriptions are GraphQL operations: the WebSocket face plans and executes them with lib/graphql.
-    { folder: "lib/realtime", to: "the WebSocket face imports lib/query, lib/core, lib/store, lib/http, lib/graphql and lib/auth/index.ts; move what it shares with the local tools down to lib/core or lib/http", beside: ["lib/auth/index.ts", "lib/graphql"] },
+    {
+      folder: "lib/realtime",
+      to: "the WebSocket face imports lib/query, lib/core, lib/store, lib/http, lib/graphql and lib/auth/index.ts; move what it shares with the local tools down to lib/core or lib/http",
+      beside: ["lib/auth/index.ts", "lib/graphql"],
+    },
   ],
   [
-    { folder: "lib/local", to: "lib/local (npm start, seeding, live reload) uses the framework and the build (lib/cli's schema-cache renderers); what a deployed function needs belongs below it, in lib/core, lib/http or a face", beside: ["lib/cli"] },
-    { folder: "lib/cli", to: "the webda command uses the framework; what a deployed function needs belongs below it, in lib/core, lib/http or a face; what npm start shares with it, below both (lib/store/local-credentials.ts)" },
-    { folder: "lib/index.ts", to: "lib/index.ts is the public module an application imports: it re-exports the framework and nothing imports it from inside lib/", beside: ["lib/local"] },
+    {
+      folder: "lib/local",
+      to: "lib/local (npm start, seeding, live reload) uses the framework and the build (lib/cli's schema-cache renderers); what a deployed function needs belongs below it, in lib/core, lib/http or a face",
+      beside: ["lib/cli"],
+    },
+    {
+      folder: "lib/cli",
+      to: "the webda command uses the framework; what a deployed function needs belongs below it, in lib/core, lib/http or a face; what npm start shares with it, below both (lib/store/local-credentials.ts)",
+    },
+    {
+      folder: "lib/index.ts",
+      to: "lib/index.ts is the public module an application imports: it re-exports the framework and nothing imports it from inside lib/",
+      beside: ["lib/local"],
+    },
   ],
   [
     { folder: "functions", to: "functions/ are the Lambda entry points: nothing imports them; shared code belongs in lib/", beside: ["app"] },
@@ -39,7 +74,12 @@ export const LAYERS = [
   ],
 ];
 
-const ORDER = LAYERS.map((row) => row.filter((l) => l.folder !== "lib/index.ts").map((l) => l.folder.replace(/^lib\//, "")).join(", ")).join(" < ");
+const ORDER = LAYERS.map((row) =>
+  row
+    .filter((l) => l.folder !== "lib/index.ts")
+    .map((l) => l.folder.replace(/^lib\//, ""))
+    .join(", "),
+).join(" < ");
 const ROWS = new Map(LAYERS.flatMap((row, i) => row.map((layer) => [layer.folder, { ...layer, row: i }])));
 
 /** The layer a project path belongs to (`lib/core`, `lib/index.ts`, `functions`, ...), or undefined outside the order. */

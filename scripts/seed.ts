@@ -9,7 +9,6 @@ import { runSeed } from "../lib/local/seed-run.ts";
 import { seedCredentials } from "../lib/local/seed-credentials.ts";
 import { clientConfig, SEED_USAGE, SeedRefused, seedTarget } from "../lib/local/seed-target.ts";
 
-
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
@@ -40,7 +39,9 @@ try {
   }
   // Nothing listening surfaces as the store's 503 (its retries ran out), not as ECONNREFUSED.
   const unreachable =
-    error instanceof UnavailableError || (error as { name?: string }).name === "ResourceNotFoundException" || /ECONNREFUSED/.test(String((error as { cause?: unknown }).cause ?? error));
+    error instanceof UnavailableError ||
+    (error as { name?: string }).name === "ResourceNotFoundException" ||
+    /ECONNREFUSED/.test(String((error as { cause?: unknown }).cause ?? error));
   const hint = unreachable ? "\n  no database answered: start `npm start` first, in another terminal (or DYNAMODB_ENDPOINT names another DynamoDB)" : "";
   const message = unreachable ? "the database did not answer" : error instanceof Error ? error.message : String(error);
   process.stderr.write(`npm run seed: ${message}${hint}\n`);

@@ -15,8 +15,6 @@ import { runtimeValidation } from "../lib/core/validation-compiler.ts";
 import { seedCredentials } from "../lib/local/seed-credentials.ts";
 import { runSeed } from "../lib/local/seed-run.ts";
 
-
-
 const projectDir = fileURLToPath(new URL("..", import.meta.url));
 const http = `http://${LOCAL_HOST}:${OFFLINE_PORTS.http}`;
 
@@ -53,8 +51,14 @@ try {
       process.env.APP_SECRET ||= localSecret("app-secret");
       const report = await runSeed({
         // A local tool, not a Lambda: the seed validates through the domain with schemas compiled here.
-        createApp: () => createApp({ validation: runtimeValidation(), listing: domainListing }), data: seed, credentials: seedCredentials, endpoint, tablePrefix, onlyIfEmpty: true,
-        client: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }, log: print,
+        createApp: () => createApp({ validation: runtimeValidation(), listing: domainListing }),
+        data: seed,
+        credentials: seedCredentials,
+        endpoint,
+        tablePrefix,
+        onlyIfEmpty: true,
+        client: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS },
+        log: print,
       });
       return report ? "seeded" : "kept";
     },

@@ -23,7 +23,11 @@ describe("the layer order, as npm run lint checks it", () => {
   it.each([
     ["lib/query/example.ts", 'export { BadQueryError } from "../core/errors.ts";\n', "lib/query may not import lib/core/errors.ts"],
     ["lib/http/example.ts", 'export { AuthError } from "../auth/errors.ts";\n', "lib/http may not import lib/auth/errors.ts"],
-    ["lib/auth/example.ts", 'export { GRAPHQL_HTTP_ROUTES } from "../graphql/http-routes.ts";\n', "lib/auth may not import lib/graphql/http-routes.ts: lib/graphql is beside it"],
+    [
+      "lib/auth/example.ts",
+      'export { GRAPHQL_HTTP_ROUTES } from "../graphql/http-routes.ts";\n',
+      "lib/auth may not import lib/graphql/http-routes.ts: lib/graphql is beside it",
+    ],
     ["lib/rest/example.ts", 'export { AuthError } from "../auth/errors.ts";\n', "lib/rest may not import lib/auth/errors.ts: lib/auth is beside it"],
     ["lib/auth/idp/example.ts", 'export const load = () => import("../../cli/cache.ts");\n', "lib/auth may not import lib/cli/cache.ts: lib/cli is above it"],
   ])("refuses %s importing upward or sideways", async (path, code, expected) => {

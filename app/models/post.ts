@@ -1,4 +1,16 @@
-import { belongsTo, contains, manyToMany, Model, Operation, Type, type Action, type Context, type Decision, type RelationDeclarations, type Static } from "../../lib/index.ts";
+import {
+  belongsTo,
+  contains,
+  manyToMany,
+  Model,
+  Operation,
+  Type,
+  type Action,
+  type Context,
+  type Decision,
+  type RelationDeclarations,
+  type Static,
+} from "../../lib/index.ts";
 import { Comment } from "./comment.ts";
 import { ownedBy, signedIn } from "./policy.ts";
 import { PostTag } from "./post-tag.ts";
@@ -47,4 +59,3 @@ export class Post extends Model {
     return `Post '${this.slug}' shared on ${destination}`;
   }
 }
-

@@ -33,5 +33,4 @@ export class User extends Model {
     if (action === "create") return signedIn(ctx);
     return ownedBy(ctx, this.uuid);
   }
-
 }

@@ -45,7 +45,10 @@ export function budgetText(budgets: Budgets, entry: string): string {
 export function overBudget(built: Bundle, functions: readonly string[], budgets: Budgets): string | undefined {
   const budget = budgetOf(budgets, built.entry);
   if (built.bytes <= budget) return undefined;
-  const largest = built.inputs.slice(0, 10).map((i) => `    ${kb(i.bytes).padStart(9)}  ${i.path}`).join("\n");
+  const largest = built.inputs
+    .slice(0, 10)
+    .map((i) => `    ${kb(i.bytes).padStart(9)}  ${i.path}`)
+    .join("\n");
   return [
     `${built.entry} (function${functions.length > 1 ? "s" : ""} ${functions.slice(0, 3).join(", ")}${functions.length > 3 ? `, +${functions.length - 3} more` : ""}) ` +
       `is ${kb(built.bytes)}, over its budget of ${kb(budget)} (${budgetText(budgets, built.entry)}, bench/budgets.json) by ${kb(built.bytes - budget)}.`,

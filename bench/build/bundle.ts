@@ -32,7 +32,13 @@ export function byPackage(inputs: readonly Input[]): Input[] {
   for (const input of inputs) {
     const at = input.path.lastIndexOf("node_modules/");
     const rest = at < 0 ? "" : input.path.slice(at + "node_modules/".length);
-    const name = at < 0 ? "(project)" : rest.split("/").slice(0, rest.startsWith("@") ? 2 : 1).join("/");
+    const name =
+      at < 0
+        ? "(project)"
+        : rest
+            .split("/")
+            .slice(0, rest.startsWith("@") ? 2 : 1)
+            .join("/");
     totals.set(name, (totals.get(name) ?? 0) + input.bytes);
   }
   return [...totals].map(([path, bytes]) => ({ path, bytes })).sort((a, b) => b.bytes - a.bytes);

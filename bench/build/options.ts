@@ -12,7 +12,7 @@ interface PluginClass {
 /** serverless-esbuild's own defaults merged with serverless.yml's custom.esbuild, by its own code. */
 export function pluginBuildOptions(root = ROOT): PluginOptions {
   const config = serverlessConfig(root);
-  const plugin = (require("serverless-esbuild") as { default?: PluginClass } & PluginClass);
+  const plugin = require("serverless-esbuild") as { default?: PluginClass } & PluginClass;
   const cls = plugin.default ?? plugin;
   const self = { serviceDirPath: root, serverless: { service: { provider: config.provider, custom: config.custom } } };
   return cls.prototype.getBuildOptions.call(self);
@@ -20,9 +20,25 @@ export function pluginBuildOptions(root = ROOT): PluginOptions {
 
 // The plugin's own option names, which it removes before calling esbuild (serverless-esbuild 1.57 bundle.ts).
 const PLUGIN_ONLY = [
-  "concurrency", "zipConcurrency", "exclude", "nativeZip", "packager", "packagePath", "watch", "keepOutputDirectory",
-  "packagerOptions", "installExtraArgs", "outputFileExtension", "outputBuildFolder", "outputWorkFolder", "nodeExternals",
-  "skipBuild", "skipRebuild", "skipBuildExcludeFns", "stripEntryResolveExtensions", "disposeContext",
+  "concurrency",
+  "zipConcurrency",
+  "exclude",
+  "nativeZip",
+  "packager",
+  "packagePath",
+  "watch",
+  "keepOutputDirectory",
+  "packagerOptions",
+  "installExtraArgs",
+  "outputFileExtension",
+  "outputBuildFolder",
+  "outputWorkFolder",
+  "nodeExternals",
+  "skipBuild",
+  "skipRebuild",
+  "skipBuildExcludeFns",
+  "stripEntryResolveExtensions",
+  "disposeContext",
 ];
 
 /**

@@ -18,7 +18,9 @@ const answered = performance.now();
 // value as the body.
 const http = typeof response?.statusCode === "number";
 const body = http ? String(response.body ?? "") : JSON.stringify(response ?? null);
-process.stdout.write(`${JSON.stringify({ boot: started, import: imported - started, request: answered - imported, total: answered, status: http ? response.statusCode : 0, body: body.slice(0, 200) })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ boot: started, import: imported - started, request: answered - imported, total: answered, status: http ? response.statusCode : 0, body: body.slice(0, 200) })}\n`,
+);
 // A traced function hands its subsegments to the daemon after answering (as in Lambda, where the
 // runtime's own I/O after the response lets them out): give them that moment, outside the timing.
 if (process.env.TRACING === "true") await new Promise((resolve) => setTimeout(resolve, 50));

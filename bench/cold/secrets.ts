@@ -30,7 +30,8 @@ function lambdaVariants(ssmEndpoint: string): { without: Variant; withSecrets: V
   return {
     without: { ...REST_ALL, name: "REST catch-all as a Lambda runtime, no secret parameter", env: lambda },
     withSecrets: {
-      ...REST_ALL, name: "REST catch-all as a Lambda runtime, APP_SECRET from SSM (loopback stub)",
+      ...REST_ALL,
+      name: "REST catch-all as a Lambda runtime, APP_SECRET from SSM (loopback stub)",
       env: { ...lambda, APP_SECRET_PARAMETER: PARAMETER, AWS_ENDPOINT_URL_SSM: ssmEndpoint },
     },
   };
@@ -52,7 +53,12 @@ export async function coldSecretsSection(figures: Figures, options: RunOptions):
     // One call per cold start, the warm-up round's included: what the loader promises.
     const starts = options.coldRuns + 1;
     figures.add({
-      section: "cold start", measure: withSecrets.name, unit: "ms", higherIsBetter: false, ours, floor,
+      section: "cold start",
+      measure: withSecrets.name,
+      unit: "ms",
+      higherIsBetter: false,
+      ours,
+      floor,
       note: `one signed GetParameters call with decryption per cold start (${ssm.requests.length} calls for ${starts} cold starts); difference of medians against the same function without it: ${(ours.summary.median - floor.summary.median).toFixed(1)} ms. The stub answers at once: SSM's own latency in AWS comes on top`,
     });
     if (ssm.requests.length !== starts) throw new Error(`expected ${starts} GetParameters calls, the stub saw ${ssm.requests.length}`);

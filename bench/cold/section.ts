@@ -11,7 +11,29 @@ import { coldEnv, coldStart, coldStartCore } from "./spawn.ts";
 import { passwordCheck } from "./password.ts";
 import { startStubDynamoDb } from "./stub-dynamodb.ts";
 import { startUdpSink } from "../lib/udp-sink.ts";
-import { AUTH, baselineVariants, checkAnswer, FLOOR_A, FLOOR_B, FLOOR_B_EMF, FLOOR_B_GRAPHQL, FLOOR_B_NO_CALL, FLOOR_B_POWERTOOLS, FLOOR_B_WEBSOCKET, GRAPHQL, LOGIN, MIGRATE, REST, REST_ALL, STREAM, tracedGraphql, VARIANTS, WEBSOCKET, YOGA, type Variant } from "./variants.ts";
+import {
+  AUTH,
+  baselineVariants,
+  checkAnswer,
+  FLOOR_A,
+  FLOOR_B,
+  FLOOR_B_EMF,
+  FLOOR_B_GRAPHQL,
+  FLOOR_B_NO_CALL,
+  FLOOR_B_POWERTOOLS,
+  FLOOR_B_WEBSOCKET,
+  GRAPHQL,
+  LOGIN,
+  MIGRATE,
+  REST,
+  REST_ALL,
+  STREAM,
+  tracedGraphql,
+  VARIANTS,
+  WEBSOCKET,
+  YOGA,
+  type Variant,
+} from "./variants.ts";
 
 export interface Prepared {
   variant: Variant;
@@ -62,7 +84,9 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
   // Stays up for the whole section: the profiles of missed bars are taken later, against it too.
   const stub = await startStubDynamoDb();
   const cpu = await coldStartCore();
-  progress(`cold start: ${options.coldRuns} rounds, variants in a random order each round (seed ${options.seed}; --seed=${options.seed} replays it), ${cpu === undefined ? "unpinned (no taskset here)" : `each process on core ${cpu} (taskset)`}`);
+  progress(
+    `cold start: ${options.coldRuns} rounds, variants in a random order each round (seed ${options.seed}; --seed=${options.seed} replays it), ${cpu === undefined ? "unpinned (no taskset here)" : `each process on core ${cpu} (taskset)`}`,
+  );
   const totals = await measureCold(prepared, options.coldRuns, stub.endpoint, options.seed, cpu);
   const profile = (v: Variant) => async () => {
     const p = prepared.find((x) => x.variant === v);
@@ -79,25 +103,48 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
   const measured = (v: Variant, name = v.name): Measured => ({ name, summary: summarise(totals.get(v) ?? []), samples: totals.get(v) ?? [] });
   const section = "cold start";
   for (const v of [FLOOR_A, FLOOR_B, FLOOR_B_NO_CALL, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, YOGA]) {
-    figures.add({ section, measure: v.name, unit: "ms", higherIsBetter: false, ours: measured(v), ...(v === FLOOR_A ? {} : { floor: measured(FLOOR_A, "(a)") }) });
+    figures.add({
+      section,
+      measure: v.name,
+      unit: "ms",
+      higherIsBetter: false,
+      ours: measured(v),
+      ...(v === FLOOR_A ? {} : { floor: measured(FLOOR_A, "(a)") }),
+    });
   }
   const graphql = measured(GRAPHQL);
   const floorGraphql = measured(FLOOR_B_GRAPHQL, "(b)+graphql-js");
   const yoga = measured(YOGA, "yoga");
   figures.add({
-    section, measure: GRAPHQL.name, unit: "ms", higherIsBetter: false, ours: graphql, floor: floorGraphql, peer: yoga,
+    section,
+    measure: GRAPHQL.name,
+    unit: "ms",
+    higherIsBetter: false,
+    ours: graphql,
+    floor: floorGraphql,
+    peer: yoga,
     bar: barOn("<= 1.15x (b)+graphql-js (goal, reported)", graphql, floorGraphql, 1.15, true),
     profile: profile(GRAPHQL),
   });
   figures.add({
-    section, measure: `${GRAPHQL.name} vs yoga`, unit: "ms", higherIsBetter: false, ours: graphql, peer: yoga,
+    section,
+    measure: `${GRAPHQL.name} vs yoga`,
+    unit: "ms",
+    higherIsBetter: false,
+    ours: graphql,
+    peer: yoga,
     bar: barOn("<= 0.8x yoga (built as the function is)", graphql, yoga, 0.8, true),
     profile: profile(GRAPHQL),
   });
   const rest = measured(REST);
   const floorB = measured(FLOOR_B, "(b)");
   figures.add({
-    section, measure: REST.name, unit: "ms", higherIsBetter: false, ours: rest, floor: floorB,
+    section,
+    measure: REST.name,
+    unit: "ms",
+    higherIsBetter: false,
+    ours: rest,
+    floor: floorB,
     bar: barOn("<= 1.1x (b) (goal, reported)", rest, floorB, 1.1, true),
     profile: profile(REST),
     note: "DynamoDB store configured (client built, one GetItem to a loopback stub that finds nothing, answered 404): the route lookup, domain read and error mapping are those of a hit",
@@ -106,17 +153,33 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
     const now = v.now;
     const floor = now === GRAPHQL ? floorGraphql : floorB;
     figures.add({
-      section, measure: v.name, unit: "ms", higherIsBetter: false, ours: measured(v), floor, peer: measured(now, "now"),
+      section,
+      measure: v.name,
+      unit: "ms",
+      higherIsBetter: false,
+      ours: measured(v),
+      floor,
+      peer: measured(now, "now"),
       note: `bundled from ${v.root ?? "?"} (the baseline checkout), measured in the same interleaved rounds; vs peer = before / now`,
     });
   }
   figures.add({
-    section, measure: WEBSOCKET.name, unit: "ms", higherIsBetter: false, ours: measured(WEBSOCKET), floor: measured(FLOOR_B_WEBSOCKET, "(b)+management"),
+    section,
+    measure: WEBSOCKET.name,
+    unit: "ms",
+    higherIsBetter: false,
+    ours: measured(WEBSOCKET),
+    floor: measured(FLOOR_B_WEBSOCKET, "(b)+management"),
     note: "a $connect without the graphql-transport-ws subprotocol (answered 400): the realtime face is built, no DynamoDB write",
   });
   const auth = measured(AUTH);
   figures.add({
-    section, measure: AUTH.name, unit: "ms", higherIsBetter: false, ours: auth, floor: floorB,
+    section,
+    measure: AUTH.name,
+    unit: "ms",
+    higherIsBetter: false,
+    ours: auth,
+    floor: floorB,
     bar: barOn("<= 1.2x (b)", auth, floorB, 1.2, true),
     profile: profile(AUTH),
     note: "an unknown refresh token, answered 401 after one read of the (stub) refresh table",
@@ -125,17 +188,70 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
   // what each carries beyond the floor, reported.
   figures.add({ section, measure: `${GRAPHQL.name} vs floor (b)`, unit: "ms", higherIsBetter: false, ours: graphql, floor: floorB });
   figures.add({ section, measure: `${WEBSOCKET.name} vs floor (b)`, unit: "ms", higherIsBetter: false, ours: measured(WEBSOCKET), floor: floorB });
-  figures.add({ section, measure: REST_ALL.name, unit: "ms", higherIsBetter: false, ours: measured(REST_ALL), floor: floorB, note: "the function of every model route without its own (writes, queries), answering the same read as the route function" });
-  figures.add({ section, measure: LOGIN.name, unit: "ms", higherIsBetter: false, ours: measured(LOGIN), floor: floorB, note: "one lookup (the stub finds nothing), then a password verify against a dummy hash at the default scrypt cost, so an unknown address costs what a known one does: the password check row below is most of it" });
-  figures.add({ section, measure: STREAM.name, unit: "ms", higherIsBetter: false, ours: measured(STREAM), floor: floorB, note: "Post.Created from the record, its subscribers looked up (the stub has none)" });
-  figures.add({ section, measure: MIGRATE.name, unit: "ms", higherIsBetter: false, ours: measured(MIGRATE), floor: floorB, note: "the v3 auth migration's dry run over empty (stub) tables" });
+  figures.add({
+    section,
+    measure: REST_ALL.name,
+    unit: "ms",
+    higherIsBetter: false,
+    ours: measured(REST_ALL),
+    floor: floorB,
+    note: "the function of every model route without its own (writes, queries), answering the same read as the route function",
+  });
+  figures.add({
+    section,
+    measure: LOGIN.name,
+    unit: "ms",
+    higherIsBetter: false,
+    ours: measured(LOGIN),
+    floor: floorB,
+    note: "one lookup (the stub finds nothing), then a password verify against a dummy hash at the default scrypt cost, so an unknown address costs what a known one does: the password check row below is most of it",
+  });
+  figures.add({
+    section,
+    measure: STREAM.name,
+    unit: "ms",
+    higherIsBetter: false,
+    ours: measured(STREAM),
+    floor: floorB,
+    note: "Post.Created from the record, its subscribers looked up (the stub has none)",
+  });
+  figures.add({
+    section,
+    measure: MIGRATE.name,
+    unit: "ms",
+    higherIsBetter: false,
+    ours: measured(MIGRATE),
+    floor: floorB,
+    note: "the v3 auth migration's dry run over empty (stub) tables",
+  });
   // The metrics writer's cold-start cost, ours and Powertools' (the choice: Powertools if within 2 ms
   // of floor (b), else a writer of our own), as the difference of medians from the same rounds.
   const overB = (v: Variant) => `${(measured(v).summary.median - floorB.summary.median).toFixed(1)} ms over (b) (difference of medians)`;
-  figures.add({ section, measure: FLOOR_B_EMF.name, unit: "ms", higherIsBetter: false, ours: measured(FLOOR_B_EMF), floor: floorB, note: `the line an HTTP request publishes, written once: ${overB(FLOOR_B_EMF)}` });
-  figures.add({ section, measure: FLOOR_B_POWERTOOLS.name, unit: "ms", higherIsBetter: false, ours: measured(FLOOR_B_POWERTOOLS), floor: floorB, note: `@aws-lambda-powertools/metrics publishing the same metrics once: ${overB(FLOOR_B_POWERTOOLS)}` });
   figures.add({
-    section, measure: traced.name, unit: "ms", higherIsBetter: false, ours: measured(traced), floor: measured(GRAPHQL, "tracing off"),
+    section,
+    measure: FLOOR_B_EMF.name,
+    unit: "ms",
+    higherIsBetter: false,
+    ours: measured(FLOOR_B_EMF),
+    floor: floorB,
+    note: `the line an HTTP request publishes, written once: ${overB(FLOOR_B_EMF)}`,
+  });
+  figures.add({
+    section,
+    measure: FLOOR_B_POWERTOOLS.name,
+    unit: "ms",
+    higherIsBetter: false,
+    ours: measured(FLOOR_B_POWERTOOLS),
+    floor: floorB,
+    note: `@aws-lambda-powertools/metrics publishing the same metrics once: ${overB(FLOOR_B_POWERTOOLS)}`,
+  });
+  figures.add({
+    section,
+    measure: traced.name,
+    unit: "ms",
+    higherIsBetter: false,
+    ours: measured(traced),
+    floor: measured(GRAPHQL, "tracing off"),
     note: `--param tracing=true: TRACING set, the invocation sampled, its DynamoDB call sent to a loopback daemon as a subsegment (${daemon.received()} subsegments received over the section)`,
   });
   figures.add(await passwordCheck(options.coldRuns));

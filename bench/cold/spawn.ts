@@ -54,7 +54,12 @@ export async function coldStartCore(): Promise<number | undefined> {
  * A fresh `node` that imports the bundle and serves one event; `nodeArgs` e.g. `--cpu-prof`; on
  * core `cpu` only, when given.
  */
-export async function coldStart(bundle: string, eventFile: string, env: Record<string, string>, options: { nodeArgs?: string[]; cpu?: number } = {}): Promise<ColdRun> {
+export async function coldStart(
+  bundle: string,
+  eventFile: string,
+  env: Record<string, string>,
+  options: { nodeArgs?: string[]; cpu?: number } = {},
+): Promise<ColdRun> {
   const command = [process.execPath, ...(options.nodeArgs ?? []), CHILD, bundle, eventFile];
   const [file, ...args] = options.cpu === undefined ? command : ["taskset", "-c", String(options.cpu), ...command];
   const { stdout } = await run(file as string, args, { env, maxBuffer: 4 * 1024 * 1024 });

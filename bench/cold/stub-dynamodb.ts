@@ -26,7 +26,10 @@ export async function startStubDynamoDb(): Promise<StubDynamoDb> {
   const server: Server = createServer((request, response) => {
     request.resume();
     request.on("end", () => {
-      const operation = String(request.headers["x-amz-target"] ?? "").split(".").pop() ?? "";
+      const operation =
+        String(request.headers["x-amz-target"] ?? "")
+          .split(".")
+          .pop() ?? "";
       calls.set(operation, (calls.get(operation) ?? 0) + 1);
       const answer = ANSWERS[operation];
       response.writeHead(answer ? 200 : 400, { "content-type": "application/x-amz-json-1.0" });

@@ -84,25 +84,49 @@ export async function accountOperations(endpoint: string, prefix: string): Promi
     const joinRows = (through: ModelInfo, from: string, parents: unknown[]) => app.repository(through).findByField(from, parents as string[]);
     const pagesOf = (body: string) => ((JSON.parse(body) as { results?: unknown[] }).results !== undefined ? 1 : 0);
     const operations: Operation[] = [
-      { name: "get (REST GET /posts/{slug})", handler: rest, event: httpEvent("GET", "/posts/p7", { routeKey: "GET /posts/{slug}" }), expectedStatus: 200, minimum: async () => byKey() },
       {
-        name: "query by foreign key (REST, author = ...)", handler: rest, expectedStatus: 200,
+        name: "get (REST GET /posts/{slug})",
+        handler: rest,
+        event: httpEvent("GET", "/posts/p7", { routeKey: "GET /posts/{slug}" }),
+        expectedStatus: 200,
+        minimum: async () => byKey(),
+      },
+      {
+        name: "query by foreign key (REST, author = ...)",
+        handler: rest,
+        expectedStatus: 200,
         event: httpEvent("PUT", "/posts", { routeKey: "PUT /posts", body: REST_QUERY(writer) }),
         // The filter is an equality on an indexed attribute: one Query per page returned.
         minimum: async (body) => listing(pagesOf(body), "Query"),
       },
       {
-        name: "list with relations (GraphQL 50 posts + author + tags)", handler: graphql, expectedStatus: 200,
+        name: "list with relations (GraphQL 50 posts + author + tags)",
+        handler: graphql,
+        expectedStatus: 200,
         event: httpEvent("POST", "/graphql", { routeKey: "POST /graphql", body: { query: LIST } }),
         minimum: async (body) => listWithRelations(app, Post, LIST, await storedPosts(body), joinRows),
       },
       {
-        name: "list with contains (GraphQL 50 posts + comments)", handler: graphql, expectedStatus: 200,
+        name: "list with contains (GraphQL 50 posts + comments)",
+        handler: graphql,
+        expectedStatus: 200,
         event: httpEvent("POST", "/graphql", { routeKey: "POST /graphql", body: { query: LIST_WITH_COMMENTS } }),
         minimum: async (body) => listWithRelations(app, Post, LIST_WITH_COMMENTS, await storedPosts(body), joinRows),
       },
-      { name: "create (REST POST /posts)", handler: rest, expectedStatus: 200, event: httpEvent("POST", "/posts", { routeKey: "POST /posts", headers: user, body: { slug, title: "New", content: "c", status: "published" } }), minimum: async () => put() },
-      { name: "patch (REST PATCH /posts/{slug})", handler: rest, expectedStatus: 200, event: httpEvent("PATCH", `/posts/${slug}`, { routeKey: "PATCH /posts/{slug}", headers: user, body: { title: "Patched" } }), minimum: async () => checkedWrite() },
+      {
+        name: "create (REST POST /posts)",
+        handler: rest,
+        expectedStatus: 200,
+        event: httpEvent("POST", "/posts", { routeKey: "POST /posts", headers: user, body: { slug, title: "New", content: "c", status: "published" } }),
+        minimum: async () => put(),
+      },
+      {
+        name: "patch (REST PATCH /posts/{slug})",
+        handler: rest,
+        expectedStatus: 200,
+        event: httpEvent("PATCH", `/posts/${slug}`, { routeKey: "PATCH /posts/{slug}", headers: user, body: { title: "Patched" } }),
+        minimum: async () => checkedWrite(),
+      },
     ];
     const out: Accounted[] = [];
     for (const op of operations) {
@@ -113,8 +137,13 @@ export async function accountOperations(endpoint: string, prefix: string): Promi
       const problem = problemOf(answer.statusCode, op.expectedStatus, answer.body ?? "");
       out.push({
         ...(problem ? { problem } : {}),
-        operation: op.name, status: answer.statusCode, expectedStatus: op.expectedStatus, calls, counts: countByCommand(calls),
-        capacity: calls.reduce((sum, c) => sum + c.capacity, 0), minimum,
+        operation: op.name,
+        status: answer.statusCode,
+        expectedStatus: op.expectedStatus,
+        calls,
+        counts: countByCommand(calls),
+        capacity: calls.reduce((sum, c) => sum + c.capacity, 0),
+        minimum,
       });
     }
     return out;

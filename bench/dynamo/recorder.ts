@@ -13,7 +13,8 @@ interface Capacity {
 }
 
 // Data-plane commands that accept ReturnConsumedCapacity (table management does not).
-const WITH_CAPACITY = /^(Get|Put|Update|Delete|Query|Scan|BatchGet|BatchWrite|TransactGet|TransactWrite|ExecuteStatement|BatchExecuteStatement|ExecuteTransaction)/;
+const WITH_CAPACITY =
+  /^(Get|Put|Update|Delete|Query|Scan|BatchGet|BatchWrite|TransactGet|TransactWrite|ExecuteStatement|BatchExecuteStatement|ExecuteTransaction)/;
 
 interface Read {
   ScannedCount?: number;
@@ -47,7 +48,12 @@ export function recordCalls(client: DynamoDBDocumentClient): { calls: Call[]; re
       if (WITH_CAPACITY.test(command)) input.ReturnConsumedCapacity = "TOTAL";
       const result = await next(args);
       const output = result.output as { ConsumedCapacity?: Capacity | Capacity[] } & Read;
-      calls.push({ command: command.replace(/Command$/, ""), capacity: units(output.ConsumedCapacity), items: itemsRead(output), ...(input.IndexName ? { indexName: input.IndexName } : {}) });
+      calls.push({
+        command: command.replace(/Command$/, ""),
+        capacity: units(output.ConsumedCapacity),
+        items: itemsRead(output),
+        ...(input.IndexName ? { indexName: input.IndexName } : {}),
+      });
       return result;
     },
     { step: "initialize", name: "benchRecordCalls" },

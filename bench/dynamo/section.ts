@@ -30,11 +30,20 @@ export async function dynamoSection(figures: Figures, _options: RunOptions): Pro
         bar: contains ? barOn("<= 1 + 2 calls", ours, 3, 1, true) : barOn("= minimum", ours, r.minimum.calls, 1, true),
         ...(r.problem ? { failed: r.problem } : {}),
         // What was sent is the measured cause when a row misses its bar.
-        cause: `sent ${Object.entries(r.counts).map(([c, n]) => `${c} x${n}`).join(", ")} where the minimum is ${r.minimum.why}`,
-        note: `status ${r.status}; ${Object.entries(r.counts).map(([c, n]) => `${c} x${n}`).join(", ")}; ${r.capacity} capacity units consumed; minimum: ${r.minimum.why}`,
+        cause: `sent ${Object.entries(r.counts)
+          .map(([c, n]) => `${c} x${n}`)
+          .join(", ")} where the minimum is ${r.minimum.why}`,
+        note: `status ${r.status}; ${Object.entries(r.counts)
+          .map(([c, n]) => `${c} x${n}`)
+          .join(", ")}; ${r.capacity} capacity units consumed; minimum: ${r.minimum.why}`,
       });
     }
-    figures.detail("DynamoDB calls per operation (DynamoDB Local, ReturnConsumedCapacity TOTAL)", results.map((r) => `${r.operation.padEnd(56)} status ${r.status}  ${JSON.stringify(r.counts)}  ${r.capacity} CU  (minimum ${r.minimum.calls}: ${r.minimum.why})`));
+    figures.detail(
+      "DynamoDB calls per operation (DynamoDB Local, ReturnConsumedCapacity TOTAL)",
+      results.map(
+        (r) => `${r.operation.padEnd(56)} status ${r.status}  ${JSON.stringify(r.counts)}  ${r.capacity} CU  (minimum ${r.minimum.calls}: ${r.minimum.why})`,
+      ),
+    );
   } finally {
     await db.stop();
   }

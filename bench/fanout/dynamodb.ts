@@ -55,16 +55,29 @@ export async function fanoutDynamoSection(figures: Figures, options: RunOptions)
     const times: number[] = [];
     const firstPosts: number[] = [];
     // One discarded delivery first: DynamoDB Local's JVM compiles its Query path on first use.
-    await realtime.fanout.deliver({ name: "Post.Created", model: "Post", kind: "Created", key: { slug: "warm-up" }, record: { ...post("warm-up"), author: "bench", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 } });
+    await realtime.fanout.deliver({
+      name: "Post.Created",
+      model: "Post",
+      kind: "Created",
+      key: { slug: "warm-up" },
+      record: { ...post("warm-up"), author: "bench", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 },
+    });
     transport.latencyMs = LATENCY_MS;
     for (let i = 0; i < options.fanoutRepeats; i++) {
       const before = transport.posts;
       transport.mark();
       const started = performance.now();
-      const report = await realtime.fanout.deliver({ name: "Post.Created", model: "Post", kind: "Created", key: { slug: `d${i}` }, record: { ...post(`d${i}`), author: "bench", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 } });
+      const report = await realtime.fanout.deliver({
+        name: "Post.Created",
+        model: "Post",
+        kind: "Created",
+        key: { slug: `d${i}` },
+        record: { ...post(`d${i}`), author: "bench", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 },
+      });
       times.push(performance.now() - started);
       firstPosts.push((transport.firstPostAt ?? Number.NaN) - started);
-      if (report.delivered !== expected || transport.posts - before !== expected) throw new Error(`fan-out (DynamoDB) to ${size}: delivered ${report.delivered}, posted ${transport.posts - before}, expected ${expected}`);
+      if (report.delivered !== expected || transport.posts - before !== expected)
+        throw new Error(`fan-out (DynamoDB) to ${size}: delivered ${report.delivered}, posted ${transport.posts - before}, expected ${expected}`);
     }
     const ideal = (expected * LATENCY_MS) / CONCURRENCY;
     const ours = { name: "ours", summary: summarise(times) };

@@ -26,7 +26,11 @@ export async function fanoutSection(figures: Figures, options: RunOptions): Prom
   for (const size of shuffled(options.fanoutSizes, seeded(options.seed))) {
     const transport = new FixedLatencyTransport();
     const realtime = createRealtime(blog(), {
-      repositories: { connections: new MemoryRepository(connectionShape), subscriptions: new MemoryRepository(subscriptionShape), userConnections: new MemoryRepository(userConnectionShape) },
+      repositories: {
+        connections: new MemoryRepository(connectionShape),
+        subscriptions: new MemoryRepository(subscriptionShape),
+        userConnections: new MemoryRepository(userConnectionShape),
+      },
       transport,
       options: { ...DEFAULT_REALTIME_OPTIONS, concurrency: CONCURRENCY },
     });
@@ -39,10 +43,17 @@ export async function fanoutSection(figures: Figures, options: RunOptions): Prom
       const before = transport.posts;
       transport.mark();
       const started = performance.now();
-      const report = await realtime.fanout.deliver({ name: "Post.Created", model: "Post", kind: "Created", key: { slug: `f${i}` }, record: { ...post(`f${i}`), author: "bench", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 } });
+      const report = await realtime.fanout.deliver({
+        name: "Post.Created",
+        model: "Post",
+        kind: "Created",
+        key: { slug: `f${i}` },
+        record: { ...post(`f${i}`), author: "bench", createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 },
+      });
       times.push(performance.now() - started);
       firstPosts.push((transport.firstPostAt ?? Number.NaN) - started);
-      if (report.delivered !== size || transport.posts - before !== size) throw new Error(`fan-out to ${size}: delivered ${report.delivered}, posted ${transport.posts - before}`);
+      if (report.delivered !== size || transport.posts - before !== size)
+        throw new Error(`fan-out to ${size}: delivered ${report.delivered}, posted ${transport.posts - before}`);
     }
     const ideal = (size * LATENCY_MS) / CONCURRENCY;
     const ours = { name: "ours", summary: summarise(times) };

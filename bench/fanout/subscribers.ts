@@ -8,12 +8,7 @@ export const PUBLISHED = `subscription { Posts(query: "status = 'published'") { 
  * Filters of the mixed fan-out: three match a published post by `bench`, one does not (its
  * subscribers are looked up and evaluated, never posted to).
  */
-export const FILTERS = [
-  `status = 'published'`,
-  `author = 'bench'`,
-  `status = 'published' AND author = 'bench'`,
-  `status = 'draft'`,
-];
+export const FILTERS = [`status = 'published'`, `author = 'bench'`, `status = 'published' AND author = 'bench'`, `status = 'draft'`];
 export const MATCHING_FILTERS = 3;
 
 export interface SubscribeOptions {
@@ -38,7 +33,8 @@ export async function subscribe(realtime: Realtime, count: number, options: Subs
         // The client sends its frames as soon as it is connected: they arrive at the connection's
         // own time, however long the store took to record the handshake (DynamoDB Local's JVM warming up).
         const connectedAt = Date.now();
-        const frame = (message: unknown) => realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: connectedAt, requestId: connectionId });
+        const frame = (message: unknown) =>
+          realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: connectedAt, requestId: connectionId });
         const headers: Record<string, string> = { "sec-websocket-protocol": "graphql-transport-ws", ...(user ? { "x-test-user": user } : {}) };
         await realtime.protocol.connect({ connectionId, endpoint: ENDPOINT, connectedAt, headers, cookies: [] });
         await frame({ type: MessageType.ConnectionInit });

@@ -30,7 +30,13 @@ interface Plan {
 function planOf(options: RunOptions): Plan {
   return options.quick
     ? { rounds: 1, cold: [FLOOR_B, GRAPHQL, YOGA], warm: METRICS_SCENARIOS.slice(0, 1), warmUp: 100, requests: 100 }
-    : { rounds: 3, cold: [FLOOR_B, FLOOR_B_GRAPHQL, YOGA, GRAPHQL, REST, AUTH, FLOOR_B_EMF, FLOOR_B_POWERTOOLS], warm: METRICS_SCENARIOS, warmUp: 6000, requests: 3000 };
+    : {
+        rounds: 3,
+        cold: [FLOOR_B, FLOOR_B_GRAPHQL, YOGA, GRAPHQL, REST, AUTH, FLOOR_B_EMF, FLOOR_B_POWERTOOLS],
+        warm: METRICS_SCENARIOS,
+        warmUp: 6000,
+        requests: 3000,
+      };
 }
 
 /** One cold start under callgrind: all it executed, from Node's own start to the answer and exit. */
@@ -48,8 +54,13 @@ async function coldCount(p: Prepared, endpoint: string): Promise<number> {
  * timing would move the count): the request's own code, the same in either mode.
  */
 async function warmCount(child: string, scenario: string, variant: string, plan: Plan): Promise<number> {
-  const { parts, stdout } = await countInstructions(["--predictable", child, scenario, variant, String(plan.warmUp), String(plan.requests)], { PATH: process.env.PATH ?? "", NODE_ENV: "production" }, "uv_getrusage");
-  if (!stdout.includes("done") || parts.length !== 3) throw new Error(`${scenario} (${variant}) under callgrind: ${parts.length} parts, stdout ${stdout.slice(0, 200)}`);
+  const { parts, stdout } = await countInstructions(
+    ["--predictable", child, scenario, variant, String(plan.warmUp), String(plan.requests)],
+    { PATH: process.env.PATH ?? "", NODE_ENV: "production" },
+    "uv_getrusage",
+  );
+  if (!stdout.includes("done") || parts.length !== 3)
+    throw new Error(`${scenario} (${variant}) under callgrind: ${parts.length} parts, stdout ${stdout.slice(0, 200)}`);
   return (parts[1] as number) / plan.requests;
 }
 
@@ -90,19 +101,44 @@ export async function instructionsSection(figures: Figures, options: RunOptions)
   const unit = "M instructions";
   const graphql = coldOf(GRAPHQL);
   figures.add({
-    section: SECTION, measure: `cold start: ${GRAPHQL.name} vs yoga`, unit, higherIsBetter: false, ours: graphql, floor: coldOf(FLOOR_B, "(b)"), peer: coldOf(YOGA, "yoga"),
+    section: SECTION,
+    measure: `cold start: ${GRAPHQL.name} vs yoga`,
+    unit,
+    higherIsBetter: false,
+    ours: graphql,
+    floor: coldOf(FLOOR_B, "(b)"),
+    peer: coldOf(YOGA, "yoga"),
     bar: barOn("<= 0.8x yoga (built as the function is)", graphql, coldOf(YOGA, "yoga"), 0.8, true),
     note: "the cold-start section's bundles, events and loopback stub; every thread of the process, user space",
   });
   if (cold.has(FLOOR_B_GRAPHQL)) {
     const floor = coldOf(FLOOR_B_GRAPHQL, "(b)+graphql-js");
-    figures.add({ section: SECTION, measure: `cold start: ${GRAPHQL.name}`, unit, higherIsBetter: false, ours: graphql, floor, bar: barOn("<= 1.15x (b)+graphql-js (goal, reported)", graphql, floor, 1.15, true) });
+    figures.add({
+      section: SECTION,
+      measure: `cold start: ${GRAPHQL.name}`,
+      unit,
+      higherIsBetter: false,
+      ours: graphql,
+      floor,
+      bar: barOn("<= 1.15x (b)+graphql-js (goal, reported)", graphql, floor, 1.15, true),
+    });
   }
-  for (const [v, limit, goal] of [[REST, 1.1, true], [AUTH, 1.2, false]] as const) {
+  for (const [v, limit, goal] of [
+    [REST, 1.1, true],
+    [AUTH, 1.2, false],
+  ] as const) {
     if (!cold.has(v)) continue;
     const ours = coldOf(v);
     const floorB = coldOf(FLOOR_B, "(b)");
-    figures.add({ section: SECTION, measure: `cold start: ${v.name}`, unit, higherIsBetter: false, ours, floor: floorB, bar: barOn(`<= ${limit}x (b)${goal ? " (goal, reported)" : ""}`, ours, floorB, limit, true) });
+    figures.add({
+      section: SECTION,
+      measure: `cold start: ${v.name}`,
+      unit,
+      higherIsBetter: false,
+      ours,
+      floor: floorB,
+      bar: barOn(`<= ${limit}x (b)${goal ? " (goal, reported)" : ""}`, ours, floorB, limit, true),
+    });
   }
   // The metrics writers at cold start (the choice: Powertools' Metrics if within 2 ms of floor (b),
   // else our own), each on (b) publishing what an HTTP request publishes once: what each adds.
@@ -111,7 +147,15 @@ export async function instructionsSection(figures: Figures, options: RunOptions)
     const ours = coldOf(v);
     const floorB = coldOf(FLOOR_B, "(b)");
     const over = ours.summary.median - floorB.summary.median;
-    figures.add({ section: SECTION, measure: `cold start: ${v.name}`, unit, higherIsBetter: false, ours, floor: floorB, note: `${over.toFixed(1)} M instructions over (b) (difference of medians)` });
+    figures.add({
+      section: SECTION,
+      measure: `cold start: ${v.name}`,
+      unit,
+      higherIsBetter: false,
+      ours,
+      floor: floorB,
+      note: `${over.toFixed(1)} M instructions over (b) (difference of medians)`,
+    });
   }
 
   const child = (await bundle("bench/instructions/warm-child.ts", `${options.outDir}/instructions`)).file;
@@ -128,7 +172,12 @@ export async function instructionsSection(figures: Figures, options: RunOptions)
     const without = measured("without metrics", off);
     // The metrics' bar (at most 3% slower than the same build without metrics) as instructions: 1.03x.
     figures.add({
-      section: SECTION, measure: `warm: ${scenario} [in-process store]: metrics on vs off`, unit: "K instructions/request", higherIsBetter: false, ours, floor: without,
+      section: SECTION,
+      measure: `warm: ${scenario} [in-process store]: metrics on vs off`,
+      unit: "K instructions/request",
+      higherIsBetter: false,
+      ours,
+      floor: without,
       bar: barOn("<= 1.03x without metrics", ours, without, 1.03, true),
       note: `${plan.requests} requests counted after ${plan.warmUp} of warm-up, V8 with --predictable; log lines built, not written, as in the warm section`,
     });

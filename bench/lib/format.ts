@@ -58,7 +58,12 @@ function row(f: Figure): string[] {
 export function textTable(figures: Figures): string {
   const rows = [HEADER, ...figures.figures.map(row)];
   const widths = HEADER.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
-  const lines = rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ").trimEnd());
+  const lines = rows.map((r) =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd(),
+  );
   lines.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
   for (const gap of figures.gaps) lines.push(`not measured: ${gap.section} / ${gap.what}: ${gap.why}`);
   return lines.join("\n");

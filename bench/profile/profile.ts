@@ -9,7 +9,9 @@ const run = promisify(execFile);
 
 /** The main thread's profile: tsx's loader thread writes one too, mostly idle and smaller. */
 async function newestProfile(dir: string): Promise<string> {
-  const files = await Promise.all((await readdir(dir)).filter((f) => f.endsWith(".cpuprofile")).map(async (f) => ({ f, size: (await stat(join(dir, f))).size })));
+  const files = await Promise.all(
+    (await readdir(dir)).filter((f) => f.endsWith(".cpuprofile")).map(async (f) => ({ f, size: (await stat(join(dir, f))).size })),
+  );
   const largest = files.sort((a, b) => b.size - a.size)[0];
   if (!largest) throw new Error(`no profile written in ${dir}`);
   return join(dir, largest.f);

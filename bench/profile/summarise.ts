@@ -44,7 +44,8 @@ function original(url: string, line: number, column: number): string | undefined
 function packageOf(place: string): string {
   const path = place.startsWith("node_modules/") ? place.slice("node_modules/".length) : place;
   if (path === place && !/^[@a-z]/.test(path)) return place;
-  if (place.startsWith("lib/") || place.startsWith("app/") || place.startsWith("bench/") || place.startsWith("functions/") || place.startsWith("node:")) return place;
+  if (place.startsWith("lib/") || place.startsWith("app/") || place.startsWith("bench/") || place.startsWith("functions/") || place.startsWith("node:"))
+    return place;
   const parts = path.split("/");
   return (path.startsWith("@") ? parts.slice(0, 2) : parts.slice(0, 1)).join("/");
 }
@@ -64,11 +65,20 @@ export function hotspots(file: string, top = 12): { functions: Hotspot[]; places
     functions.set(name, (functions.get(name) ?? 0) + hits);
     places.set(packageOf(place), (places.get(packageOf(place)) ?? 0) + hits);
   }
-  const ranked = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, hits]) => ({ name, share: hits / total }));
+  const ranked = (m: Map<string, number>) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, hits]) => ({ name, share: hits / total }));
   return { functions: ranked(functions), places: ranked(places) };
 }
 
 export function formatHotspots(h: { functions: Hotspot[]; places: Hotspot[] }): string[] {
   const pct = (s: number) => `${(s * 100).toFixed(1).padStart(5)}%`;
-  return ["self time by function:", ...h.functions.map((f) => `  ${pct(f.share)}  ${f.name}`), "self time by package or file:", ...h.places.map((p) => `  ${pct(p.share)}  ${p.name}`)];
+  return [
+    "self time by function:",
+    ...h.functions.map((f) => `  ${pct(f.share)}  ${f.name}`),
+    "self time by package or file:",
+    ...h.places.map((p) => `  ${pct(p.share)}  ${p.name}`),
+  ];
 }

@@ -37,7 +37,10 @@ async function follow(rest: Handler, recorder: ReturnType<typeof recordCalls>, b
   let token: string | undefined;
   do {
     recorder.reset();
-    const answer = await rest(httpEvent("PUT", "/posts", { routeKey: "PUT /posts", body: { ...body, ...(token ? { continuationToken: token } : {}) } }), lambdaContext());
+    const answer = await rest(
+      httpEvent("PUT", "/posts", { routeKey: "PUT /posts", body: { ...body, ...(token ? { continuationToken: token } : {}) } }),
+      lambdaContext(),
+    );
     if (answer.statusCode !== 200) return { ...followed, failed: `status ${answer.statusCode}, expected 200` };
     const page = JSON.parse(answer.body ?? "{}") as { results?: unknown[]; continuationToken?: string | null };
     const items = recorder.calls.reduce((sum, c) => sum + c.items, 0);
@@ -60,7 +63,14 @@ async function follow(rest: Handler, recorder: ReturnType<typeof recordCalls>, b
  * row (DynamoDB evaluates every row a filter rejects), at most 3x that floor. Every request keeps
  * within the read budget.
  */
-export async function amplificationRows(figures: Figures, rest: Handler, recorder: ReturnType<typeof recordCalls>, size: number, maxPages: number, lines: string[]): Promise<void> {
+export async function amplificationRows(
+  figures: Figures,
+  rest: Handler,
+  recorder: ReturnType<typeof recordCalls>,
+  size: number,
+  maxPages: number,
+  lines: string[],
+): Promise<void> {
   for (const { name, below } of FILTERS) {
     const floor = floorOf(size, below);
     for (const ordered of [false, true]) {
@@ -76,7 +86,11 @@ export async function amplificationRows(figures: Figures, rest: Handler, recorde
         const failed = f.failed ?? overBudget;
         const note = `${f.pages} pages followed, ${f.rows} rows, ${f.items} items read, ${f.capacity.toFixed(1)} CU, at most ${f.mostItems} items in a request, ${f.emptyWithToken} empty pages with a token; floor ${floor.toFixed(1)} items per row`;
         figures.add({
-          section: "scale", measure: `${label}: items read per row`, unit: "items", higherIsBetter: false, ours,
+          section: "scale",
+          measure: `${label}: items read per row`,
+          unit: "items",
+          higherIsBetter: false,
+          ours,
           bar: dense ? barOn("<= 3 items per row", ours, 1, 3, true) : barOn(`<= 3x the floor (${floor.toFixed(0)} items per row)`, ours, floor, 3, true),
           ...(failed ? { failed } : {}),
           note,

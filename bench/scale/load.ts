@@ -73,5 +73,7 @@ export async function writePosts(client: DynamoDBDocumentClient, table: string, 
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  progress(`scale: wrote ${written.toLocaleString("en")} posts (${from.toLocaleString("en")} -> ${to.toLocaleString("en")}) in ${batches} BatchWrites, ${seconds.toFixed(1)} s, ${(written / Math.max(seconds, 0.001)).toFixed(0)} posts/s`);
+  progress(
+    `scale: wrote ${written.toLocaleString("en")} posts (${from.toLocaleString("en")} -> ${to.toLocaleString("en")}) in ${batches} BatchWrites, ${seconds.toFixed(1)} s, ${(written / Math.max(seconds, 0.001)).toFixed(0)} posts/s`,
+  );
 }

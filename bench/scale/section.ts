@@ -109,18 +109,29 @@ export async function scaleSection(figures: Figures, options: RunOptions): Promi
         const failed = cost.status !== 200 ? `status ${cost.status}, expected 200` : undefined;
         const note = `${cost.calls} DynamoDB calls, ${cost.items} items read, ${cost.capacity} CU; ${cost.results} results${cost.token ? ", continuation token" : ""}`;
         figures.add({
-          section: "scale", measure: `${request.name}, ${rows(size)} posts: latency`, unit: "ms", higherIsBetter: false,
+          section: "scale",
+          measure: `${request.name}, ${rows(size)} posts: latency`,
+          unit: "ms",
+          higherIsBetter: false,
           ours: { name: "ours", summary: latency },
           ...(size !== smallest ? { floor: { name: `${rows(smallest)} posts`, summary: summarise(base.latency) } } : {}),
           ...(failed ? { failed } : {}),
           note,
         });
         if (request.flat && size !== smallest) {
-          for (const [what, unit, pick] of [["items read", "items", (c: Cost) => c.items], ["consumed capacity", "CU", (c: Cost) => c.capacity]] as const) {
+          for (const [what, unit, pick] of [
+            ["items read", "items", (c: Cost) => c.items],
+            ["consumed capacity", "CU", (c: Cost) => c.capacity],
+          ] as const) {
             const ours = one("ours", pick(cost));
             const floor = one(`${rows(smallest)} posts`, pick(base));
             figures.add({
-              section: "scale", measure: `${request.name}, ${rows(size)} posts: ${what}`, unit, higherIsBetter: false, ours, floor,
+              section: "scale",
+              measure: `${request.name}, ${rows(size)} posts: ${what}`,
+              unit,
+              higherIsBetter: false,
+              ours,
+              floor,
               bar: barOn(`<= 1.5x at ${rows(smallest)} posts`, ours, floor, 1.5, true),
               ...(failed ? { failed } : {}),
               cause: `${note} (read budget ${DEFAULT_READ_BUDGET} items per list)`,

@@ -7,8 +7,14 @@ export { ALICE };
 
 /** 5 writers, 3 tags, 50 published posts with 2 tags each, and a post ALICE may rewrite. */
 export async function seedBlog(app: Application): Promise<void> {
-  const [User, Tag, Post, PostTag] = ["User", "Tag", "Post", "PostTag"].map((name) => model(app, name)) as [ReturnType<typeof model>, ReturnType<typeof model>, ReturnType<typeof model>, ReturnType<typeof model>];
-  for (const [i, user] of WRITERS.entries()) await app.domain.create(as(user), User, { username: `writer${i}`, name: `Writer ${i}` }, { email: `w${i}@example.com` });
+  const [User, Tag, Post, PostTag] = ["User", "Tag", "Post", "PostTag"].map((name) => model(app, name)) as [
+    ReturnType<typeof model>,
+    ReturnType<typeof model>,
+    ReturnType<typeof model>,
+    ReturnType<typeof model>,
+  ];
+  for (const [i, user] of WRITERS.entries())
+    await app.domain.create(as(user), User, { username: `writer${i}`, name: `Writer ${i}` }, { email: `w${i}@example.com` });
   // ALICE signs in (bench/warm/scenarios.ts): the mutation carries her bearer access token.
   await app.domain.create(as(ALICE), User, { username: "alice", name: "Alice" }, { email: "alice@example.com" });
   for (const slug of TAGS) await app.domain.create(as(WRITERS[0]), Tag, { slug, name: slug.toUpperCase(), description: "", color: "#000000" });

@@ -17,7 +17,9 @@ export function honoRest(app: Application) {
     const result = await app.domain.get(new Context({ requestId: "hono" }), info, { slug: c.req.param("slug") });
     return c.json(result.data, 200, { etag: etagOf(result.version, result.data) });
   });
-  api.put("/posts", async (c) => c.json(await app.domain.query(new Context({ requestId: "hono" }), info, (await c.req.json()) as { q: string; limit?: number })));
+  api.put("/posts", async (c) =>
+    c.json(await app.domain.query(new Context({ requestId: "hono" }), info, (await c.req.json()) as { q: string; limit?: number })),
+  );
   api.onError((error, c) => (error instanceof DomainError ? c.json(error.toJSON(), error.status as 400) : c.json({ message: "Internal error" }, 500)));
   return handle(api);
 }

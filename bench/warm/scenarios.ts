@@ -55,33 +55,52 @@ export async function warmScenarios(app?: Application, traced?: Traced): Promise
 
   const get = httpEvent("GET", "/posts/p7", { routeKey: "GET /posts/{slug}" });
   const query = httpEvent("PUT", "/posts", { routeKey: "PUT /posts", body: REST_QUERY(WRITERS[1] ?? "") });
-  const gql = (q: string, authorization?: string) => httpEvent("POST", "/graphql", { routeKey: "POST /graphql", body: { query: q }, headers: authorization ? { authorization } : {} });
+  const gql = (q: string, authorization?: string) =>
+    httpEvent("POST", "/graphql", { routeKey: "POST /graphql", body: { query: q }, headers: authorization ? { authorization } : {} });
 
   return [
     {
-      measure: "REST GET /posts/{slug}", barVsPeer: 2,
-      ours: lambdaTask("ours", rest, get), floor: bareTask(), peer: lambdaTask("hono", hono, get), references: [middyBareTask()],
+      measure: "REST GET /posts/{slug}",
+      barVsPeer: 2,
+      ours: lambdaTask("ours", rest, get),
+      floor: bareTask(),
+      peer: lambdaTask("hono", hono, get),
+      references: [middyBareTask()],
       withoutMetrics: withoutMetrics(lambdaTask("ours", rest, get)),
-      ...(traced ? { withTracing: withTracing(lambdaTask("ours", restHandler(traced.app) as unknown as Handler, get), traced.daemon), subsegments: traced.received } : {}),
+      ...(traced
+        ? { withTracing: withTracing(lambdaTask("ours", restHandler(traced.app) as unknown as Handler, get), traced.daemon), subsegments: traced.received }
+        : {}),
     },
     {
       measure: "REST query (PUT /posts, by author)",
-      ours: lambdaTask("ours", rest, query), floor: bareTask(), peer: lambdaTask("hono", hono, query), references: [],
+      ours: lambdaTask("ours", rest, query),
+      floor: bareTask(),
+      peer: lambdaTask("hono", hono, query),
+      references: [],
     },
     {
-      measure: "GraphQL single record (3 fields)", barVsPeer: 10,
-      ours: lambdaTask("ours", ours, gql(SINGLE)), floor: jitTask("graphql-jit", app, schema, SINGLE), peer: lambdaTask("yoga", yoga, gql(SINGLE)),
+      measure: "GraphQL single record (3 fields)",
+      barVsPeer: 10,
+      ours: lambdaTask("ours", ours, gql(SINGLE)),
+      floor: jitTask("graphql-jit", app, schema, SINGLE),
+      peer: lambdaTask("yoga", yoga, gql(SINGLE)),
       references: [graphqlJsTask("graphql-js cached", app, schema, SINGLE)],
       withoutMetrics: withoutMetrics(lambdaTask("ours", ours, gql(SINGLE))),
     },
     {
-      measure: "GraphQL 50 posts + author + tags", barVsPeer: 2, records: 50,
-      ours: lambdaTask("ours", ours, gql(LIST)), floor: jitTask("graphql-jit", app, schema, LIST), peer: lambdaTask("yoga", yoga, gql(LIST)),
+      measure: "GraphQL 50 posts + author + tags",
+      barVsPeer: 2,
+      records: 50,
+      ours: lambdaTask("ours", ours, gql(LIST)),
+      floor: jitTask("graphql-jit", app, schema, LIST),
+      peer: lambdaTask("yoga", yoga, gql(LIST)),
       references: [graphqlJsTask("graphql-js cached", app, schema, LIST)],
     },
     {
       measure: "GraphQL mutation (updatePost)",
-      ours: lambdaTask("ours", ours, gql(MUTATION, bearer)), floor: jitTask("graphql-jit", app, schema, MUTATION, ALICE), peer: lambdaTask("yoga", yoga, gql(MUTATION, bearer)),
+      ours: lambdaTask("ours", ours, gql(MUTATION, bearer)),
+      floor: jitTask("graphql-jit", app, schema, MUTATION, ALICE),
+      peer: lambdaTask("yoga", yoga, gql(MUTATION, bearer)),
       references: [],
     },
   ];

@@ -19,12 +19,20 @@ export function enableTestUser(): void {
   process.env.ALLOW_TEST_USER = "true";
 }
 
-const tasksOf = (s: Scenario): Task[] => [s.ours, s.floor, s.peer, ...s.references, ...(s.withoutMetrics ? [s.withoutMetrics] : []), ...(s.withTracing ? [s.withTracing] : [])];
+const tasksOf = (s: Scenario): Task[] => [
+  s.ours,
+  s.floor,
+  s.peer,
+  ...s.references,
+  ...(s.withoutMetrics ? [s.withoutMetrics] : []),
+  ...(s.withTracing ? [s.withTracing] : []),
+];
 
 /** One tinybench round over every task; ops/s by task. */
 async function round(tasks: Task[], timeMs: number): Promise<Map<Task, number>> {
   const bench = new Bench({ time: timeMs, warmupTime: Math.min(100, timeMs), throws: true });
-  for (const task of tasks) bench.add(task.name, task.run, { ...(task.before ? { beforeAll: task.before } : {}), ...(task.after ? { afterAll: task.after } : {}) });
+  for (const task of tasks)
+    bench.add(task.name, task.run, { ...(task.before ? { beforeAll: task.before } : {}), ...(task.after ? { afterAll: task.after } : {}) });
   await bench.run();
   const out = new Map<Task, number>();
   bench.tasks.forEach((t, i) => {
@@ -54,7 +62,9 @@ async function rounds(scenarios: Scenario[], samples: Map<Task, number[]>, optio
     for (const s of shuffled(scenarios, random)) {
       const result = await round(shuffled(tasksOf(s), random), options.warmTimeMs);
       for (const [task, ops] of result) samples.get(task)?.push(ops);
-      progress(`warm round ${r + 1}/${options.warmRounds}: ${s.measure}: ours ${Math.round(result.get(s.ours) ?? 0)} ops/s, ${s.peer.name} ${Math.round(result.get(s.peer) ?? 0)} ops/s`);
+      progress(
+        `warm round ${r + 1}/${options.warmRounds}: ${s.measure}: ours ${Math.round(result.get(s.ours) ?? 0)} ops/s, ${s.peer.name} ${Math.round(result.get(s.peer) ?? 0)} ops/s`,
+      );
     }
   }
 }
@@ -82,7 +92,13 @@ async function measureStore(figures: Figures, options: RunOptions, scenarios: Sc
     const ours = measured(s.ours);
     const peer = measured(s.peer);
     figures.add({
-      section: "warm", measure: `${s.measure} [${store}]`, unit: "ops/s", higherIsBetter: true, ours, floor: measured(s.floor), peer,
+      section: "warm",
+      measure: `${s.measure} [${store}]`,
+      unit: "ops/s",
+      higherIsBetter: true,
+      ours,
+      floor: measured(s.floor),
+      peer,
       // The bars are the framework's overhead, so on the in-process store; with DynamoDB Local the
       // store's round trips dominate every side, reported without a bar.
       ...(s.barVsPeer && inProcess ? { bar: barOn(`>= ${s.barVsPeer}x ${s.peer.name}`, ours, peer, s.barVsPeer, false) } : {}),
@@ -91,20 +107,38 @@ async function measureStore(figures: Figures, options: RunOptions, scenarios: Sc
       ...(s.records ? { note: `ours: ${(1e6 / (ours.summary.median * s.records)).toFixed(1)} µs per record (1 / (ops/s x ${s.records}))` } : {}),
     });
     for (const ref of s.references) {
-      figures.add({ section: "warm", measure: `${s.measure} [${store}]: ${ref.name} (reference)`, unit: "ops/s", higherIsBetter: true, ours: measured(ref), floor: measured(s.floor), peer });
+      figures.add({
+        section: "warm",
+        measure: `${s.measure} [${store}]: ${ref.name} (reference)`,
+        unit: "ops/s",
+        higherIsBetter: true,
+        ours: measured(ref),
+        floor: measured(s.floor),
+        peer,
+      });
     }
     if (s.withoutMetrics) {
       // What the metrics cost: ours against the same handler with METRICS=off, in the
       // same rounds. The bar on the in-process store, where nothing else hides the line's CPU.
       const off = measured(s.withoutMetrics);
       figures.add({
-        section: "warm", measure: `${s.measure} [${store}]: metrics on vs off`, unit: "ops/s", higherIsBetter: true, ours, floor: off,
+        section: "warm",
+        measure: `${s.measure} [${store}]: metrics on vs off`,
+        unit: "ops/s",
+        higherIsBetter: true,
+        ours,
+        floor: off,
         ...(inProcess ? { bar: barOn(">= 0.97x without metrics", ours, off, 0.97, false) } : {}),
       });
     }
     if (s.withTracing) {
       figures.add({
-        section: "warm", measure: `${s.measure} [${store}]: tracing on vs off`, unit: "ops/s", higherIsBetter: true, ours: measured(s.withTracing), floor: { ...ours, name: "tracing off" },
+        section: "warm",
+        measure: `${s.measure} [${store}]: tracing on vs off`,
+        unit: "ops/s",
+        higherIsBetter: true,
+        ours: measured(s.withTracing),
+        floor: { ...ours, name: "tracing off" },
         note: `--param tracing=true: the invocation sampled, its DynamoDB call sent as an X-Ray subsegment to a loopback UDP socket standing for the daemon (${s.subsegments?.() ?? 0} subsegments received)`,
       });
     }
@@ -124,7 +158,13 @@ export async function warmSection(figures: Figures, options: RunOptions): Promis
     const traced = tracedBlog(db.endpoint, prefix);
     const daemon = await startUdpSink();
     try {
-      await measureStore(figures, options, await warmScenarios(blog.app, { app: traced.app, daemon: daemon.address, received: daemon.received }), "DynamoDB Local", false);
+      await measureStore(
+        figures,
+        options,
+        await warmScenarios(blog.app, { app: traced.app, daemon: daemon.address, received: daemon.received }),
+        "DynamoDB Local",
+        false,
+      );
     } finally {
       blog.close();
       traced.close();

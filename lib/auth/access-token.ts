@@ -9,7 +9,11 @@ import { SIGNING_ALG, type SigningKeys } from "./keys.ts";
  * Signs an access JWT. Ed25519 signatures are deterministic: the same claims give the same token,
  * which is what lets concurrent refreshes inside the reuse interval all receive one pair.
  */
-export async function signAccessToken(keys: SigningKeys, settings: AccessTokenSettings, claims: { sub: string; sid: string; jti: string; iat: number }): Promise<string> {
+export async function signAccessToken(
+  keys: SigningKeys,
+  settings: AccessTokenSettings,
+  claims: { sub: string; sid: string; jti: string; iat: number },
+): Promise<string> {
   return new SignJWT({ sid: claims.sid })
     .setProtectedHeader({ alg: SIGNING_ALG, kid: keys.signer.kid, typ: "at+jwt" })
     .setIssuer(settings.issuer)

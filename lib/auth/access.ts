@@ -116,7 +116,6 @@ export class AccessAuthentication extends Service<AuthenticationOptions> {
     const info = this.identityModel();
     return (await this.app.domain.get(new Context({ userId }), info, { [info.keyFields[0] as string]: userId })).data;
   }
-
 }
 
 /** The service that tells who is asking, whole or not (every face's identity seam uses this). */

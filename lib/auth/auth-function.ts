@@ -28,8 +28,11 @@ const DESCRIBED = {
  */
 export async function authFunction(parts: AuthFunctionParts) {
   requireParts("auth", parts, Object.keys(DESCRIBED), DESCRIBED);
-  const app = await composeApplication("auth", parts, ["secrets", "store", "validators", "listing"], [
-    MAIL_TRANSPORT.of(parts.mail), OPENID_CLIENT.of(parts.openIdClient), LEGACY_PASSWORDS.of(parts.legacyPasswords),
-  ]);
+  const app = await composeApplication(
+    "auth",
+    parts,
+    ["secrets", "store", "validators", "listing"],
+    [MAIL_TRANSPORT.of(parts.mail), OPENID_CLIENT.of(parts.openIdClient), LEGACY_PASSWORDS.of(parts.legacyPasswords)],
+  );
   return httpHandler("auth", authDispatcher(app));
 }

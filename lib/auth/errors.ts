@@ -19,7 +19,14 @@ export type AuthReason =
   | "IDENT_MIGRATION_REQUIRED"
   | "ORIGIN_REFUSED";
 
-const CODES: Record<number, ErrorCode> = { 400: "BAD_USER_INPUT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 409: "CONFLICT", 429: "THROTTLED" };
+const CODES: Record<number, ErrorCode> = {
+  400: "BAD_USER_INPUT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  409: "CONFLICT",
+  429: "THROTTLED",
+};
 
 /**
  * An authentication refusal: the REST error shape (`code` is the HTTP status, as everywhere) plus

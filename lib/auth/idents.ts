@@ -162,7 +162,15 @@ export class Idents {
    * address a not-yet-migrated v3 account holds counts as taken too (the legacy reader upgrades
    * it here, so the conditional create below meets it), whatever path creates the ident.
    */
-  async create(init: { provider: ProviderName; providerUid: string; issuer?: string; user: string; email?: string; verified?: boolean; tokens?: Record<string, unknown> }): Promise<Ident> {
+  async create(init: {
+    provider: ProviderName;
+    providerUid: string;
+    issuer?: string;
+    user: string;
+    email?: string;
+    verified?: boolean;
+    tokens?: Record<string, unknown>;
+  }): Promise<Ident> {
     const uid = normalizeUid(init.provider, init.providerUid);
     if (init.provider === "email" && this.legacy && (await this.legacy.find("email", uid))) throw new ConflictError("An account already uses this email");
     const now = this.now().toISOString();
@@ -182,7 +190,12 @@ export class Idents {
   }
 
   /** Writes the given fields; with `expectedVersion`, only over that version (PreconditionFailedError otherwise). */
-  async patch(ident: Pick<Ident, "uuid">, set: Partial<Omit<IdentRow, "uuid" | "tokens">> & { tokens?: Record<string, unknown> }, remove: string[] = [], expectedVersion?: number): Promise<Ident> {
+  async patch(
+    ident: Pick<Ident, "uuid">,
+    set: Partial<Omit<IdentRow, "uuid" | "tokens">> & { tokens?: Record<string, unknown> },
+    remove: string[] = [],
+    expectedVersion?: number,
+  ): Promise<Ident> {
     const { tokens, ...fields } = set;
     const item: Item = { ...fields, updatedAt: this.now().toISOString() };
     if (tokens) item.tokens = await IdentTokens.seal(tokens, this.tokenKey);

@@ -54,7 +54,9 @@ export function unescapedIdpKey(issuer: string, sub: string): string {
 const TAG = /^[A-Za-z0-9_-]{22}$/;
 
 /** The parts of a current ident key (`identKey`): undefined for anything else (legacy keys included). */
-export function decodeIdentKey(key: string): { provider: "email"; providerUid: string } | { provider: "idp"; issuerTag: string; providerUid: string } | undefined {
+export function decodeIdentKey(
+  key: string,
+): { provider: "email"; providerUid: string } | { provider: "idp"; issuerTag: string; providerUid: string } | undefined {
   if (key.endsWith(":email")) return { provider: "email", providerUid: key.slice(0, -":email".length) };
   if (!key.endsWith(":idp")) return undefined;
   const body = key.slice(0, -":idp".length);
@@ -87,7 +89,8 @@ export interface IdentFields {
  */
 export function legacyIdpSub(row: IdentFields): string | undefined {
   if (row.issuer !== undefined || typeof row.uuid !== "string") return undefined;
-  if (row.uuid.endsWith(":idp")) return row.provider === "idp" && typeof row.providerUid === "string" && row.uuid === issuerlessIdpKey(row.providerUid) ? row.providerUid : undefined;
+  if (row.uuid.endsWith(":idp"))
+    return row.provider === "idp" && typeof row.providerUid === "string" && row.uuid === issuerlessIdpKey(row.providerUid) ? row.providerUid : undefined;
   const v3 = row.uuid.endsWith("_idp") && row.uuid.length > "_idp".length && (row._type === "idp" || row._type === undefined);
   return v3 ? row.uuid.slice(0, -"_idp".length) : undefined;
 }

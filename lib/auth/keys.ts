@@ -59,7 +59,9 @@ export function generateSigningJwk(): PrivateJwk {
 
 /** RFC 7638: SHA-256 over the required members in lexicographic order; tokens in flight carry it as kid. */
 export function jwkThumbprint(jwk: { crv: string; kty: string; x: string }): string {
-  return createHash("sha256").update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x })).digest("base64url");
+  return createHash("sha256")
+    .update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x }))
+    .digest("base64url");
 }
 
 type KeyOrigin = string;
@@ -71,7 +73,9 @@ function parseSet(text: string, origin: KeyOrigin, what: string): Record<string,
   } catch {
     throw new ConfigurationError(`${origin} is not JSON: give ${what}`);
   }
-  const keys = (value && typeof value === "object" && Array.isArray((value as { keys?: unknown }).keys) ? (value as { keys: unknown[] }).keys : [value]) as Record<string, unknown>[];
+  const keys = (
+    value && typeof value === "object" && Array.isArray((value as { keys?: unknown }).keys) ? (value as { keys: unknown[] }).keys : [value]
+  ) as Record<string, unknown>[];
   if (keys.length === 0) throw new ConfigurationError(`${origin} holds no key`);
   for (const key of keys) {
     if (!key || typeof key !== "object" || key.kty !== "OKP" || key.crv !== "Ed25519" || typeof key.x !== "string") {
@@ -84,15 +88,24 @@ function parseSet(text: string, origin: KeyOrigin, what: string): Record<string,
 
 function parse(text: string, origin: KeyOrigin = "AUTH_SIGNING_KEY"): PrivateJwk[] {
   const keys = parseSet(text, origin, "Ed25519 private JWKs (or a JWK set, signing key first)");
-  if (keys.some((key) => typeof key.d !== "string")) throw new ConfigurationError(`${origin} must hold Ed25519 private JWKs (kty OKP, crv Ed25519, with d and x)`);
+  if (keys.some((key) => typeof key.d !== "string"))
+    throw new ConfigurationError(`${origin} must hold Ed25519 private JWKs (kty OKP, crv Ed25519, with d and x)`);
   return keys as PrivateJwk[];
 }
 
 /** The public set a function that only verifies is given; a private member there would publish the key. */
 function parsePublic(text: string, origin: KeyOrigin = PUBLIC_KEYS_VARIABLE): PublicJwk[] {
   const keys = parseSet(text, origin, "the public Ed25519 JWK set (`npx webda keygen --public < private.jwk`)");
-  if (keys.some((key) => key.d !== undefined)) throw new ConfigurationError(`${origin} holds a private key (d): give the public set only (\`npx webda keygen --public\`)`);
-  return keys.map((key) => ({ kty: "OKP", crv: "Ed25519", x: key.x as string, kid: (key.kid as string | undefined) ?? jwkThumbprint(key as { crv: string; kty: string; x: string }), alg: SIGNING_ALG, use: "sig" }));
+  if (keys.some((key) => key.d !== undefined))
+    throw new ConfigurationError(`${origin} holds a private key (d): give the public set only (\`npx webda keygen --public\`)`);
+  return keys.map((key) => ({
+    kty: "OKP",
+    crv: "Ed25519",
+    x: key.x as string,
+    kid: (key.kid as string | undefined) ?? jwkThumbprint(key as { crv: string; kty: string; x: string }),
+    alg: SIGNING_ALG,
+    use: "sig",
+  }));
 }
 
 /**
@@ -109,7 +122,9 @@ function publicKeySource(env: NodeJS.ProcessEnv): string | undefined {
 
 /** The public set of a private key or set: what `webda keygen --public` prints and `authPublicKeys` holds. */
 export function publicKeySet(privateSource: string): { keys: PublicJwk[] } {
-  return { keys: parse(privateSource).map((jwk) => ({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, kid: jwk.kid ?? jwkThumbprint(jwk), alg: SIGNING_ALG, use: "sig" })) };
+  return {
+    keys: parse(privateSource).map((jwk) => ({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, kid: jwk.kid ?? jwkThumbprint(jwk), alg: SIGNING_ALG, use: "sig" })),
+  };
 }
 
 /**
@@ -125,7 +140,9 @@ function privateKeySource(env: NodeJS.ProcessEnv, loaded: LoadedSecrets): string
 }
 
 function notSet(env: NodeJS.ProcessEnv): ConfigurationError {
-  return new ConfigurationError(`AUTH_SIGNING_KEY is not set, from ${secretOrigin("AUTH_SIGNING_KEY", env)} (a function that only verifies access tokens is given ${PUBLIC_KEYS_VARIABLE} instead; see docs/deploying.md, "Secrets")`);
+  return new ConfigurationError(
+    `AUTH_SIGNING_KEY is not set, from ${secretOrigin("AUTH_SIGNING_KEY", env)} (a function that only verifies access tokens is given ${PUBLIC_KEYS_VARIABLE} instead; see docs/deploying.md, "Secrets")`,
+  );
 }
 
 /**
@@ -143,7 +160,9 @@ export function checkAccessKeys(loaded: LoadedSecrets, env: NodeJS.ProcessEnv = 
   for (const jwk of signing) {
     const kid = jwk.kid ?? jwkThumbprint(jwk);
     if (!published.some((key) => key.kid === kid && key.x === jwk.x)) {
-      throw new ConfigurationError(`${PUBLIC_KEYS_VARIABLE} (the authPublicKeys deploy parameter) lacks the public half of the signing key '${kid}' from ${secretOrigin("AUTH_SIGNING_KEY", env)}: tokens it signs would not verify elsewhere`);
+      throw new ConfigurationError(
+        `${PUBLIC_KEYS_VARIABLE} (the authPublicKeys deploy parameter) lacks the public half of the signing key '${kid}' from ${secretOrigin("AUTH_SIGNING_KEY", env)}: tokens it signs would not verify elsewhere`,
+      );
     }
   }
 }

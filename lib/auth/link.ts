@@ -38,7 +38,15 @@ export async function loginWithProvider(auth: AuthenticationService, _ctx: Conte
   const created = user === undefined;
   user ??= randomUUID();
   try {
-    ident = await idents.create({ provider: identity.provider, providerUid: identity.providerUid, ...(identity.issuer ? { issuer: identity.issuer } : {}), user, ...(email ? { email } : {}), verified: emailVerified, ...(identity.tokens ? { tokens: identity.tokens } : {}) });
+    ident = await idents.create({
+      provider: identity.provider,
+      providerUid: identity.providerUid,
+      ...(identity.issuer ? { issuer: identity.issuer } : {}),
+      user,
+      ...(email ? { email } : {}),
+      verified: emailVerified,
+      ...(identity.tokens ? { tokens: identity.tokens } : {}),
+    });
   } catch (error) {
     // The same identity logging in twice at once: the other call created it; log in as its user.
     const raced = await idents.find(identity.provider, identity.providerUid, identity.issuer);

@@ -50,7 +50,14 @@ export class RefreshTokens {
   }
 
   private async store(token: string, base: { user: string; session: string; expiresAt: number }): Promise<void> {
-    const row: RefreshRow = { id: sha256Hex(token), family: base.session, user: base.user, session: base.session, createdAt: new Date(this.now()).toISOString(), expiresAt: base.expiresAt };
+    const row: RefreshRow = {
+      id: sha256Hex(token),
+      family: base.session,
+      user: base.user,
+      session: base.session,
+      createdAt: new Date(this.now()).toISOString(),
+      expiresAt: base.expiresAt,
+    };
     try {
       await this.repository.create({ ...row });
     } catch (error) {

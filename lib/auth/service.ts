@@ -66,7 +66,10 @@ export class AuthenticationService extends AccessAuthentication {
     const settings = this.tokenSettings();
     const keys = await this.keys();
     // Only a function given the private key issues credentials; one given the public set never should.
-    if (!keys.signer) throw new ConfigurationError("This function has the public keys only (AUTH_PUBLIC_KEYS) and cannot sign access tokens: give it the signing key's parameter");
+    if (!keys.signer)
+      throw new ConfigurationError(
+        "This function has the public keys only (AUTH_PUBLIC_KEYS) and cannot sign access tokens: give it the signing key's parameter",
+      );
     const access = await signAccessToken({ ...keys, signer: keys.signer }, settings, { sub: user, sid, jti, iat });
     return {
       user: await this.userView(user),

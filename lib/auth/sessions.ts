@@ -75,7 +75,11 @@ export class Sessions {
    * `generation`: what `generation(user)` answered before the credential that opens it was
    * checked; `ident`: the key of the ident whose login opens it (unlinking that ident revokes it).
    */
-  async create(user: string, lifetimeSeconds: number, options: { secondFactor?: boolean; generation?: number; ident?: string } = {}): Promise<{ token: string; row: SessionRow }> {
+  async create(
+    user: string,
+    lifetimeSeconds: number,
+    options: { secondFactor?: boolean; generation?: number; ident?: string } = {},
+  ): Promise<{ token: string; row: SessionRow }> {
     const token = randomToken();
     const now = this.now();
     const row: SessionRow = {
@@ -142,7 +146,9 @@ export class Sessions {
 
   /** A password change's attempt through this session, only over the version read (PreconditionFailedError otherwise). */
   async countChangeAttempt(row: SessionRow, attempts: number): Promise<void> {
-    await this.repository.patch({ id: row.id }, { _changeAttempts: attempts, _lastChangeAttemptAt: new Date(this.now()).toISOString() }, [], { expectedVersion: row[VERSION_FIELD] ?? 0 });
+    await this.repository.patch({ id: row.id }, { _changeAttempts: attempts, _lastChangeAttemptAt: new Date(this.now()).toISOString() }, [], {
+      expectedVersion: row[VERSION_FIELD] ?? 0,
+    });
   }
 
   async revoke(id: string): Promise<void> {
@@ -152,13 +158,20 @@ export class Sessions {
   /** The ids among these whose access tokens must no longer be accepted (two batched reads: sessions, then their users' cutoffs). */
   async revokedAmong(ids: string[]): Promise<Set<string>> {
     const nowS = seconds(this.now());
-    const rows = (await this.repository.getMany(ids.map((id) => ({ id })))).map(asSession).filter((r): r is SessionRow => r !== undefined && r.expiresAt > nowS);
+    const rows = (await this.repository.getMany(ids.map((id) => ({ id }))))
+      .map(asSession)
+      .filter((r): r is SessionRow => r !== undefined && r.expiresAt > nowS);
     const users = [...new Set(rows.map((r) => r.user))];
     const cutoffs = new Map<string, Cutoff | undefined>();
     if (users.length > 0) {
       for (const item of await this.repository.getMany(users.map(cutoffKey))) cutoffs.set(String(item.id), asCutoff(item));
     }
-    const alive = new Set(rows.map((r) => withCutoff(r, cutoffs.get(cutoffKey(r.user).id))).filter((r) => Sessions.acceptsAccessTokens(r)).map((r) => r.id));
+    const alive = new Set(
+      rows
+        .map((r) => withCutoff(r, cutoffs.get(cutoffKey(r.user).id)))
+        .filter((r) => Sessions.acceptsAccessTokens(r))
+        .map((r) => r.id),
+    );
     return new Set(ids.filter((id) => !alive.has(id)));
   }
 
@@ -183,7 +196,8 @@ export class Sessions {
       const generation = (asCutoff(stored)?.generation ?? 0) + 1;
       const set: Item = { at: new Date(this.now()).toISOString(), generation, ...(keep ? { keep } : {}) };
       try {
-        if (stored) await this.repository.patch(cutoffKey(user), set, keep ? ["expiresAt"] : ["keep", "expiresAt"], { expectedVersion: stored[VERSION_FIELD] as number });
+        if (stored)
+          await this.repository.patch(cutoffKey(user), set, keep ? ["expiresAt"] : ["keep", "expiresAt"], { expectedVersion: stored[VERSION_FIELD] as number });
         else await this.repository.create({ ...cutoffKey(user), ...set });
         return generation;
       } catch (error) {

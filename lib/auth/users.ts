@@ -19,7 +19,13 @@ export function checkNewUser(app: Application, info: ModelInfo, fields: Record<s
  * verified or is the ident itself (an email account): the identity model's `email`, which a
  * model declares server-owned (the sample's User) so that no client writes it afterwards.
  */
-export async function createUser(app: Application, info: ModelInfo, fields: Record<string, unknown>, uuid: string = randomUUID(), email?: string): Promise<string> {
+export async function createUser(
+  app: Application,
+  info: ModelInfo,
+  fields: Record<string, unknown>,
+  uuid: string = randomUUID(),
+  email?: string,
+): Promise<string> {
   const owned = email !== undefined && info.ownedFields.has("email") ? { email } : {};
   const client = email !== undefined && !info.ownedFields.has("email") && "email" in info.inputSchema.properties ? { ...fields, email } : fields;
   await app.domain.create(new Context({ userId: uuid }), info, client, owned);
@@ -39,7 +45,7 @@ export function profileFields(info: ModelInfo, profile: Record<string, unknown> 
   const fields: Record<string, unknown> = {};
   const name = [profile?.name, profile?.given_name].find((v) => typeof v === "string" && v.trim() !== "");
   if ("username" in props) fields.username = usernameHint(profile, email);
-  if ("name" in props) fields.name = typeof name === "string" ? name.trim().slice(0, 200) : fields.username ?? "";
+  if ("name" in props) fields.name = typeof name === "string" ? name.trim().slice(0, 200) : (fields.username ?? "");
   if (isPlainObject(profile)) for (const [k, v] of Object.entries(profile)) if (k in props && !(k in fields) && typeof v === "string") fields[k] = v;
   return fields;
 }

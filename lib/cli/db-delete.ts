@@ -29,7 +29,13 @@ function parse(argv: string[], env: NodeJS.ProcessEnv): Arguments {
     args: argv,
     strict: true,
     allowPositionals: false,
-    options: { table: { type: "string" }, key: { type: "string" }, sort: { type: "string" }, local: { type: "boolean", default: false }, endpoint: { type: "string" } },
+    options: {
+      table: { type: "string" },
+      key: { type: "string" },
+      sort: { type: "string" },
+      local: { type: "boolean", default: false },
+      endpoint: { type: "string" },
+    },
   });
   if (!values.table) throw new Error("--table: which table? (its full name)");
   if (values.key === undefined || values.key === "") throw new Error("--key: which row? (its partition key)");

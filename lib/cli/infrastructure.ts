@@ -30,4 +30,3 @@ export const infrastructureCache: CacheRenderer = (app: Application) => {
     "stream-events.json": json(realtimeStreamEvents(app)),
   };
 };
-

@@ -31,8 +31,10 @@ export function renderReport(report: MigrationReport, tables: MigrationTables): 
   } else if (report.incomplete) {
     lines.push(`  incomplete: ${report.reason ?? "run again"}`);
   } else if (!report.dryRun && report.idents.failed.length > 0) {
-    if (report.idents.failed.some((f) => f.code === "IDENT_CONFLICT")) lines.push("  Resolve each IDENT_CONFLICT (keep one of the two idents, delete the other), then run again.");
-    if (report.idents.failed.some((f) => f.code === "IDP_ISSUER_UNKNOWN")) lines.push("  IDP_ISSUER_UNKNOWN: run again with only the Idp service that issued those identities configured.");
+    if (report.idents.failed.some((f) => f.code === "IDENT_CONFLICT"))
+      lines.push("  Resolve each IDENT_CONFLICT (keep one of the two idents, delete the other), then run again.");
+    if (report.idents.failed.some((f) => f.code === "IDP_ISSUER_UNKNOWN"))
+      lines.push("  IDP_ISSUER_UNKNOWN: run again with only the Idp service that issued those identities configured.");
   } else if (!report.dryRun) {
     lines.push("  Nothing left to migrate: compatibility.v3 can be set to false.");
   }

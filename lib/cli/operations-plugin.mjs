@@ -123,7 +123,9 @@ export function addOperations(template, settings, { functions, service, stage, d
   const byName = (/** @type {string} */ name) => present(functions.find((fn) => fn.name === name)?.logicalId);
   const apis = {
     httpApi: present("HttpApi"),
-    websocketApi: present(Object.keys(resources).find((id) => resources[id]?.Type === "AWS::ApiGatewayV2::Api" && resources[id]?.Properties?.ProtocolType === "WEBSOCKET")),
+    websocketApi: present(
+      Object.keys(resources).find((id) => resources[id]?.Type === "AWS::ApiGatewayV2::Api" && resources[id]?.Properties?.ProtocolType === "WEBSOCKET"),
+    ),
   };
 
   addSourceArns(template, apis);
@@ -143,25 +145,35 @@ export function addOperations(template, settings, { functions, service, stage, d
     };
     destinations.push({ Ref: ALARM_TOPIC });
   }
-  const tables = Object.entries(resources).filter(([, resource]) => resource.Type === "AWS::DynamoDB::Table").map(([id, resource]) => ({
-    id,
-    indexes: /** @type {string[]} */ ((resource.Properties?.GlobalSecondaryIndexes ?? []).map((/** @type {{ IndexName: string }} */ index) => index.IndexName)),
-  }));
-  Object.assign(resources, alarmResources(settings, {
-    functions: functions.filter((fn) => fn.logicalId in resources),
-    tables,
-    ...apis,
-    streamFunction: byName("stream"),
-    failureQueue: present("StreamFailuresQueue"),
-    migrationQueue,
-    // The functions may send mail (the mailer's SES grant): its reputation is the stage's to watch.
-    sendsMail: JSON.stringify(template).includes('"ses:Send'),
-    destinations,
-  }));
+  const tables = Object.entries(resources)
+    .filter(([, resource]) => resource.Type === "AWS::DynamoDB::Table")
+    .map(([id, resource]) => ({
+      id,
+      indexes: /** @type {string[]} */ (
+        (resource.Properties?.GlobalSecondaryIndexes ?? []).map((/** @type {{ IndexName: string }} */ index) => index.IndexName)
+      ),
+    }));
+  Object.assign(
+    resources,
+    alarmResources(settings, {
+      functions: functions.filter((fn) => fn.logicalId in resources),
+      tables,
+      ...apis,
+      streamFunction: byName("stream"),
+      failureQueue: present("StreamFailuresQueue"),
+      migrationQueue,
+      // The functions may send mail (the mailer's SES grant): its reputation is the stage's to watch.
+      sendsMail: JSON.stringify(template).includes('"ses:Send'),
+      destinations,
+    }),
+  );
   if (settings.dashboard) {
     resources.OperationsDashboard = {
       Type: "AWS::CloudWatch::Dashboard",
-      Properties: { DashboardName: { "Fn::Sub": "${AWS::StackName}" }, DashboardBody: { "Fn::Sub": dashboardBody(settings.namespace, `${service}-${stage}-`, settings.metrics) } },
+      Properties: {
+        DashboardName: { "Fn::Sub": "${AWS::StackName}" },
+        DashboardBody: { "Fn::Sub": dashboardBody(settings.namespace, `${service}-${stage}-`, settings.metrics) },
+      },
     };
   }
 }

@@ -186,7 +186,11 @@ function statements(grants: Grants, app: Application): Record<string, unknown>[]
     const arn = { "Fn::GetAtt": [id, "Arn"] };
     byActions.set(key, [...(byActions.get(key) ?? []), arn, ...(indexes ? [{ "Fn::Join": ["", [arn, "/index/*"]] }] : [])]);
   }
-  const out: Record<string, unknown>[] = [...byActions].map(([actions, resources]) => ({ Effect: "Allow", Action: JSON.parse(actions) as string[], Resource: resources }));
+  const out: Record<string, unknown>[] = [...byActions].map(([actions, resources]) => ({
+    Effect: "Allow",
+    Action: JSON.parse(actions) as string[],
+    Resource: resources,
+  }));
   if (grants.connections) out.push(manageConnectionsStatement());
   if (grants.mail) out.push(...mailStatements(app));
   return out;
@@ -196,25 +200,43 @@ function statements(grants: Grants, app: Application): Record<string, unknown>[]
 function mailStatements(app: Application): Record<string, unknown>[] {
   const mailers = app.services().flatMap((e) => (e.service instanceof MailerService ? [e.service] : []));
   if (mailers.length === 0) return [];
-  const identities = [...new Set(mailers.flatMap((m) => {
-    const from = m.options.from.trim().toLowerCase();
-    return [from, from.slice(from.lastIndexOf("@") + 1)];
-  }))];
-  return [{
-    Effect: "Allow",
-    Action: ["ses:SendEmail"],
-    Resource: identities.map((identity) => ({ "Fn::Sub": `arn:\${AWS::Partition}:ses:\${AWS::Region}:\${AWS::AccountId}:identity/${identity}` })),
-  }];
+  const identities = [
+    ...new Set(
+      mailers.flatMap((m) => {
+        const from = m.options.from.trim().toLowerCase();
+        return [from, from.slice(from.lastIndexOf("@") + 1)];
+      }),
+    ),
+  ];
+  return [
+    {
+      Effect: "Allow",
+      Action: ["ses:SendEmail"],
+      Resource: identities.map((identity) => ({ "Fn::Sub": `arn:\${AWS::Partition}:ses:\${AWS::Region}:\${AWS::AccountId}:identity/${identity}` })),
+    },
+  ];
 }
 
 /** `posts` -> `Posts`, `.well-known` -> `WellKnown` (as lib/cli/stacks/route-groups.mjs names groups). */
 function pascal(text: string): string {
-  return text.split(/[^A-Za-z0-9]+/).filter((p) => p !== "").map((p) => (p[0] as string).toUpperCase() + p.slice(1)).join("");
+  return text
+    .split(/[^A-Za-z0-9]+/)
+    .filter((p) => p !== "")
+    .map((p) => (p[0] as string).toUpperCase() + p.slice(1))
+    .join("");
 }
 
 /** The first path segment every event of a function shares (its route group), if any. */
 function groupOf(events: { httpApi: unknown }[]): string | undefined {
-  const segments = new Set(events.map((e) => (typeof e.httpApi === "string" ? undefined : String((e.httpApi as { path: string }).path).split("/").find((s) => s !== ""))));
+  const segments = new Set(
+    events.map((e) =>
+      typeof e.httpApi === "string"
+        ? undefined
+        : String((e.httpApi as { path: string }).path)
+            .split("/")
+            .find((s) => s !== ""),
+    ),
+  );
   return segments.size === 1 && !segments.has(undefined) ? [...segments][0] : undefined;
 }
 
@@ -247,7 +269,12 @@ export function roleMap(app: Application): RoleMap {
     // The single function serves every route; the catch-all alone answers 404 and 405 from the route table.
     const grants = served.reduce((g, r) => merge(g, routeGrants(app, r)), none());
     const group = groupOf(fn.events);
-    const kind = served.length > 0 && served.every(readsOnly) ? "Read" : served.length > 0 && served.every((r) => r.target.kind === "serviceOperation") ? "Service" : "Write";
+    const kind =
+      served.length > 0 && served.every(readsOnly)
+        ? "Read"
+        : served.length > 0 && served.every((r) => r.target.kind === "serviceOperation")
+          ? "Service"
+          : "Write";
     give(name, group === undefined ? `${pascal(name)}Role` : `${pascal(group)}${kind}Role`, grants);
   }
 
@@ -255,7 +282,10 @@ export function roleMap(app: Application): RoleMap {
   const own = new Set(sessionRoutes().map((r) => r.id));
   for (const [name, fn] of Object.entries(authFunctions(app))) {
     const served = fn.events.map((e) => auth.get(`${e.httpApi.method} ${e.httpApi.path}`)).filter((r) => r !== undefined);
-    const sessions = sessionGrants(app, served.some((r) => own.has(r.id) && r.contract.store));
+    const sessions = sessionGrants(
+      app,
+      served.some((r) => own.has(r.id) && r.contract.store),
+    );
     if (fn.handler === "functions/auth-session.handler") give(name, "AuthSessionRole", sessions);
     // With `rest.packaging` model or single, this one function serves the session routes too.
     else give(name, "AuthRole", merge(providerGrants(app), sessions));

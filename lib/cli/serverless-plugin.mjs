@@ -78,12 +78,15 @@ export default class SchemaCachePlugin {
     /** @type {string[]} */
     const missing = [];
     if (!secretsConfig(this.serverless).parameters.AUTH_SIGNING_KEY) {
-      missing.push(`  --param authSigningKeyParameter=/${this.serverless.service.service}/${stage}/auth-signing-key   the SSM SecureString holding the Ed25519 private JWK (npx webda keygen)`);
+      missing.push(
+        `  --param authSigningKeyParameter=/${this.serverless.service.service}/${stage}/auth-signing-key   the SSM SecureString holding the Ed25519 private JWK (npx webda keygen)`,
+      );
     }
     const published = this.serverless.service.provider.environment?.AUTH_PUBLIC_KEYS;
     const problem = publicKeysProblem(published);
     if (problem) missing.push(`  --param authPublicKeys="$(npx webda keygen --public < key.jwk)"   ${problem}`);
-    if (missing.length > 0) throw new this.serverless.classes.Error(`Stage '${stage}' needs its access-token keys (docs/deploying.md, "Secrets"):\n${missing.join("\n")}`);
+    if (missing.length > 0)
+      throw new this.serverless.classes.Error(`Stage '${stage}' needs its access-token keys (docs/deploying.md, "Secrets"):\n${missing.join("\n")}`);
   }
 
   /** One role per function kind and route group, as schema-cache/roles.json says (docs/deploying.md, "Roles"). */
@@ -121,8 +124,13 @@ export default class SchemaCachePlugin {
     const { before, shared, policies, limit, counts } = await shapeTemplate(this.serverless);
     const [, root] = counts[0];
     const nested = counts.length > 1 ? `; ${counts.length - 1} nested stacks of at most ${Math.max(...counts.slice(1).map(([, n]) => n))}` : "";
-    this.log.notice(`CloudFormation: ${before} resources, ${shared} log groups shared, ${policies} managed policies, root stack ${root} (split above ${limit})${nested}`);
+    this.log.notice(
+      `CloudFormation: ${before} resources, ${shared} log groups shared, ${policies} managed policies, root stack ${root} (split above ${limit})${nested}`,
+    );
     // The routes have left the root; what stays (tables, hand-written resources) is near the wall.
-    if (root > limit) this.log.warning(`The root stack keeps ${root} CloudFormation resources though its routes moved to nested stacks (limit 500): its tables and hand-written resources are what is left.`);
+    if (root > limit)
+      this.log.warning(
+        `The root stack keeps ${root} CloudFormation resources though its routes moved to nested stacks (limit 500): its tables and hand-written resources are what is left.`,
+      );
   }
 }

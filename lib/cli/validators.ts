@@ -11,7 +11,9 @@ const standaloneCode: Standalone = (standaloneModule as unknown as { default?: S
 
 /** The parameter schema an operation is validated with (lib/core/invoke.ts builds the same). */
 function parameterSchema(operation: OperationDefinition): JsonSchema {
-  return (operation.input ? { ...operation.input, additionalProperties: false } : { type: "object", properties: {}, additionalProperties: false }) as JsonSchema;
+  return (
+    operation.input ? { ...operation.input, additionalProperties: false } : { type: "object", properties: {}, additionalProperties: false }
+  ) as JsonSchema;
 }
 
 /** Every schema the domain validates input with: model input, patch and server-owned values, every operation's parameters. */
@@ -51,7 +53,9 @@ export function validatorsModule(app: Application): string {
   // A CommonJS helper arrives differently under Node, esbuild and vite: as module.exports (Node,
   // esbuild in node mode) or with `exports.default` already unwrapped (vite); __cjs gives it back
   // as module.exports, which the generated code reads.
-  const head = [...imports].map(([path, name]) => `import * as ${name}ns from "${path.endsWith(".js") ? path : `${path}.js`}";\nconst ${name} = __cjs(${name}ns);`);
+  const head = [...imports].map(
+    ([path, name]) => `import * as ${name}ns from "${path.endsWith(".js") ? path : `${path}.js`}";\nconst ${name} = __cjs(${name}ns);`,
+  );
   if (head.length > 0) head.unshift('const __cjs = (ns) => { const d = ns.default; return typeof d === "function" ? { default: d } : d ?? ns; };');
   const table = schemas.map((schema, i) => `  ${JSON.stringify(schemaKey(schema))}: v${i},`);
   return [

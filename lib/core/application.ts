@@ -93,7 +93,10 @@ export class Application {
   /** The secret store's values this application was composed with (a Lambda runtime's only source). */
   readonly secrets: LoadedSecrets;
 
-  constructor(readonly definition: ApplicationDefinition, parts: ApplicationParts = {}) {
+  constructor(
+    readonly definition: ApplicationDefinition,
+    parts: ApplicationParts = {},
+  ) {
     this.validationPart = parts.validation;
     this.listingPart = parts.listing;
     this.secrets = parts.secrets ?? NO_SECRETS;
@@ -117,14 +120,19 @@ export class Application {
     }
     for (const { service } of this.serviceEntries.values()) service.attached();
     this.domain = new Domain({
-      repository: (info) => this.repository(info), sealer: () => this.sealer(), events: this.events, model: (name) => this.model(name),
-      validation: () => this.validation(), listing: () => this.listing(),
+      repository: (info) => this.repository(info),
+      sealer: () => this.sealer(),
+      events: this.events,
+      model: (name) => this.model(name),
+      validation: () => this.validation(),
+      listing: () => this.listing(),
     });
   }
 
   /** How this application validates input; refused by name when it was composed without. */
   validation(): Validation {
-    if (!this.validationPart) throw new ConfigurationError("this application was composed without validators: give its composition `validators` (schema-cache/validators.mjs)");
+    if (!this.validationPart)
+      throw new ConfigurationError("this application was composed without validators: give its composition `validators` (schema-cache/validators.mjs)");
     return this.validationPart;
   }
 
@@ -134,7 +142,10 @@ export class Application {
   }
 
   listing(): Listing {
-    if (!this.listingPart) throw new ConfigurationError("this application was composed without the listing: it reads by key only (a function that lists is composed with `listing: domainListing`)");
+    if (!this.listingPart)
+      throw new ConfigurationError(
+        "this application was composed without the listing: it reads by key only (a function that lists is composed with `listing: domainListing`)",
+      );
     return this.listingPart;
   }
 
@@ -145,7 +156,8 @@ export class Application {
 
   /** An upper layer's capability, refused by name when missing (a service asks when it attaches: at cold start). */
   requireCapability<T>(capability: Capability<T>): T {
-    if (!this.capabilities.has(capability as Capability<unknown>)) throw new ConfigurationError(`this application was composed without the ${capability.name}: ${capability.hint}`);
+    if (!this.capabilities.has(capability as Capability<unknown>))
+      throw new ConfigurationError(`this application was composed without the ${capability.name}: ${capability.hint}`);
     return this.capabilities.get(capability as Capability<unknown>) as T;
   }
 
@@ -269,5 +281,7 @@ export function applicationSecret(env: NodeJS.ProcessEnv = process.env, loaded: 
   const secret = secretValue("APP_SECRET", env, loaded);
   if (secret) return secret;
   if (isLocalOffline(env)) return localSecret("app-secret", undefined, env);
-  throw new ConfigurationError(`APP_SECRET is not set: it seals continuation tokens and keys auth secrets, and must be a long random string, from ${secretOrigin("APP_SECRET", env)}`);
+  throw new ConfigurationError(
+    `APP_SECRET is not set: it seals continuation tokens and keys auth secrets, and must be a long random string, from ${secretOrigin("APP_SECRET", env)}`,
+  );
 }

@@ -60,7 +60,8 @@ function inKeyOrder(value: unknown): unknown {
 /** The same text written piece by piece: for values holding index-like keys. */
 function written(value: unknown): string {
   if (value === null || typeof value !== "object" || typeof (value as { toJSON?: unknown }).toJSON === "function") return JSON.stringify(value) ?? "";
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined || typeof v === "function" || typeof v === "symbol" ? "null" : written(v))).join(",")}]`;
+  if (Array.isArray(value))
+    return `[${value.map((v) => (v === undefined || typeof v === "function" || typeof v === "symbol" ? "null" : written(v))).join(",")}]`;
   const record = value as Record<string, unknown>;
   const parts: string[] = [];
   for (const key of Object.keys(record).sort()) {

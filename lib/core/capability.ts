@@ -6,7 +6,10 @@
  */
 export class Capability<T> {
   /** `hint` says how a function provides it: it ends the error of a function that lacks it. */
-  constructor(readonly name: string, readonly hint: string) {}
+  constructor(
+    readonly name: string,
+    readonly hint: string,
+  ) {}
 
   of(value: T): Provided<T> {
     return { capability: this, value };

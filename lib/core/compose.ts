@@ -52,7 +52,12 @@ export function requireParts(kind: string, given: object, needs: readonly string
  * its store, validators, listing and the upper layers' capabilities. Module scope runs this once
  * per cold start; every request the instance serves shares what it built.
  */
-export async function composeApplication(kind: string, parts: FunctionParts, needs: readonly PartName[], capabilities: readonly Provided<unknown>[] = []): Promise<Application> {
+export async function composeApplication(
+  kind: string,
+  parts: FunctionParts,
+  needs: readonly PartName[],
+  capabilities: readonly Provided<unknown>[] = [],
+): Promise<Application> {
   requireParts(kind, parts, needs);
   const built: ApplicationParts = { capabilities };
   if (parts.secrets) built.secrets = await parts.secrets();

@@ -45,8 +45,7 @@ export interface WriteRequest {
  * lockstep; 20 concurrent PUTs on one record all land (test/reliability/concurrency.test.ts).
  */
 const WRITE_ATTEMPTS = 12;
-const retryPause = (attempt: number): Promise<void> =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 5 * 2 ** attempt)));
+const retryPause = (attempt: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 5 * 2 ** attempt)));
 
 /**
  * The one operation layer: every face (REST, GraphQL, WebSocket, CLI) calls these, and each does,
@@ -78,7 +77,11 @@ export class Domain {
 
   /** The permission checks of one caller (parents read in batches through the stores). */
   permissions(ctx: Context): Permissions {
-    return new Permissions(ctx, (info, keys) => this.deps.repository(info).getMany(keys), (cls) => this.deps.model?.(cls.name) ?? describeModel(cls));
+    return new Permissions(
+      ctx,
+      (info, keys) => this.deps.repository(info).getMany(keys),
+      (cls) => this.deps.model?.(cls.name) ?? describeModel(cls),
+    );
   }
 
   /** `owned`: values of server-owned fields, from the server itself (never a client's body). */
@@ -139,9 +142,10 @@ export class Domain {
       if (request.expectedVersion !== undefined && request.expectedVersion !== version) throw new PreconditionFailedError();
       // A patch without If-Match is conditioned only on the fields the decision read, so that
       // concurrent patches of other fields all land; anything else on the version judged.
-      const guard: WriteOptions = guardBy === "fields" && request.expectedVersion === undefined
-        ? { expectedFields: Object.fromEntries([...observed].filter((f) => !info.keyFields.includes(f)).map((f) => [f, stored[f]])) }
-        : { expectedVersion: version };
+      const guard: WriteOptions =
+        guardBy === "fields" && request.expectedVersion === undefined
+          ? { expectedFields: Object.fromEntries([...observed].filter((f) => !info.keyFields.includes(f)).map((f) => [f, stored[f]])) }
+          : { expectedVersion: version };
       try {
         return await write(stored, guard);
       } catch (error) {
@@ -162,7 +166,13 @@ export class Domain {
     const key = parseKey(info, rawKey);
     const body = requireObject(input);
     assertSameKey(info, key, body);
-    const fields = { ...this.clientFields(info, body), ...pick(key, info.keyFields.filter((f) => !info.serverFields.has(f))) };
+    const fields = {
+      ...this.clientFields(info, body),
+      ...pick(
+        key,
+        info.keyFields.filter((f) => !info.serverFields.has(f)),
+      ),
+    };
     this.deps.validation().assert(info.inputSchema, fields);
     const now = this.now();
     const produce = (stored: Item): Item => {
@@ -171,8 +181,14 @@ export class Domain {
       );
       return { ...kept, ...fields, ...key, updatedAt: now };
     };
-    const written = await this.decidedWrite(ctx, info, key, request, (stored, guard) =>
-      this.deps.repository(info).replace(key, produce(stored), guard), produce);
+    const written = await this.decidedWrite(
+      ctx,
+      info,
+      key,
+      request,
+      (stored, guard) => this.deps.repository(info).replace(key, produce(stored), guard),
+      produce,
+    );
     await this.emit(info, "Updated", key, written, ctx);
     return this.versioned(ctx, info, written);
   }
@@ -191,16 +207,26 @@ export class Domain {
     const removals = Object.keys(fields).filter((f) => fields[f] === null);
     const required = new Set(info.inputSchema.required ?? []);
     const errors = removals.flatMap((f) =>
-      !(f in info.patchSchema.properties) ? [{ path: `/${f}`, message: "is not an allowed field" }]
-      : required.has(f) ? [{ path: `/${f}`, message: "is required and cannot be removed" }] : [],
+      !(f in info.patchSchema.properties)
+        ? [{ path: `/${f}`, message: "is not an allowed field" }]
+        : required.has(f)
+          ? [{ path: `/${f}`, message: "is required and cannot be removed" }]
+          : [],
     );
     if (errors.length > 0) throw new ValidationError(errors);
     const changes = omit(fields, removals);
     this.deps.validation().assert(info.patchSchema, changes);
     const set = { ...changes, updatedAt: this.now() };
     const produce = (stored: Item): Item => omit({ ...stored, ...set }, removals);
-    const written = await this.decidedWrite(ctx, info, key, request, (_stored, guard) =>
-      this.deps.repository(info).patch(key, set, removals, guard), produce, "fields");
+    const written = await this.decidedWrite(
+      ctx,
+      info,
+      key,
+      request,
+      (_stored, guard) => this.deps.repository(info).patch(key, set, removals, guard),
+      produce,
+      "fields",
+    );
     await this.emit(info, "Patched", key, written, ctx);
     return this.versioned(ctx, info, written);
   }
@@ -228,9 +254,20 @@ export class Domain {
    * gives for its parent. `readableParents`: the model of those parents, all already shown to this
    * caller (as in `query`); only a one-field key is vouched for, as only such parents have child rules.
    */
-  async queryEach(ctx: Context, info: ModelInfo, field: string, scopes: Record<string, string | number>[], args: ListArguments, readableParents?: ModelInfo): Promise<PromiseSettledResult<ListResult>[]> {
+  async queryEach(
+    ctx: Context,
+    info: ModelInfo,
+    field: string,
+    scopes: Record<string, string | number>[],
+    args: ListArguments,
+    readableParents?: ModelInfo,
+  ): Promise<PromiseSettledResult<ListResult>[]> {
     const permissions = this.permissions(ctx);
-    if (readableParents?.keyFields.length === 1) permissions.vouchReadable(readableParents, scopes.flatMap((s) => Object.values(s)));
+    if (readableParents?.keyFields.length === 1)
+      permissions.vouchReadable(
+        readableParents,
+        scopes.flatMap((s) => Object.values(s)),
+      );
     return this.deps.listing().listEach(ctx, info, this.deps.repository(info), this.deps.sealer(), permissions, field, scopes, args);
   }
 

@@ -3,7 +3,13 @@ import { emfLine } from "./emf.ts";
 
 describe("emfLine", () => {
   it("puts the directives under _aws and every value at the root", () => {
-    const line = JSON.parse(emfLine("ns", 1234, [{ dimensions: [["Service"], []], metrics: [{ name: "Requests", unit: "Count" }] }], { Service: "rest", Requests: 1, requestId: "r" })) as unknown;
+    const line = JSON.parse(
+      emfLine("ns", 1234, [{ dimensions: [["Service"], []], metrics: [{ name: "Requests", unit: "Count" }] }], {
+        Service: "rest",
+        Requests: 1,
+        requestId: "r",
+      }),
+    ) as unknown;
     expect(line).toEqual({
       _aws: { Timestamp: 1234, CloudWatchMetrics: [{ Namespace: "ns", Dimensions: [["Service"], []], Metrics: [{ Name: "Requests", Unit: "Count" }] }] },
       Service: "rest",

@@ -25,7 +25,8 @@ const MAX_METRICS = 100;
 export function directivesJson(namespace: string, directives: readonly Directive[], has: (member: string) => boolean): string {
   return JSON.stringify(
     directives.map((d) => {
-      if (d.metrics.length > MAX_METRICS || d.dimensions.some((set) => set.length > MAX_DIMENSIONS)) throw new Error("EMF: too many metrics or dimensions in one directive");
+      if (d.metrics.length > MAX_METRICS || d.dimensions.some((set) => set.length > MAX_DIMENSIONS))
+        throw new Error("EMF: too many metrics or dimensions in one directive");
       for (const name of [...d.metrics.map((m) => m.name), ...d.dimensions.flat()]) {
         if (!has(name)) throw new Error(`EMF: ${name} is named by a directive but has no value`);
       }

@@ -37,9 +37,7 @@ export class DomainError extends Error {
 
   /** The body every face may show to a client: never a stack, never an internal detail. */
   toJSON(): { code: number; message: string; errors?: FieldError[] } {
-    return this.errors.length > 0
-      ? { code: this.status, message: this.message, errors: this.errors }
-      : { code: this.status, message: this.message };
+    return this.errors.length > 0 ? { code: this.status, message: this.message, errors: this.errors } : { code: this.status, message: this.message };
   }
 }
 

@@ -60,7 +60,11 @@ export class EventBus {
   }
 
   async emit(event: LifecycleEvent, onError: (error: unknown) => void = () => {}): Promise<void> {
-    await deliver([event.name, event.model, "*"].flatMap((n) => [...(this.listeners.get(n) ?? [])]), event, onError);
+    await deliver(
+      [event.name, event.model, "*"].flatMap((n) => [...(this.listeners.get(n) ?? [])]),
+      event,
+      onError,
+    );
   }
 
   /** `name` is an event name (`Authentication.Login`) or `*`; lifecycle listeners never see these. */
@@ -69,6 +73,10 @@ export class EventBus {
   }
 
   async publish(event: DomainEvent, onError: (error: unknown) => void = () => {}): Promise<void> {
-    await deliver([event.name, "*"].flatMap((n) => [...(this.domainListeners.get(n) ?? [])]), event, onError);
+    await deliver(
+      [event.name, "*"].flatMap((n) => [...(this.domainListeners.get(n) ?? [])]),
+      event,
+      onError,
+    );
   }
 }

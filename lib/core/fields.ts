@@ -15,5 +15,8 @@ export function assertFilterable(ctx: Context, info: ModelInfo, fields: Iterable
   });
   if (refused.length === 0) return;
   const messages = refused.map((f) => `the field '${f}' is not readable by you and cannot be used in a filter or an order`);
-  throw new BadQueryError(messages[0] as string, messages.map((message) => ({ path: "/q", message })));
+  throw new BadQueryError(
+    messages[0] as string,
+    messages.map((message) => ({ path: "/q", message })),
+  );
 }

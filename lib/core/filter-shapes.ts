@@ -50,7 +50,9 @@ function conjuncts(where: Expression): Expression[] {
 export function indexAdvice(where: Expression, orderBy: readonly OrderTerm[], table: TableShape): string | undefined {
   const parts = conjuncts(where);
   const equal = parts.flatMap((p) => (p.kind === "compare" && p.operator === "=" ? [p.field] : []));
-  const ranged = parts.flatMap((p) => (p.kind === "compare" && ["<", "<=", ">", ">="].includes(p.operator)) || (p.kind === "like" && !p.pattern.startsWith("%")) ? [p.field] : []);
+  const ranged = parts.flatMap((p) =>
+    (p.kind === "compare" && ["<", "<=", ">", ">="].includes(p.operator)) || (p.kind === "like" && !p.pattern.startsWith("%")) ? [p.field] : [],
+  );
   const range = ranged[0] ?? orderBy[0]?.field ?? equal[1];
   let hash = equal.find((f) => f !== range);
   let note = "";
@@ -80,15 +82,26 @@ export function recordFilterShape(model: string, table: TableShape, where: Expre
     // Shapes are the application's own queries, so this stays small; bounded all the same.
     if (advised.size < MAX_SHAPES) advised.set(key, advice);
   }
-  writeMetricLine((namespace) => JSON.stringify({
-    _aws: {
-      Timestamp: Date.now(),
-      CloudWatchMetrics: [{ Namespace: namespace, Dimensions: [["Model", "FilterShape"]], Metrics: [{ Name: "ListingItemsRead", Unit: "Count" }, { Name: "ListingRowsReturned", Unit: "Count" }] }],
-    },
-    Model: model,
-    FilterShape: shape,
-    ListingItemsRead: scanned,
-    ListingRowsReturned: returned,
-    ...(advice ? { IndexAdvice: advice } : {}),
-  }));
+  writeMetricLine((namespace) =>
+    JSON.stringify({
+      _aws: {
+        Timestamp: Date.now(),
+        CloudWatchMetrics: [
+          {
+            Namespace: namespace,
+            Dimensions: [["Model", "FilterShape"]],
+            Metrics: [
+              { Name: "ListingItemsRead", Unit: "Count" },
+              { Name: "ListingRowsReturned", Unit: "Count" },
+            ],
+          },
+        ],
+      },
+      Model: model,
+      FilterShape: shape,
+      ListingItemsRead: scanned,
+      ListingRowsReturned: returned,
+      ...(advice ? { IndexAdvice: advice } : {}),
+    }),
+  );
 }

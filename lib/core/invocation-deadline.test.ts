@@ -59,20 +59,22 @@ describe("the invocation's deadline", () => {
     expect(timeLeftMs()).toBe(Number.POSITIVE_INFINITY);
   });
 
-  it("is none without a Lambda context", () => runInvocation(async () => {
-    begin(undefined);
-    expect(timeLeftMs()).toBe(Number.POSITIVE_INFINITY);
-  }));
+  it("is none without a Lambda context", () =>
+    runInvocation(async () => {
+      begin(undefined);
+      expect(timeLeftMs()).toBe(Number.POSITIVE_INFINITY);
+    }));
 
   it("is each invocation's own while two overlap in one process, across their awaits", async () => {
     const seen: Record<string, number[]> = { short: [], long: [] };
-    const invocation = (name: "short" | "long", remainingMs: number) => runInvocation(async () => {
-      begin(remainingMs);
-      for (let i = 0; i < 3; i++) {
-        await tick();
-        seen[name]?.push(timeLeftMs());
-      }
-    });
+    const invocation = (name: "short" | "long", remainingMs: number) =>
+      runInvocation(async () => {
+        begin(remainingMs);
+        for (let i = 0; i < 3; i++) {
+          await tick();
+          seen[name]?.push(timeLeftMs());
+        }
+      });
     await Promise.all([invocation("short", ANSWER_RESERVE_MS + 1_000), invocation("long", ANSWER_RESERVE_MS + 60_000)]);
     expect(seen.short).toHaveLength(3);
     expect(seen.long).toHaveLength(3);

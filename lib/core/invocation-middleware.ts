@@ -60,7 +60,13 @@ export function beginInvocation(invocation: Invocation, requestId: string | unde
  * Ends `invocation` with its one line (once: an `after` that threw reaches `onError` too), and
  * closes it (perInvocation). `fields` are its log line's, if it has one. Never throws.
  */
-export function endInvocation(service: string, invocation: Invocation, outcome: Outcome, fields?: (measured: Measured) => Record<string, unknown>, message = "request"): void {
+export function endInvocation(
+  service: string,
+  invocation: Invocation,
+  outcome: Outcome,
+  fields?: (measured: Measured) => Record<string, unknown>,
+  message = "request",
+): void {
   if (invocation.ended) return;
   invocation.ended = true;
   try {

@@ -56,7 +56,14 @@ export async function invokeModelOperation(
   return method.call(target, params, { ctx });
 }
 
-export async function invokeServiceOperation(validation: Validation, ctx: Context, service: Service<unknown>, name: string, input: unknown, operations: OperationDefinition[]): Promise<unknown> {
+export async function invokeServiceOperation(
+  validation: Validation,
+  ctx: Context,
+  service: Service<unknown>,
+  name: string,
+  input: unknown,
+  operations: OperationDefinition[],
+): Promise<unknown> {
   const operation = findOperation(operations, name, `service '${service.name}'`);
   authorize(service.canAct(ctx, operation.name), ctx);
   const params = parameters(validation, operation, input);

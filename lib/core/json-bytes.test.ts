@@ -6,16 +6,36 @@ const bytesOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(val
 
 describe("jsonBytes", () => {
   it("is the UTF-8 length of JSON.stringify's text for any JSON value, any string", () => {
-    const text = fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.string({ unit: "grapheme" }), fc.constantFrom('"', "\\", "\u007f", "\u2028", "\ud800", "\udc00x", "\n\t\u0001"));
+    const text = fc.oneof(
+      fc.string(),
+      fc.string({ unit: "binary" }),
+      fc.string({ unit: "grapheme" }),
+      fc.constantFrom('"', "\\", "\u007f", "\u2028", "\ud800", "\udc00x", "\n\t\u0001"),
+    );
     const value = fc.letrec((tie) => ({
-      json: fc.oneof({ depthSize: "small" }, text, fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie("json"), { maxLength: 4 }), fc.dictionary(text, tie("json"), { maxKeys: 5 })),
+      json: fc.oneof(
+        { depthSize: "small" },
+        text,
+        fc.double(),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie("json"), { maxLength: 4 }),
+        fc.dictionary(text, tie("json"), { maxKeys: 5 }),
+      ),
     })).json;
-    fc.assert(fc.property(value, (v) => {
-      expect(jsonBytes(v)).toBe(bytesOf(v));
-    }), { numRuns: 3000 });
-    fc.assert(fc.property(fc.jsonValue(), (v) => {
-      expect(jsonBytes(v)).toBe(bytesOf(v));
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(jsonBytes(v)).toBe(bytesOf(v));
+      }),
+      { numRuns: 3000 },
+    );
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        expect(jsonBytes(v)).toBe(bytesOf(v));
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it("leaves out what JSON.stringify leaves out, writes null where it does, and follows toJSON", () => {
@@ -34,13 +54,25 @@ describe("payloadBytes", () => {
   };
 
   it("is what the JSON text takes inside another JSON string (a Lambda response's body), for any value", () => {
-    const text = fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.constantFrom('"', "\\", "\u0001", "\u2028", "\ud800", "a\"b\\c"));
+    const text = fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.constantFrom('"', "\\", "\u0001", "\u2028", "\ud800", 'a"b\\c'));
     const value = fc.letrec((tie) => ({
-      json: fc.oneof({ depthSize: "small" }, text, fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie("json"), { maxLength: 4 }), fc.dictionary(text, tie("json"), { maxKeys: 5 })),
+      json: fc.oneof(
+        { depthSize: "small" },
+        text,
+        fc.double(),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie("json"), { maxLength: 4 }),
+        fc.dictionary(text, tie("json"), { maxKeys: 5 }),
+      ),
     })).json;
-    fc.assert(fc.property(value, (v) => {
-      expect(payloadBytes(v)).toBe(payloadOf(v));
-    }), { numRuns: 3000 });
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(payloadBytes(v)).toBe(payloadOf(v));
+      }),
+      { numRuns: 3000 },
+    );
     const special = { d: new Date(0), e: Buffer.from("hi"), c: [undefined, Number.NaN] };
     expect(payloadBytes(special)).toBe(payloadOf(special));
   });

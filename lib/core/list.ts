@@ -67,10 +67,7 @@ function checkLimit(info: ModelInfo, limit: unknown, path: string): number {
 
 function isCursor(value: unknown): value is Cursor {
   return (
-    value !== null &&
-    typeof value === "object" &&
-    !Array.isArray(value) &&
-    Object.values(value).every((v) => typeof v === "string" || typeof v === "number")
+    value !== null && typeof value === "object" && !Array.isArray(value) && Object.values(value).every((v) => typeof v === "string" || typeof v === "number")
   );
 }
 
@@ -89,9 +86,7 @@ function prepareList(ctx: Context, info: ModelInfo, sealer: ContinuationSealer, 
   assertFilterable(ctx, info, [...(query.where ? expressionFields(query.where) : []), ...query.orderBy.map((o) => o.field)]);
   if (query.where) assertKeyValueSizes(info, query.where);
   const limit =
-    args.limit !== undefined ? checkLimit(info, args.limit, "/limit")
-    : query.limit !== undefined ? checkLimit(info, query.limit, "/q")
-    : info.limits.default;
+    args.limit !== undefined ? checkLimit(info, args.limit, "/limit") : query.limit !== undefined ? checkLimit(info, query.limit, "/q") : info.limits.default;
   const plan = planDynamoQuery({ ...(query.where ? { where: query.where } : {}), orderBy: query.orderBy }, info.table);
   if (query.where && plan.kind === "scan") assertScanAllowed(ctx, info);
   const scope = JSON.stringify([info.name, query.where ? printExpression(query.where) : "", query.orderBy]);
@@ -123,7 +118,11 @@ function pageResult(results: Item[], seal: (() => string) | undefined, scanned =
 }
 
 /** What every page of `info` is read with: the caller's read permission and the byte budget. */
-function readRequest(ctx: Context, info: ModelInfo, permissions: Permissions): Pick<ListRequest, "accept" | "maxBytes" | "sizeOf" | "maxRead" | "responseBytes"> & { output: (item: Item) => Item } {
+function readRequest(
+  ctx: Context,
+  info: ModelInfo,
+  permissions: Permissions,
+): Pick<ListRequest, "accept" | "maxBytes" | "sizeOf" | "maxRead" | "responseBytes"> & { output: (item: Item) => Item } {
   // Each record's output is computed once: measured for the byte budget (counted, not written),
   // then returned to be written with the response.
   const outputs = new WeakMap<Item, Item>();
@@ -235,14 +234,19 @@ function assertKeyValueSizes(info: ModelInfo, where: Expression): void {
     else if (node.kind === "not") visit(node.operand);
     else if (maxBytes.has(node.field)) {
       const max = maxBytes.get(node.field) as number;
-      const values = node.kind === "compare" || node.kind === "contains" ? [node.value] : node.kind === "in" ? node.values : node.kind === "like" ? [node.pattern] : [];
+      const values =
+        node.kind === "compare" || node.kind === "contains" ? [node.value] : node.kind === "in" ? node.values : node.kind === "like" ? [node.pattern] : [];
       if (values.some((v) => typeof v === "string" && Buffer.byteLength(v) > max)) {
         problems.push(`a value compared with '${node.field}' is longer than the ${max} bytes this key may hold`);
       }
     }
   };
   visit(where);
-  if (problems.length > 0) throw new BadQueryError(problems[0] as string, problems.map((message) => ({ path: "/q", message })));
+  if (problems.length > 0)
+    throw new BadQueryError(
+      problems[0] as string,
+      problems.map((message) => ({ path: "/q", message })),
+    );
 }
 
 /**

@@ -10,8 +10,14 @@ import type { Permissions } from "./permission.ts";
 export interface Listing {
   list(ctx: Context, info: ModelInfo, repository: Repository, sealer: ContinuationSealer, permissions: Permissions, args: ListArguments): Promise<ListResult>;
   listEach(
-    ctx: Context, info: ModelInfo, repository: Repository, sealer: ContinuationSealer, permissions: Permissions,
-    field: string, scopes: Readonly<Record<string, KeyValue>>[], args: ListArguments,
+    ctx: Context,
+    info: ModelInfo,
+    repository: Repository,
+    sealer: ContinuationSealer,
+    permissions: Permissions,
+    field: string,
+    scopes: Readonly<Record<string, KeyValue>>[],
+    args: ListArguments,
   ): Promise<PromiseSettledResult<ListResult>[]>;
   filter(ctx: Context, info: ModelInfo, text: string): Expression | undefined;
 }

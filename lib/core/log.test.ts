@@ -23,7 +23,7 @@ describe("log (JSON lines, as in Lambda)", () => {
 
   it("writes {level, time, message, ...fields} as one JSON line, fields in their order, undefined ones left out", () => {
     vi.useFakeTimers({ now: Date.UTC(2026, 0, 2, 3, 4, 5, 6), toFake: ["Date"] });
-    const fields = { requestId: "r1", method: "GET", path: "/posts/\"x\"", status: 200, durationMs: undefined, nested: { a: [1, null] } };
+    const fields = { requestId: "r1", method: "GET", path: '/posts/"x"', status: 200, durationMs: undefined, nested: { a: [1, null] } };
     const [line] = linesOf(() => log.warn("request", fields));
     expect(line).toBe(`${JSON.stringify({ level: "warn", time: "2026-01-02T03:04:05.006Z", message: "request", ...fields })}\n`);
     expect(linesOf(() => log.warn("no fields"))).toEqual(['{"level":"warn","time":"2026-01-02T03:04:05.006Z","message":"no fields"}\n']);

@@ -44,7 +44,9 @@ function write(level: Level, message: string, given: Fields, members?: string): 
   const fields = requestId === undefined && traceId === undefined ? given : withCorrelation(given, requestId, traceId);
   const stream = level === "error" || level === "warn" ? process.stderr : process.stdout;
   if (readable) {
-    const extras = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`).join(" ");
+    const extras = Object.entries(fields)
+      .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)
+      .join(" ");
     stream.write(`${level.toUpperCase().padEnd(5)} ${message}${extras ? ` ${extras}` : ""}\n`);
     return;
   }

@@ -235,16 +235,26 @@ function metricsMembers(done: Finished, namespace: string, timestamp: number, ta
     }
   }
   const common = shape === "" && plain[kind].namespace === namespace ? plain[kind].prefix : undefined;
-  const prefix = common ?? prefixOf(headOf(`${kind} ${namespace}${shape}`, namespace, () => {
-    const own: Directive[] = http
-      ? [
-          { dimensions: [["Service", "Route", "StatusClass"]], metrics: REQUEST },
-          { dimensions: [["Service"], []], metrics: [...REQUEST, ...DYNAMODB] },
-        ]
-      : [{ dimensions: [["Service"], []], metrics: [...INVOCATION, ...DYNAMODB] }];
-    if (counted !== undefined && counted.size > 0) own.push({ dimensions: [[]], metrics: [...counted.keys()].map((name) => ({ name, unit: EVENT_METRICS[name] })) });
-    return own;
-  }, [...names, ...(counted?.keys() ?? [])]));
+  const prefix =
+    common ??
+    prefixOf(
+      headOf(
+        `${kind} ${namespace}${shape}`,
+        namespace,
+        () => {
+          const own: Directive[] = http
+            ? [
+                { dimensions: [["Service", "Route", "StatusClass"]], metrics: REQUEST },
+                { dimensions: [["Service"], []], metrics: [...REQUEST, ...DYNAMODB] },
+              ]
+            : [{ dimensions: [["Service"], []], metrics: [...INVOCATION, ...DYNAMODB] }];
+          if (counted !== undefined && counted.size > 0)
+            own.push({ dimensions: [[]], metrics: [...counted.keys()].map((name) => ({ name, unit: EVENT_METRICS[name] })) });
+          return own;
+        },
+        [...names, ...(counted?.keys() ?? [])],
+      ),
+    );
   if (shape === "" && common === undefined) plain[kind] = { namespace, prefix };
   let members = `${prefix}${timestampText(timestamp)}${dimensionsText(done, http)}${millisecondsText(done.latencyMs)},"DynamoDBCalls":${tally.dynamoCalls}`;
   members += `,"DynamoDBReadUnits":${round(tally.readUnits)},"DynamoDBWriteUnits":${round(tally.writeUnits)},"DynamoDBThrottles":${tally.throttles}${events}`;

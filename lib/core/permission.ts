@@ -73,7 +73,14 @@ export class Permissions {
   }
 
   /** Narrows `decisions` (one per item) by the parents' verdicts under `rules`. */
-  private async applyParentRules(info: ModelInfo, items: Item[], decisions: Decision[], rules: ParentRule[], depth: number, observed?: Set<string>): Promise<void> {
+  private async applyParentRules(
+    info: ModelInfo,
+    items: Item[],
+    decisions: Decision[],
+    rules: ParentRule[],
+    depth: number,
+    observed?: Set<string>,
+  ): Promise<void> {
     for (const rule of rules) {
       if (depth >= MAX_PARENT_DEPTH) throw new Error(`${info.name}: parent permission rules nest deeper than ${MAX_PARENT_DEPTH}`);
       const keyField = parentKeyField(info, rule.parent);

@@ -1,6 +1,10 @@
 import {
-  checkExpression as checkExpressionOf, checkQuery as checkQueryOf, parseFilter as parseFilterOf,
-  parseQuery as parseQueryOf, planDynamoQuery as planDynamoQueryOf, QueryError,
+  checkExpression as checkExpressionOf,
+  checkQuery as checkQueryOf,
+  parseFilter as parseFilterOf,
+  parseQuery as parseQueryOf,
+  planDynamoQuery as planDynamoQueryOf,
+  QueryError,
 } from "../query/index.ts";
 import { BadQueryError } from "./errors.ts";
 

@@ -115,7 +115,14 @@ function keySizeErrors(info: ModelInfo, record: Item, shapes: readonly { hash: s
 }
 
 /** `errors`, with `field`'s own when its value is longer than `max` bytes (the first one found stands). */
-function keyTooLong(info: ModelInfo, record: Item, field: string, max: number, role: string, errors: Map<string, string> | undefined): Map<string, string> | undefined {
+function keyTooLong(
+  info: ModelInfo,
+  record: Item,
+  field: string,
+  max: number,
+  role: string,
+  errors: Map<string, string> | undefined,
+): Map<string, string> | undefined {
   const value = record[field];
   // A UTF-16 unit is at most 3 UTF-8 bytes: a short key needs no count (every read parses a key).
   if (typeof value !== "string" || value.length * 3 <= max || errors?.has(field)) return errors;

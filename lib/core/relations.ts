@@ -59,7 +59,10 @@ export function belongsTo(
   options: { field?: string; fromCurrentUser?: boolean; requires?: ParentRequirements } = {},
 ): Omit<BelongsTo, "field"> & { field?: string } {
   return {
-    kind: "belongsTo", target, field: options.field, fromCurrentUser: options.fromCurrentUser ?? false,
+    kind: "belongsTo",
+    target,
+    field: options.field,
+    fromCurrentUser: options.fromCurrentUser ?? false,
     ...(options.requires ? { requires: options.requires } : {}),
   };
 }
@@ -76,7 +79,12 @@ export function manyToMany(
 ): ManyToMany {
   const fromFields = typeof options.from === "string" ? [options.from] : [...options.from];
   return {
-    kind: "manyToMany", target, through: options.through, fromFields, from: fromFields[0] ?? "", to: options.to,
+    kind: "manyToMany",
+    target,
+    through: options.through,
+    fromFields,
+    from: fromFields[0] ?? "",
+    to: options.to,
     limits: options.limits ?? MANY_TO_MANY_LIMITS,
   };
 }

@@ -1,5 +1,16 @@
 import {
-  Any, Array as ArrayOf, Boolean as BooleanType, Integer, Literal, Null, Number as NumberType, Object as ObjectOf, Optional, String as StringType, Union, Unknown,
+  Any,
+  Array as ArrayOf,
+  Boolean as BooleanType,
+  Integer,
+  Literal,
+  Null,
+  Number as NumberType,
+  Object as ObjectOf,
+  Optional,
+  String as StringType,
+  Union,
+  Unknown,
 } from "@sinclair/typebox";
 
 /**
@@ -12,7 +23,18 @@ import {
  * it from "@sinclair/typebox" itself.
  */
 export const Type = {
-  Any, Array: ArrayOf, Boolean: BooleanType, Integer, Literal, Null, Number: NumberType, Object: ObjectOf, Optional, String: StringType, Union, Unknown,
+  Any,
+  Array: ArrayOf,
+  Boolean: BooleanType,
+  Integer,
+  Literal,
+  Null,
+  Number: NumberType,
+  Object: ObjectOf,
+  Optional,
+  String: StringType,
+  Union,
+  Unknown,
 } as const;
 export type { Static, TObject, TSchema, TProperties } from "@sinclair/typebox";
 

@@ -12,7 +12,9 @@ export function scopedQuery(scope: Readonly<Record<string, string | number>>, te
   const terms = (limits.terms ?? DEFAULT_FILTER_LIMITS.terms) - Object.keys(scope).length;
   const query = parseQuery(text, { ...limits, terms });
   const equalities: Expression[] = Object.entries(scope).map(([field, value]) => ({ kind: "compare", field, operator: "=", value }));
-  const where: Expression = !query.where && equalities.length === 1 ? (equalities[0] as Expression)
-    : { kind: "and", operands: [...equalities, ...(!query.where ? [] : query.where.kind === "and" ? query.where.operands : [query.where])] };
+  const where: Expression =
+    !query.where && equalities.length === 1
+      ? (equalities[0] as Expression)
+      : { kind: "and", operands: [...equalities, ...(!query.where ? [] : query.where.kind === "and" ? query.where.operands : [query.where])] };
   return printQuery({ ...query, where });
 }

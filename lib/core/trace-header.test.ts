@@ -69,6 +69,7 @@ describe("daemonAddressOf", () => {
   });
 
   it("falls back to the daemon's default address on a value it cannot use", () => {
-    for (const text of ["", "localhost", ":2000", "host:0", "host:70000", "host:port"]) expect(daemonAddressOf(text)).toMatchObject({ host: "127.0.0.1", port: 2000 });
+    for (const text of ["", "localhost", ":2000", "host:0", "host:70000", "host:port"])
+      expect(daemonAddressOf(text)).toMatchObject({ host: "127.0.0.1", port: 2000 });
   });
 });

@@ -27,14 +27,18 @@ export function schemaKey(schema: JsonSchema): string {
 export class Validation {
   private readonly bySchema = new WeakMap<object, Validator>();
 
-  constructor(private readonly precompiled: Readonly<Record<string, Validator>> = {}, private readonly compile?: SchemaCompiler) {}
+  constructor(
+    private readonly precompiled: Readonly<Record<string, Validator>> = {},
+    private readonly compile?: SchemaCompiler,
+  ) {}
 
   private validatorFor(schema: JsonSchema): Validator {
     let validate = this.bySchema.get(schema);
     if (!validate) {
       const key = schemaKey(schema);
       validate = this.precompiled[key] ?? this.compile?.(schema);
-      if (!validate) throw new Error(`no validator was compiled for this schema (schema-cache/validators.mjs is stale: run \`npm run build\`): ${key.slice(0, 200)}`);
+      if (!validate)
+        throw new Error(`no validator was compiled for this schema (schema-cache/validators.mjs is stale: run \`npm run build\`): ${key.slice(0, 200)}`);
       this.bySchema.set(schema, validate);
     }
     return validate;
@@ -49,7 +53,7 @@ export class Validation {
     const seen = new Set<string>(errors.map((e) => `${e.path} ${e.message}`));
     for (const error of validate.errors ?? []) {
       // A union (e.g. an enum of literals) reports one error per branch plus its own: keep it short.
-      if (error.keyword === "const" || error.keyword === "type" && error.schemaPath.includes("anyOf")) continue;
+      if (error.keyword === "const" || (error.keyword === "type" && error.schemaPath.includes("anyOf"))) continue;
       const field = error.keyword === "anyOf" ? { path: error.instancePath || "/", message: describeUnion(error) } : toFieldError(error);
       const id = `${field.path} ${field.message}`;
       if (!seen.has(id)) errors.push(field);
@@ -81,7 +85,8 @@ export function toFieldError(error: ErrorObject): FieldError {
  */
 function unsafeNumbers(value: unknown, path: string, out: FieldError[]): void {
   if (typeof value === "number") {
-    if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) out.push({ path: path || "/", message: "must be a finite number within +/-2^53" });
+    if (!Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER)
+      out.push({ path: path || "/", message: "must be a finite number within +/-2^53" });
   } else if (Array.isArray(value)) {
     value.forEach((item, i) => unsafeNumbers(item, `${path}/${i}`, out));
   } else if (value !== null && typeof value === "object") {

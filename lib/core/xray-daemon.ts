@@ -17,7 +17,11 @@ interface Address {
 
 /** `host:port`, or the daemon's two-protocol form `tcp:host:port udp:host:port` (the UDP one). */
 export function daemonAddressOf(text: string): Address {
-  const udp = text.split(/\s+/).find((part) => part.startsWith("udp:"))?.slice(4) ?? text.trim();
+  const udp =
+    text
+      .split(/\s+/)
+      .find((part) => part.startsWith("udp:"))
+      ?.slice(4) ?? text.trim();
   const colon = udp.lastIndexOf(":");
   const host = udp.slice(0, colon);
   const port = Number(udp.slice(colon + 1));

@@ -1,6 +1,12 @@
 import {
-  GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate,
-  type DocumentNode, type GraphQLSchema, type ValidationRule,
+  GraphQLError,
+  NoSchemaIntrospectionCustomRule,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+  type ValidationRule,
 } from "graphql";
 import { GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED } from "./errors.ts";
 import { costErrors, UNKNOWN, type Variables } from "./limits-cost.ts";
@@ -89,9 +95,7 @@ export class DocumentCache {
     } catch (error) {
       if (!(error instanceof GraphQLError)) throw error;
       return {
-        syntaxError: TOKEN_LIMIT.test(error.message)
-          ? coded(error, "TOO_MANY_TOKENS", { limit: this.limits.maxTokens })
-          : coded(error, GRAPHQL_PARSE_FAILED),
+        syntaxError: TOKEN_LIMIT.test(error.message) ? coded(error, "TOO_MANY_TOKENS", { limit: this.limits.maxTokens }) : coded(error, GRAPHQL_PARSE_FAILED),
       };
     }
   }

@@ -76,9 +76,16 @@ export function encoded(asset: Asset, coding: Exclude<Coding, "identity">): Prom
   const key = `${coding}:${asset.fileName}`;
   let pending = compressed.get(key);
   if (!pending) {
-    pending = coding === "br"
-      ? brotli(asset.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: asset.body.length, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } })
-      : gzipAsync(asset.body, { level: 6 });
+    pending =
+      coding === "br"
+        ? brotli(asset.body, {
+            params: {
+              [constants.BROTLI_PARAM_QUALITY]: 5,
+              [constants.BROTLI_PARAM_SIZE_HINT]: asset.body.length,
+              [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+            },
+          })
+        : gzipAsync(asset.body, { level: 6 });
     // A failed compression is not cached: the next request tries again.
     pending.catch(() => compressed.delete(key));
     compressed.set(key, pending);

@@ -7,5 +7,8 @@ import { graphqlOptions, type GraphQLOptions } from "./service.ts";
 /** The GraphQL Lambda handler: the executable schema is built once, when this is called. */
 export function graphqlHandler(app: Application, options: GraphQLOptions = graphqlOptions(app), build: SchemaBuildOptions = {}) {
   const endpoint = new GraphQLEndpoint(app, buildGraphQLSchema(app, options, build), options);
-  return Object.assign(httpHandler("graphql", (request) => endpoint.handle(request)), { endpoint });
+  return Object.assign(
+    httpHandler("graphql", (request) => endpoint.handle(request)),
+    { endpoint },
+  );
 }

@@ -141,12 +141,18 @@ export class GraphQLEndpoint {
       return await this.execute(request, paramsOf(request), media);
     } catch (error) {
       const replyMedia = media ?? JSON_MEDIA;
-      if (error instanceof RequestError) return answer(error.status, replyMedia, { errors: [{ message: error.message, extensions: { code: error.code } }] }, error.headers);
+      if (error instanceof RequestError)
+        return answer(error.status, replyMedia, { errors: [{ message: error.message, extensions: { code: error.code } }] }, error.headers);
       if (error instanceof DomainError) {
         const extensions = { code: error.code, ...(error.errors.length > 0 ? { errors: error.errors } : {}) };
         // A throttle or an unavailable database (the caller's identity read first): when to retry.
         const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
-        return answer(error.status, replyMedia, { errors: [{ message: error.message, extensions }] }, typeof retryAfter === "number" ? { "retry-after": String(retryAfter) } : undefined);
+        return answer(
+          error.status,
+          replyMedia,
+          { errors: [{ message: error.message, extensions }] },
+          typeof retryAfter === "number" ? { "retry-after": String(retryAfter) } : undefined,
+        );
       }
       throw error;
     }
@@ -211,7 +217,8 @@ export class GraphQLEndpoint {
     const operation = getOperationAST(document, params.operationName);
     if (!operation) throw new RequestError(400, "BAD_REQUEST", "Name the operation to run in 'operationName'");
     if (operation.operation === "mutation" && method === "GET") throw new RequestError(405, "METHOD_NOT_ALLOWED", "Mutations need POST", { allow: "POST" });
-    if (operation.operation === "subscription") throw new RequestError(400, "OPERATION_NOT_SUPPORTED", "Subscriptions are served over the WebSocket endpoint, not HTTP");
+    if (operation.operation === "subscription")
+      throw new RequestError(400, "OPERATION_NOT_SUPPORTED", "Subscriptions are served over the WebSocket endpoint, not HTTP");
     return document;
   }
 }

@@ -1,6 +1,14 @@
 import {
-  GraphQLBoolean, GraphQLInputObjectType, GraphQLList, GraphQLObjectType, GraphQLString,
-  type GraphQLInputFieldConfigMap, type GraphQLFieldConfigMap, type GraphQLInputType, type GraphQLOutputType, type GraphQLScalarType,
+  GraphQLBoolean,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLInputFieldConfigMap,
+  type GraphQLFieldConfigMap,
+  type GraphQLInputType,
+  type GraphQLOutputType,
+  type GraphQLScalarType,
 } from "graphql";
 import type { JsonSchema } from "../core/schema.ts";
 import { isGraphQLName, pascal } from "./names.ts";
@@ -8,9 +16,7 @@ import { AnyScalar, DateScalar, LongScalar } from "./scalars.ts";
 
 /** What a JSON Schema becomes in GraphQL, before input/output types are chosen. */
 export type Shape =
-  | { kind: "scalar"; type: GraphQLScalarType }
-  | { kind: "list"; items: JsonSchema }
-  | { kind: "object"; properties: Record<string, JsonSchema> };
+  { kind: "scalar"; type: GraphQLScalarType } | { kind: "list"; items: JsonSchema } | { kind: "object"; properties: Record<string, JsonSchema> };
 
 const scalar = (type: GraphQLScalarType): Shape => ({ kind: "scalar", type });
 

@@ -1,7 +1,21 @@
 import {
-  GraphQLError, Kind, getNamedType, isInterfaceType, isListType, isNonNullType, isObjectType, valueFromASTUntyped,
-  type FieldNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLNamedType, type GraphQLOutputType,
-  type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode, type ValueNode,
+  GraphQLError,
+  Kind,
+  getNamedType,
+  isInterfaceType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  valueFromASTUntyped,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
 } from "graphql";
 import { parseQuery, type FilterLimits } from "../query/index.ts";
 import { metaField } from "./limits-meta.ts";
@@ -201,11 +215,15 @@ export function costErrors(analyses: readonly OperationCost[], variables: Variab
   for (const analysis of analyses) {
     const { cost, heaviest } = evaluateCost(analysis, variables);
     if (cost <= limits.maxCost) continue;
-    const costliest = heaviest ? `; the costliest field is ${heaviest.field} (about ${Math.round(heaviest.cost)} fields: lower its limit)` : " (lower the limit arguments)";
-    errors.push(new GraphQLError(`The query may resolve about ${cost} fields; at most ${limits.maxCost} are allowed${costliest}`, {
-      nodes: [analysis.operation],
-      extensions: { code: "QUERY_TOO_COSTLY", limit: limits.maxCost, actual: cost, ...(heaviest ? { field: heaviest.field } : {}) },
-    }));
+    const costliest = heaviest
+      ? `; the costliest field is ${heaviest.field} (about ${Math.round(heaviest.cost)} fields: lower its limit)`
+      : " (lower the limit arguments)";
+    errors.push(
+      new GraphQLError(`The query may resolve about ${cost} fields; at most ${limits.maxCost} are allowed${costliest}`, {
+        nodes: [analysis.operation],
+        extensions: { code: "QUERY_TOO_COSTLY", limit: limits.maxCost, actual: cost, ...(heaviest ? { field: heaviest.field } : {}) },
+      }),
+    );
   }
   return errors;
 }

@@ -1,6 +1,15 @@
 import {
-  GraphQLError, Kind, getNamedType, isObjectType, isInterfaceType,
-  type DocumentNode, type FragmentDefinitionNode, type GraphQLNamedType, type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
+  GraphQLError,
+  Kind,
+  getNamedType,
+  isObjectType,
+  isInterfaceType,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
 } from "graphql";
 import { CostAnalyser, type OperationCost } from "./limits-cost.ts";
 import { metaField } from "./limits-meta.ts";
@@ -66,7 +75,9 @@ class Walker {
         this.walk(selection.selectionSet, type ?? parent, depth, tally, introspection);
       } else {
         const empty: Tally = { depth: 0, aliases: 0 };
-        const inner = this.summarize(selection.name.value, this.summaries, empty, (f) => this.measure(f.selectionSet, this.schema.getType(f.typeCondition.name.value) ?? parent));
+        const inner = this.summarize(selection.name.value, this.summaries, empty, (f) =>
+          this.measure(f.selectionSet, this.schema.getType(f.typeCondition.name.value) ?? parent),
+        );
         // Its fields sit at this depth.
         if (inner.depth > 0 && !introspection) tally.depth = Math.max(tally.depth, depth - 1 + inner.depth);
         tally.aliases += inner.aliases;
@@ -117,9 +128,24 @@ export function analyseLimits(schema: GraphQLSchema, document: DocumentNode, lim
     if (!root) continue;
     const { depth, aliases } = walker.measure(operation.selectionSet, root);
     const roots = walker.rootFields(operation.selectionSet);
-    if (depth > limits.maxDepth) errors.push(refusal("QUERY_TOO_DEEP", `The query is nested ${depth} levels deep; at most ${limits.maxDepth} are allowed`, limits.maxDepth, depth, operation));
-    if (aliases > limits.maxAliases) errors.push(refusal("TOO_MANY_ALIASES", `The query uses ${aliases} aliases; at most ${limits.maxAliases} are allowed`, limits.maxAliases, aliases, operation));
-    if (roots > limits.maxRootFields) errors.push(refusal("TOO_MANY_ROOT_FIELDS", `The operation selects ${roots} root fields; at most ${limits.maxRootFields} are allowed`, limits.maxRootFields, roots, operation));
+    if (depth > limits.maxDepth)
+      errors.push(
+        refusal("QUERY_TOO_DEEP", `The query is nested ${depth} levels deep; at most ${limits.maxDepth} are allowed`, limits.maxDepth, depth, operation),
+      );
+    if (aliases > limits.maxAliases)
+      errors.push(
+        refusal("TOO_MANY_ALIASES", `The query uses ${aliases} aliases; at most ${limits.maxAliases} are allowed`, limits.maxAliases, aliases, operation),
+      );
+    if (roots > limits.maxRootFields)
+      errors.push(
+        refusal(
+          "TOO_MANY_ROOT_FIELDS",
+          `The operation selects ${roots} root fields; at most ${limits.maxRootFields} are allowed`,
+          limits.maxRootFields,
+          roots,
+          operation,
+        ),
+      );
     costs.push(analyser.operation(operation, root));
   }
   return { errors, costs };

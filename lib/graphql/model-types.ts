@@ -1,6 +1,13 @@
 import {
-  GraphQLBoolean, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString,
-  type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLInputType,
+  GraphQLBoolean,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLString,
+  type GraphQLFieldConfigArgumentMap,
+  type GraphQLFieldConfigMap,
+  type GraphQLInputType,
 } from "graphql";
 import type { Application } from "../core/application.ts";
 import type { ModelInfo } from "../core/model-info.ts";
@@ -66,10 +73,13 @@ export class ModelTypes {
   input(info: ModelInfo): GraphQLInputObjectType | null {
     if (!this.inputs.has(info.name)) {
       const properties = info.inputSchema.properties;
-      const type = Object.keys(properties).length === 0 ? null : new GraphQLInputObjectType({
-        name: `${info.name}Input`,
-        fields: () => this.converter.inputFields(properties, info.name),
-      });
+      const type =
+        Object.keys(properties).length === 0
+          ? null
+          : new GraphQLInputObjectType({
+              name: `${info.name}Input`,
+              fields: () => this.converter.inputFields(properties, info.name),
+            });
       this.inputs.set(info.name, type);
     }
     return this.inputs.get(info.name) ?? null;
@@ -86,7 +96,8 @@ export class ModelTypes {
           continuationToken: { type: GraphQLString, description: "Pass as `offset` for the next page; null on the last page." },
           scanned: {
             type: new GraphQLNonNull(LongScalar),
-            description: "Stored records this page examined before the filter and read permission. A sparse filter answers short pages, even empty ones, with a token: follow `continuationToken` until it is null.",
+            description:
+              "Stored records this page examined before the filter and read permission. A sparse filter answers short pages, even empty ones, with a token: follow `continuationToken` until it is null.",
           },
         }),
       });

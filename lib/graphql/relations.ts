@@ -39,7 +39,9 @@ function scopeOf(parent: ModelInfo, fields: readonly string[], record: Item): Re
 /** A relation naming one attribute per key field of its parent, or a declaration error at start. */
 function assertKeyFields(parent: ModelInfo, name: string, fields: readonly string[]): void {
   if (fields.length !== parent.keyFields.length) {
-    throw new Error(`${parent.name}.${name}: names ${fields.length} attribute(s) for a key of ${parent.keyFields.length} field(s) (${parent.keyFields.join(", ")})`);
+    throw new Error(
+      `${parent.name}.${name}: names ${fields.length} attribute(s) for a key of ${parent.keyFields.length} field(s) (${parent.keyFields.join(", ")})`,
+    );
   }
 }
 
@@ -69,11 +71,16 @@ function containsField(relation: Contains, parent: ModelInfo, child: ModelInfo, 
     resolve: (record, args: { query?: string | null; limit?: number | null; offset?: string | null }, { loaders }) => {
       const scope = scopeOf(parent, relation.fields, record);
       if (!scope) return { results: [], continuationToken: null, scanned: 0 };
-      return loaders.children(child, scope, {
-        q: args.query ?? "",
-        ...(args.limit != null ? { limit: args.limit } : {}),
-        ...(args.offset != null ? { offset: args.offset } : {}),
-      }, parent);
+      return loaders.children(
+        child,
+        scope,
+        {
+          q: args.query ?? "",
+          ...(args.limit != null ? { limit: args.limit } : {}),
+          ...(args.offset != null ? { offset: args.offset } : {}),
+        },
+        parent,
+      );
     },
   };
 }

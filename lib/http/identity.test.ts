@@ -3,7 +3,16 @@ import { resolveUserId, testUserHookEnabled } from "./identity.ts";
 import type { HttpRequest } from "./request.ts";
 
 const request = (headers: Record<string, string>): HttpRequest => ({
-  method: "GET", path: "/", headers, query: {}, cookies: [], body: undefined, requestId: "r", routeKey: "$default", sourceIp: undefined, payloadVersion: "2.0",
+  method: "GET",
+  path: "/",
+  headers,
+  query: {},
+  cookies: [],
+  body: undefined,
+  requestId: "r",
+  routeKey: "$default",
+  sourceIp: undefined,
+  payloadVersion: "2.0",
 });
 
 describe("the local test-user hook", () => {

@@ -39,7 +39,12 @@ export async function resolveIdentity(app: Application, request: HttpRequest, op
   if (!port) return {};
   if (!request.headers.authorization && request.cookies.length === 0) return {};
   const identity = await port.identify({ authorization: request.headers.authorization, cookies: request.cookies });
-  if (identity.via === "cookie" && (options.csrf ?? true) && isStateChanging(request.method) && !originAllowed(request, app.definition.rest?.corsOrigins ?? [])) {
+  if (
+    identity.via === "cookie" &&
+    (options.csrf ?? true) &&
+    isStateChanging(request.method) &&
+    !originAllowed(request, app.definition.rest?.corsOrigins ?? [])
+  ) {
     throw new OriginRefusedError("A cookie-authenticated write must come from an allowed Origin");
   }
   return identity;

@@ -21,11 +21,7 @@ export function waitForExit(child: ChildProcess, timeoutMs: number): Promise<boo
 }
 
 /** Asks politely, then insists: SIGTERM, and SIGKILL if it outlives `graceMs`. */
-export async function terminate(
-  child: ChildProcess,
-  send: (signal: NodeJS.Signals) => void,
-  graceMs: number,
-): Promise<void> {
+export async function terminate(child: ChildProcess, send: (signal: NodeJS.Signals) => void, graceMs: number): Promise<void> {
   if (hasExited(child)) return;
   send("SIGTERM");
   if (await waitForExit(child, graceMs)) return;

@@ -88,23 +88,17 @@ describe("startDynamoDbLocal", () => {
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : 0;
     try {
-      await expect(startDynamoDbLocal({ port, readyTimeoutMs: 30_000 })).rejects.toThrow(
-        new RegExp(`port ${port} failed to start`),
-      );
+      await expect(startDynamoDbLocal({ port, readyTimeoutMs: 30_000 })).rejects.toThrow(new RegExp(`port ${port} failed to start`));
     } finally {
       server.close();
     }
   });
 
-  it.each(["exit", "SIGTERM", "SIGINT"] as const)(
-    "takes the JVM down when its parent goes (%s)",
-    { timeout: SLOW },
-    async (how) => {
-      const { child, javaPid } = await holdInChild(how === "exit" ? "exit" : "wait");
-      expect(javaPid).toBeGreaterThan(0);
-      if (how !== "exit") child.kill(how);
-      await new Promise((resolve) => (child.exitCode === null ? child.once("exit", resolve) : resolve(null)));
-      expect(await gone(javaPid)).toBe(true);
-    },
-  );
+  it.each(["exit", "SIGTERM", "SIGINT"] as const)("takes the JVM down when its parent goes (%s)", { timeout: SLOW }, async (how) => {
+    const { child, javaPid } = await holdInChild(how === "exit" ? "exit" : "wait");
+    expect(javaPid).toBeGreaterThan(0);
+    if (how !== "exit") child.kill(how);
+    await new Promise((resolve) => (child.exitCode === null ? child.once("exit", resolve) : resolve(null)));
+    expect(await gone(javaPid)).toBe(true);
+  });
 });

@@ -38,7 +38,18 @@ export function percentile(values: readonly number[], p: number): number {
 
 /** Refused for a limit, whichever face answered: an HTTP 429 or 413, a GraphQL or subscription refusal. */
 const REFUSALS = ["GraphQLRefused", "SubscriptionsRefused", "Lockouts"] as const;
-const FIGURES = new Set(["Requests", "Invocations", "Latency", "DynamoDBCalls", "DynamoDBReadUnits", "DynamoDBWriteUnits", "DynamoDBThrottles", "status", "requestId", "traceId"]);
+const FIGURES = new Set([
+  "Requests",
+  "Invocations",
+  "Latency",
+  "DynamoDBCalls",
+  "DynamoDBReadUnits",
+  "DynamoDBWriteUnits",
+  "DynamoDBThrottles",
+  "status",
+  "requestId",
+  "traceId",
+]);
 
 /** One model's filter shape, as the index advisor's lines (lib/core/filter-shapes.ts) add up. */
 export interface ShapeFigures {
@@ -60,7 +71,14 @@ export interface Summary {
 }
 
 export function summarise(text: string, since: number): Summary {
-  const summary: Summary = { since, shapes: new Map(), requests: 0, routes: new Map(), refused: { http: 0, GraphQLRefused: 0, SubscriptionsRefused: 0, Lockouts: 0 }, events: new Map() };
+  const summary: Summary = {
+    since,
+    shapes: new Map(),
+    requests: 0,
+    routes: new Map(),
+    refused: { http: 0, GraphQLRefused: 0, SubscriptionsRefused: 0, Lockouts: 0 },
+    events: new Map(),
+  };
   for (const raw of text.split("\n")) {
     if (!raw.startsWith("{")) continue;
     let line: Line;
@@ -113,7 +131,10 @@ export const itemsPerRow = (f: ShapeFigures): number => f.itemsRead / Math.max(1
 
 /** The shapes that read most per row returned, worst first; a filter keeping a third or more (at most 3 items per row) needs no index. */
 export function worstShapes(summary: Summary, count = 5): ShapeFigures[] {
-  return [...summary.shapes.values()].filter((f) => itemsPerRow(f) > 3).sort((a, b) => itemsPerRow(b) - itemsPerRow(a)).slice(0, count);
+  return [...summary.shapes.values()]
+    .filter((f) => itemsPerRow(f) > 3)
+    .sort((a, b) => itemsPerRow(b) - itemsPerRow(a))
+    .slice(0, count);
 }
 
 const fixed = (n: number): string => (Number.isNaN(n) ? "-" : n < 10 ? n.toFixed(1) : String(Math.round(n)));
@@ -132,14 +153,18 @@ export function render(summary: Summary, minutes: number): string {
     );
   }
   const r = summary.refused;
-  out.push(`Refused: ${r.http} HTTP 429/413, ${r.GraphQLRefused} GraphQL operations over a limit, ${r.SubscriptionsRefused} subscriptions over a limit, ${r.Lockouts} logins locked out`);
+  out.push(
+    `Refused: ${r.http} HTTP 429/413, ${r.GraphQLRefused} GraphQL operations over a limit, ${r.SubscriptionsRefused} subscriptions over a limit, ${r.Lockouts} logins locked out`,
+  );
   if (summary.events.size > 0) out.push(`Events: ${[...summary.events].map(([k, v]) => `${k} ${fixed(v)}`).join(", ")}`);
   const worst = worstShapes(summary);
   if (worst.length > 0) {
     out.push("Index advisor: filter shapes reading most per row returned (add the index to the model's `static indexes`)");
     for (const f of worst) {
       out.push(`  ${f.model}: ${f.shape}  ${fixed(itemsPerRow(f))} items read per row (${f.itemsRead} items, ${f.rowsReturned} rows, ${f.listings} pages)`);
-      out.push(`    ${f.advice ? f.advice.replace(/^(\{.*\})(.*)$/, "indexes: [$1]$2") : "no index serves this shape (OR, NOT or a leading % in LIKE): narrow the filter"}`);
+      out.push(
+        `    ${f.advice ? f.advice.replace(/^(\{.*\})(.*)$/, "indexes: [$1]$2") : "no index serves this shape (OR, NOT or a leading % in LIKE): narrow the filter"}`,
+      );
     }
   }
   return out.join("\n");

@@ -137,7 +137,9 @@ export default class OfflineCorsPlugin {
   /** Fails loudly when serverless-offline no longer registers the hook this plugin replaces. */
   checkInstalled() {
     if (!this.installed) {
-      throw new this.serverless.classes.Error("lib/local/offline-cors.mjs: serverless-offline registered no onPreResponse hook to replace; offline CORS would differ from the deployed API's");
+      throw new this.serverless.classes.Error(
+        "lib/local/offline-cors.mjs: serverless-offline registered no onPreResponse hook to replace; offline CORS would differ from the deployed API's",
+      );
     }
   }
 }

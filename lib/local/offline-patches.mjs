@@ -86,7 +86,8 @@ export function replaceOfflineCors(replacement) {
   patched[CORS_PATCHED] = true;
   const { ext, route } = proto;
   /** @returns {CorsReplacement | undefined} */
-  const forServer = (/** @type {HapiServer} */ server) => (corsReplacement !== undefined && Number(server.settings?.port) === corsReplacement.port ? corsReplacement : undefined);
+  const forServer = (/** @type {HapiServer} */ server) =>
+    corsReplacement !== undefined && Number(server.settings?.port) === corsReplacement.port ? corsReplacement : undefined;
   proto.ext = function (event, method, extOptions) {
     const active = forServer(this);
     if (active && event === "onPreResponse" && typeof method === "function") {
@@ -174,7 +175,11 @@ export function recoverTrimmedIterators() {
   const at = (/** @type {string} */ where) => {
     const [StreamArn, ShardId] = where.split("|");
     const after = lastRead.get(where);
-    return new GetShardIteratorCommand({ StreamArn, ShardId, ...(after ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", SequenceNumber: after } : { ShardIteratorType: "TRIM_HORIZON" }) });
+    return new GetShardIteratorCommand({
+      StreamArn,
+      ShardId,
+      ...(after ? { ShardIteratorType: "AFTER_SEQUENCE_NUMBER", SequenceNumber: after } : { ShardIteratorType: "TRIM_HORIZON" }),
+    });
   };
   const lastSequence = (/** @type {StreamsOutput} */ page) => page.Records?.at(-1)?.dynamodb?.SequenceNumber;
   /** @type {StreamsSend} */

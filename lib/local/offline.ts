@@ -56,7 +56,10 @@ export function spawnOffline(options: OfflineOptions): ChildProcess {
     detached: true,
   });
   if (options.filter) {
-    for (const [from, to] of [[child.stdout, process.stdout], [child.stderr, process.stderr]] as const) {
+    for (const [from, to] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ] as const) {
       if (!from) continue;
       const keep = options.filter();
       createInterface({ input: from, crlfDelay: Infinity }).on("line", (line) => {

@@ -39,8 +39,7 @@ export async function assertPortsFree(ports: readonly number[], host = LOCAL_HOS
   }
   if (busy.length > 0) {
     throw new Error(
-      `port${busy.length > 1 ? "s" : ""} ${busy.join(", ")} on ${host} already in use ` +
-        "(another `npm start` still running?); stop that process first",
+      `port${busy.length > 1 ? "s" : ""} ${busy.join(", ")} on ${host} already in use ` + "(another `npm start` still running?); stop that process first",
     );
   }
 }

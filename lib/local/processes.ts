@@ -31,7 +31,7 @@ export function descendantsOf(pid: number): ProcessInfo[] {
   const all = listProcesses();
   const found: ProcessInfo[] = [];
   const parents = new Set([pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) {
       if (parents.has(p.ppid) && !parents.has(p.pid)) {

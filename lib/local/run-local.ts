@@ -111,7 +111,10 @@ async function createTables(endpoint: string, env: NodeJS.ProcessEnv, definition
   try {
     const { created, existing } = await ensureTables(client, definitions);
     // A --persist database from an older version of the models may lack a newer index.
-    await ensureIndexes(client, definitions.filter((d) => existing.includes(d.TableName ?? "")));
+    await ensureIndexes(
+      client,
+      definitions.filter((d) => existing.includes(d.TableName ?? "")),
+    );
     if (quiet) return;
     const names = [...created.map((n) => `${n} (new)`), ...existing].sort();
     log(`tables: ${names.length > 0 ? names.join(", ") : "(none)"}`);
@@ -126,7 +129,10 @@ async function waitForHttp(offline: ChildProcess): Promise<boolean> {
   const url = `http://${LOCAL_HOST}:${OFFLINE_PORTS.http}/`;
   while (Date.now() < deadline) {
     if (offline.exitCode !== null || offline.signalCode !== null) return false;
-    const answered = await fetch(url, { signal: AbortSignal.timeout(5_000) }).then(async (r) => (await r.arrayBuffer(), true), () => false);
+    const answered = await fetch(url, { signal: AbortSignal.timeout(5_000) }).then(
+      async (r) => (await r.arrayBuffer(), true),
+      () => false,
+    );
     if (answered) return true;
     await sleep(READY_POLL_MS);
   }

@@ -11,7 +11,10 @@ import type { CredentialSetter } from "./seed.ts";
  */
 export const seedCredentials: CredentialSetter = async (app, user) => {
   const auth = authenticationOf(app);
-  const provider = app.services().map((entry) => entry.service).find((s): s is EmailPasswordProvider => s instanceof EmailPasswordProvider);
+  const provider = app
+    .services()
+    .map((entry) => entry.service)
+    .find((s): s is EmailPasswordProvider => s instanceof EmailPasswordProvider);
   if (!auth || !provider) return false;
   const email = user.email.trim().toLowerCase();
   const ident = await auth.idents.find("email", email);

@@ -29,7 +29,8 @@ export async function runSeed(run: SeedRun): Promise<SeedReport | undefined> {
     run.log(`seed: the sample data, through the domain layer, into ${run.tablePrefix}* at ${run.endpoint ?? "the region's DynamoDB"}`);
     const report = await seedApplication(app, run.data, { credentials: run.credentials, progress: run.log });
     const { created, existing } = totals(report);
-    const logins = run.credentials && report.credentials > 0 ? `, ${report.credentials} users can log in` : ", no log-in (the application has no email/password provider)";
+    const logins =
+      run.credentials && report.credentials > 0 ? `, ${report.credentials} users can log in` : ", no log-in (the application has no email/password provider)";
     run.log(`seed: ${created} records created, ${existing} already there${logins}`);
     return report;
   } finally {

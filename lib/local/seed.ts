@@ -105,5 +105,8 @@ export async function isEmpty(app: Application): Promise<boolean> {
 }
 
 export function totals(report: SeedReport): SeedCount {
-  return Object.values(report.models).reduce((sum, c) => ({ created: sum.created + c.created, existing: sum.existing + c.existing }), { created: 0, existing: 0 });
+  return Object.values(report.models).reduce((sum, c) => ({ created: sum.created + c.created, existing: sum.existing + c.existing }), {
+    created: 0,
+    existing: 0,
+  });
 }

@@ -16,7 +16,13 @@ function definition(name: string, indexes: string[]): CreateTableCommandInput {
     KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }],
     AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }, ...indexes.map((i) => ({ AttributeName: i, AttributeType: "S" as const }))],
     ...(indexes.length > 0
-      ? { GlobalSecondaryIndexes: indexes.map((i) => ({ IndexName: `by_${i}`, KeySchema: [{ AttributeName: i, KeyType: "HASH" as const }], Projection: { ProjectionType: "ALL" as const } })) }
+      ? {
+          GlobalSecondaryIndexes: indexes.map((i) => ({
+            IndexName: `by_${i}`,
+            KeySchema: [{ AttributeName: i, KeyType: "HASH" as const }],
+            Projection: { ProjectionType: "ALL" as const },
+          })),
+        }
       : {}),
   };
 }

@@ -16,18 +16,22 @@ export async function ensureIndexes(client: DynamoDBClient, definitions: readonl
     for (const index of wanted) {
       if (present.has(index.IndexName)) continue;
       const keys = new Set(index.KeySchema?.map((k) => k.AttributeName));
-      await client.send(new UpdateTableCommand({
-        TableName: definition.TableName,
-        AttributeDefinitions: definition.AttributeDefinitions?.filter((a) => keys.has(a.AttributeName)),
-        GlobalSecondaryIndexUpdates: [{
-          Create: {
-            IndexName: index.IndexName,
-            KeySchema: index.KeySchema,
-            Projection: index.Projection,
-            ...(index.ProvisionedThroughput ? { ProvisionedThroughput: index.ProvisionedThroughput } : {}),
-          },
-        }],
-      }));
+      await client.send(
+        new UpdateTableCommand({
+          TableName: definition.TableName,
+          AttributeDefinitions: definition.AttributeDefinitions?.filter((a) => keys.has(a.AttributeName)),
+          GlobalSecondaryIndexUpdates: [
+            {
+              Create: {
+                IndexName: index.IndexName,
+                KeySchema: index.KeySchema,
+                Projection: index.Projection,
+                ...(index.ProvisionedThroughput ? { ProvisionedThroughput: index.ProvisionedThroughput } : {}),
+              },
+            },
+          ],
+        }),
+      );
       await waitUntilTableExists({ client, maxWaitTime: 120, minDelay: 1, maxDelay: 5 }, { TableName: definition.TableName });
       added.push(`${definition.TableName}.${index.IndexName ?? ""}`);
     }

@@ -21,9 +21,7 @@ function definition(name: string): CreateTableCommandInput {
       { AttributeName: "sk", AttributeType: "N" },
       { AttributeName: "owner", AttributeType: "S" },
     ],
-    GlobalSecondaryIndexes: [
-      { IndexName: "byOwner", KeySchema: [{ AttributeName: "owner", KeyType: "HASH" }], Projection: { ProjectionType: "ALL" } },
-    ],
+    GlobalSecondaryIndexes: [{ IndexName: "byOwner", KeySchema: [{ AttributeName: "owner", KeyType: "HASH" }], Projection: { ProjectionType: "ALL" } }],
   };
 }
 

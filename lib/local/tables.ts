@@ -1,10 +1,4 @@
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  ResourceInUseException,
-  ResourceNotFoundException,
-  waitUntilTableExists,
-} from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, ResourceNotFoundException, waitUntilTableExists } from "@aws-sdk/client-dynamodb";
 import type { CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 
 export interface EnsuredTables {
@@ -42,10 +36,7 @@ async function ensureTable(client: DynamoDBClient, definition: CreateTableComman
 }
 
 /** Idempotent: creates each table that does not exist yet and waits until all are ACTIVE. */
-export async function ensureTables(
-  client: DynamoDBClient,
-  definitions: readonly CreateTableCommandInput[],
-): Promise<EnsuredTables> {
+export async function ensureTables(client: DynamoDBClient, definitions: readonly CreateTableCommandInput[]): Promise<EnsuredTables> {
   const outcomes = await Promise.all(
     definitions.map(async (definition) => ({
       name: definition.TableName ?? "",

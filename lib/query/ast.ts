@@ -68,14 +68,7 @@ export interface IsNullExpression {
 }
 
 export type Expression =
-  | AndExpression
-  | OrExpression
-  | NotExpression
-  | CompareExpression
-  | LikeExpression
-  | InExpression
-  | ContainsExpression
-  | IsNullExpression;
+  AndExpression | OrExpression | NotExpression | CompareExpression | LikeExpression | InExpression | ContainsExpression | IsNullExpression;
 
 /** The nodes that test one field. */
 export type Predicate = Exclude<Expression, AndExpression | OrExpression | NotExpression>;

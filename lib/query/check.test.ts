@@ -70,10 +70,7 @@ describe("checkQuery", () => {
     ["viewCount LIKE '1%'", ["LIKE needs a string field, but 'viewCount' is a number at column 1"]],
     ["title CONTAINS 'x'", ["CONTAINS needs an array field, but 'title' is a string at column 1"]],
     ["tags CONTAINS 3", ["'tags' holds a string, not a number at column 1"]],
-    [
-      "tags = 'x'",
-      ["cannot compare 'tags', which is an array, with a string (use CONTAINS to look inside an array) at column 1"],
-    ],
+    ["tags = 'x'", ["cannot compare 'tags', which is an array, with a string (use CONTAINS to look inside an array) at column 1"]],
     ["author = 'x'", ["cannot compare 'author', which is an object, with a string at column 1"]],
     ["ORDER BY nope", ["unknown field 'nope' in ORDER BY at column 10"]],
     ["ORDER BY tags", ["cannot ORDER BY 'tags', which is an array at column 10"]],

@@ -132,7 +132,12 @@ describe("compareRecords", () => {
       { id: 4, a: "b", n: 1 },
       { id: 5, a: 7, n: 0 },
     ];
-    const ascending = [...records].sort(compareRecords([{ field: "a", direction: "ASC" }, { field: "n", direction: "DESC" }]));
+    const ascending = [...records].sort(
+      compareRecords([
+        { field: "a", direction: "ASC" },
+        { field: "n", direction: "DESC" },
+      ]),
+    );
     expect(ascending.map((record) => record.id)).toEqual([3, 5, 2, 1, 4]);
     const descending = [...records].sort(compareRecords([{ field: "a", direction: "DESC" }]));
     expect(descending.map((record) => record.id)).toEqual([1, 4, 2, 5, 3]);
@@ -140,9 +145,6 @@ describe("compareRecords", () => {
 
   it("sorts nested fields and booleans", () => {
     const records = [{ x: { y: true } }, { x: { y: false } }];
-    expect([...records].sort(compareRecords([{ field: "x.y", direction: "ASC" }]))).toEqual([
-      { x: { y: false } },
-      { x: { y: true } },
-    ]);
+    expect([...records].sort(compareRecords([{ field: "x.y", direction: "ASC" }]))).toEqual([{ x: { y: false } }, { x: { y: true } }]);
   });
 });

@@ -49,9 +49,7 @@ export function readField(record: Readonly<Record<string, unknown>>, field: stri
 }
 
 /** Sorts records by the ORDER BY list; ties keep their order under a stable sort. */
-export function compareRecords(
-  orderBy: readonly OrderBy[],
-): (a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>) => number {
+export function compareRecords(orderBy: readonly OrderBy[]): (a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>) => number {
   return (a, b) => {
     for (const { field, direction } of orderBy) {
       const order = compareForSort(readField(a, field), readField(b, field));

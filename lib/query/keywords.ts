@@ -2,21 +2,7 @@
  * Words that cannot start a field name because they would make the grammar ambiguous. `BY`,
  * `ASC` and `DESC` only appear after `ORDER` and stay usable as field names.
  */
-export const RESERVED = new Set([
-  "AND",
-  "OR",
-  "NOT",
-  "LIKE",
-  "IN",
-  "CONTAINS",
-  "IS",
-  "NULL",
-  "TRUE",
-  "FALSE",
-  "ORDER",
-  "LIMIT",
-  "OFFSET",
-]);
+export const RESERVED = new Set(["AND", "OR", "NOT", "LIKE", "IN", "CONTAINS", "IS", "NULL", "TRUE", "FALSE", "ORDER", "LIMIT", "OFFSET"]);
 
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

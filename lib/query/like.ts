@@ -40,11 +40,7 @@ export function likePatternProblem(pattern: string): string | undefined {
 
 /** How a pattern maps onto what DynamoDB can test without a regular expression. */
 export type LikeShape =
-  | { kind: "exact"; text: string }
-  | { kind: "prefix"; text: string }
-  | { kind: "infix"; text: string }
-  | { kind: "anyString" }
-  | { kind: "other" };
+  { kind: "exact"; text: string } | { kind: "prefix"; text: string } | { kind: "infix"; text: string } | { kind: "anyString" } | { kind: "other" };
 
 export function likeShape(pattern: string): LikeShape {
   const tokens = parseLikePattern(pattern);

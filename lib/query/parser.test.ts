@@ -123,7 +123,7 @@ describe("parseQuery: structure", () => {
     });
     expect(parseQuery("LIMIT 10")).toEqual({ orderBy: [], limit: 10 });
     expect(parseQuery("OFFSET 'abc=='")).toEqual({ orderBy: [], offset: "abc==" });
-    expect(parseQuery("a = 1 LIMIT 5 OFFSET \"t\"")).toEqual({ where: a, orderBy: [], limit: 5, offset: "t" });
+    expect(parseQuery('a = 1 LIMIT 5 OFFSET "t"')).toEqual({ where: a, orderBy: [], limit: 5, offset: "t" });
   });
 
   it("BY, ASC and DESC may name fields", () => {
@@ -158,7 +158,7 @@ describe("parseQuery: errors", () => {
     ["LIMIT 2.5", "expected a positive integer after LIMIT at column 7, found '2.5'"],
     ["LIMIT -1", "expected a positive integer after LIMIT at column 7, found '-1'"],
     ["LIMIT 0", "expected a positive integer after LIMIT at column 7, found '0'"],
-    ["LIMIT 'x'", "expected a positive integer after LIMIT at column 7, found the string \"x\""],
+    ["LIMIT 'x'", 'expected a positive integer after LIMIT at column 7, found the string "x"'],
     ["OFFSET 5", "expected a quoted token after OFFSET at column 8, found '5'"],
     ["ORDER a", "expected BY after ORDER at column 7, found 'a'"],
     ["ORDER BY", "expected a field name after ORDER BY at column 9"],
@@ -166,7 +166,7 @@ describe("parseQuery: errors", () => {
     ["a = 1 AND", "expected a field name, NOT or '(' at column 10"],
     ["a", "expected an operator (=, !=, <, <=, >, >=, LIKE, IN, CONTAINS or IS) after 'a' at column 2"],
     ["a LIKE b", "expected a quoted pattern after LIKE at column 8, found 'b'"],
-    ["a IS 'x'", "expected NULL or NOT after IS at column 6, found the string \"x\""],
+    ["a IS 'x'", 'expected NULL or NOT after IS at column 6, found the string "x"'],
     ["a. = 1", "expected a field name after '.' at column 3"],
     ["limit = 1", "expected a positive integer after LIMIT at column 7, found '='"],
     ["in = 1", "expected a field name, NOT or '(' at column 1, found 'in'"],
@@ -250,11 +250,17 @@ describe("parseQuery: bounded width (terms, OR branches, IN values)", () => {
 
   it("refuses one more with BAD_QUERY naming the limit, at the column where it was passed", () => {
     const branches = join(orBranches, (i) => `a = ${i}`, " OR ");
-    expect(syntaxError(`${branches} OR a = 1`).errors).toEqual([{ path: "/q", message: `the filter has more than ${orBranches} OR branches; at most ${orBranches} are allowed at column ${branches.length + 2}` }]);
+    expect(syntaxError(`${branches} OR a = 1`).errors).toEqual([
+      { path: "/q", message: `the filter has more than ${orBranches} OR branches; at most ${orBranches} are allowed at column ${branches.length + 2}` },
+    ]);
     const conjuncts = join(terms, (i) => `a != ${i}`, " AND ");
-    expect(syntaxError(`${conjuncts} AND b IS NULL`).message).toBe(`the filter has more than ${terms} terms (comparisons, LIKE, IN, CONTAINS, IS NULL); at most ${terms} are allowed at column ${conjuncts.length + 6}`);
+    expect(syntaxError(`${conjuncts} AND b IS NULL`).message).toBe(
+      `the filter has more than ${terms} terms (comparisons, LIKE, IN, CONTAINS, IS NULL); at most ${terms} are allowed at column ${conjuncts.length + 6}`,
+    );
     const list = `a IN [${join(inValues, () => "'v'", ", ")}`;
-    expect(syntaxError(`${list}, 'w']`).message).toBe(`the filter has more than ${inValues} IN values; at most ${inValues} are allowed at column ${list.length + 3}`);
+    expect(syntaxError(`${list}, 'w']`).message).toBe(
+      `the filter has more than ${inValues} IN values; at most ${inValues} are allowed at column ${list.length + 3}`,
+    );
   });
 
   it("stops reading at the limit: what follows is never tokenized", () => {
@@ -265,9 +271,16 @@ describe("parseQuery: bounded width (terms, OR branches, IN values)", () => {
   });
 
   it("takes other limits from the caller", () => {
-    expect(() => parseFilter("a = 1 OR a = 2 OR a = 3", { orBranches: 2 })).toThrow("the filter has more than 2 OR branches; at most 2 are allowed at column 16");
+    expect(() => parseFilter("a = 1 OR a = 2 OR a = 3", { orBranches: 2 })).toThrow(
+      "the filter has more than 2 OR branches; at most 2 are allowed at column 16",
+    );
     expect(parseFilter("a IN [1, 2, 3]", { inValues: 3 })).toBeDefined();
     expect(() => parseQuery("a IN [1, 2, 3] LIMIT 5", { inValues: 2 })).toThrow("more than 2 IN values");
-    expect(parseQuery(join(500, (i) => `a = ${i}`, " OR "), { orBranches: 500, terms: 500 }).where).toMatchObject({ kind: "or" });
+    expect(
+      parseQuery(
+        join(500, (i) => `a = ${i}`, " OR "),
+        { orBranches: 500, terms: 500 },
+      ).where,
+    ).toMatchObject({ kind: "or" });
   });
 });

@@ -25,7 +25,9 @@ export class Placeholders {
   private valueCount = 0;
 
   path(field: string): string {
-    return fieldSegments(field).map((segment) => this.name(segment)).join(".");
+    return fieldSegments(field)
+      .map((segment) => this.name(segment))
+      .join(".");
   }
 
   value(value: Value): string {

@@ -27,10 +27,7 @@ export interface ChosenKey {
  * order that no reachable key shape delivers, since sorting a whole Scan is never acceptable.
  */
 export function chooseKey(table: TableShape, conjuncts: readonly Expression[], orderBy: readonly OrderBy[]): ChosenKey | undefined {
-  const shapes: { key: KeyShape; indexName?: string }[] = [
-    { key: table.key },
-    ...table.indexes.map((index) => ({ key: index, indexName: index.name })),
-  ];
+  const shapes: { key: KeyShape; indexName?: string }[] = [{ key: table.key }, ...table.indexes.map((index) => ({ key: index, indexName: index.name }))];
   const bound = shapes.flatMap((shape) => {
     const hashConjunct = conjuncts.findIndex((conjunct) => keyEquality(conjunct, shape.key.hash) !== undefined);
     return hashConjunct < 0 ? [] : [{ ...shape, hashConjunct }];
@@ -42,8 +39,7 @@ export function chooseKey(table: TableShape, conjuncts: readonly Expression[], o
     if (second !== undefined) throw orderError(second.field);
     return { ...serving, scanForward: first.direction === "ASC" };
   }
-  const usesRange = (shape: { key: KeyShape }): boolean =>
-    conjuncts.some((conjunct) => rangeCondition(conjunct, shape.key.range) !== undefined);
+  const usesRange = (shape: { key: KeyShape }): boolean => conjuncts.some((conjunct) => rangeCondition(conjunct, shape.key.range) !== undefined);
   const chosen = bound.find((shape) => shape.indexName === undefined) ?? bound.find(usesRange) ?? bound[0];
   return chosen === undefined ? undefined : { ...chosen, scanForward: true };
 }
@@ -58,14 +54,10 @@ function keyValue(value: Value): value is string | number {
 }
 
 function keyEquality(conjunct: Expression, attribute: string): Value | undefined {
-  return conjunct.kind === "compare" && conjunct.operator === "=" && conjunct.field === attribute && keyValue(conjunct.value)
-    ? conjunct.value
-    : undefined;
+  return conjunct.kind === "compare" && conjunct.operator === "=" && conjunct.field === attribute && keyValue(conjunct.value) ? conjunct.value : undefined;
 }
 
-type RangeCondition =
-  | { operator: "=" | "<" | "<=" | ">" | ">="; value: string | number }
-  | { operator: "begins_with"; value: string };
+type RangeCondition = { operator: "=" | "<" | "<=" | ">" | ">="; value: string | number } | { operator: "begins_with"; value: string };
 
 function rangeCondition(conjunct: Expression, attribute: string | undefined): RangeCondition | undefined {
   if (attribute === undefined) return undefined;
@@ -96,8 +88,7 @@ export function keyCondition(chosen: ChosenKey, conjuncts: readonly Expression[]
     return condition === undefined ? [] : [{ index, condition }];
   });
   const pick =
-    candidates.find((candidate) => candidate.condition.operator === "=") ??
-    candidates.find((candidate) => candidate.condition.operator === "begins_with");
+    candidates.find((candidate) => candidate.condition.operator === "=") ?? candidates.find((candidate) => candidate.condition.operator === "begins_with");
   const lower = candidates.find((candidate) => candidate.condition.operator === ">=");
   const upper = candidates.find((candidate) => candidate.condition.operator === "<=");
   // Allocated only when used: DynamoDB rejects placeholders the expressions never mention.

@@ -27,9 +27,7 @@ function plan(text: string, table: TableShape = posts): DynamoPlan {
 
 /** Substitutes placeholders back so assertions read like the query they came from. */
 function readable(expression: string | undefined, result: DynamoPlan): string | undefined {
-  return expression
-    ?.replace(/#n\d+/g, (id) => result.names[id] ?? id)
-    .replace(/:(v\d+|NULL|L|S)\b/g, (id) => JSON.stringify(result.values[id]));
+  return expression?.replace(/#n\d+/g, (id) => result.names[id] ?? id).replace(/:(v\d+|NULL|L|S)\b/g, (id) => JSON.stringify(result.values[id]));
 }
 
 function placeholdersIn(result: DynamoPlan): string[] {
@@ -91,7 +89,7 @@ describe("planDynamoQuery: key conditions", () => {
     ["author = 'a' AND slug LIKE 'ab'", 'author = "a" AND slug = "ab"'],
     ["author = 'a' AND slug >= 'a' AND slug <= 'm'", 'author = "a" AND slug BETWEEN "a" AND "m"'],
     ["slug <= 'm' AND author = 'a' AND slug >= 'a'", 'author = "a" AND slug BETWEEN "a" AND "m"'],
-    ["author = 5 AND slug > -2.5", 'author = 5 AND slug > -2.5'],
+    ["author = 5 AND slug > -2.5", "author = 5 AND slug > -2.5"],
   ])("%s", (text, expected) => {
     const result = plan(text);
     expect(result.kind).toBe("query");

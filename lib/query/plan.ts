@@ -5,9 +5,7 @@ import { Placeholders } from "./placeholders.ts";
 
 export type { KeyShape, TableShape } from "./plan-keys.ts";
 
-export type DynamoRead =
-  | { kind: "query"; indexName?: string; keyCondition: string; scanForward: boolean }
-  | { kind: "scan" };
+export type DynamoRead = { kind: "query"; indexName?: string; keyCondition: string; scanForward: boolean } | { kind: "scan" };
 
 export type DynamoPlan = DynamoRead & {
   filterExpression?: string;

@@ -5,13 +5,14 @@ import { RESERVED } from "./keywords.ts";
 import { parseFilter, parseQuery } from "./parser.ts";
 import { printExpression, printQuery, printValue } from "./print.ts";
 
-const segment = fc
-  .stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,6}$/)
-  .filter((name) => !RESERVED.has(name.toUpperCase()));
+const segment = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,6}$/).filter((name) => !RESERVED.has(name.toUpperCase()));
 const field = fc.array(segment, { minLength: 1, maxLength: 3 }).map((segments) => segments.join("."));
 
 // Quotes and backslashes are the characters printing must escape, so they are over-represented.
-const text = fc.string({ unit: fc.oneof(fc.constantFrom("'", '"', "\\", "%", "_", " ", "\n", "😀", "é"), fc.string({ minLength: 1, maxLength: 1 })), maxLength: 12 });
+const text = fc.string({
+  unit: fc.oneof(fc.constantFrom("'", '"', "\\", "%", "_", " ", "\n", "😀", "é"), fc.string({ minLength: 1, maxLength: 1 })),
+  maxLength: 12,
+});
 const value: fc.Arbitrary<Value> = fc.oneof(
   text,
   fc.integer({ min: -1_000_000, max: 1_000_000 }),
@@ -70,12 +71,8 @@ describe("printQuery", () => {
   it("parenthesises only where the tree needs it", () => {
     const a: Expression = { kind: "compare", field: "a", operator: "=", value: 1 };
     const b: Expression = { kind: "isNull", field: "b", negated: true };
-    expect(printExpression({ kind: "or", operands: [a, { kind: "and", operands: [a, b] }] })).toBe(
-      "a = 1 OR a = 1 AND b IS NOT NULL",
-    );
-    expect(printExpression({ kind: "and", operands: [{ kind: "or", operands: [a, b] }, a] })).toBe(
-      "(a = 1 OR b IS NOT NULL) AND a = 1",
-    );
+    expect(printExpression({ kind: "or", operands: [a, { kind: "and", operands: [a, b] }] })).toBe("a = 1 OR a = 1 AND b IS NOT NULL");
+    expect(printExpression({ kind: "and", operands: [{ kind: "or", operands: [a, b] }, a] })).toBe("(a = 1 OR b IS NOT NULL) AND a = 1");
     expect(printExpression({ kind: "not", operand: { kind: "and", operands: [a, b] } })).toBe("NOT (a = 1 AND b IS NOT NULL)");
     expect(printQuery({ orderBy: [] })).toBe("");
     expect(printQuery({ where: a, orderBy: [{ field: "x.y", direction: "DESC" }], limit: 2, offset: "t'" })).toBe(

@@ -19,9 +19,7 @@ export function printExpression(expression: Expression): string {
     case "or":
       return expression.operands.map((operand) => wrapIf(operand, operand.kind === "or")).join(" OR ");
     case "and":
-      return expression.operands
-        .map((operand) => wrapIf(operand, operand.kind === "or" || operand.kind === "and"))
-        .join(" AND ");
+      return expression.operands.map((operand) => wrapIf(operand, operand.kind === "or" || operand.kind === "and")).join(" AND ");
     case "not": {
       const operand = expression.operand;
       return `NOT ${wrapIf(operand, operand.kind === "or" || operand.kind === "and")}`;

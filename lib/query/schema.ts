@@ -84,9 +84,7 @@ export function resolvePath(root: JsonSchema, segments: readonly string[]): Json
   for (const segment of segments) {
     const next: JsonSchema[] = [];
     for (const schema of current.flatMap(branches)) {
-      const property = schema.properties !== undefined && Object.hasOwn(schema.properties, segment)
-        ? schema.properties[segment]
-        : undefined;
+      const property = schema.properties !== undefined && Object.hasOwn(schema.properties, segment) ? schema.properties[segment] : undefined;
       const patterned = patternMatches(schema, segment);
       if (property !== undefined) next.push(property);
       else if (patterned.length > 0) next.push(...patterned);

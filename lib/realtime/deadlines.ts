@@ -9,7 +9,10 @@ class Deadline {
   private timer: NodeJS.Timeout | undefined;
   private over = false;
 
-  constructor(ms: number, private readonly ended: () => void) {
+  constructor(
+    ms: number,
+    private readonly ended: () => void,
+  ) {
     // Each of the millisecond's requests listens for the abort (the SDK's HTTP handler does, and
     // removes its listener when the request closes): many listeners here are expected, not a leak.
     setMaxListeners(0, this.signal);

@@ -44,7 +44,12 @@ const ADMITTED = { terms: Infinity, orBranches: Infinity, inValues: Infinity };
 
 const TOO_COSTLY = JSON.stringify({
   data: null,
-  errors: [{ message: `This subscription's filter would cost more than ${MAX_FILTER_STEPS_PER_EVENT} matching steps on this record: it was not matched`, extensions: { code: "FILTER_TOO_COSTLY" } }],
+  errors: [
+    {
+      message: `This subscription's filter would cost more than ${MAX_FILTER_STEPS_PER_EVENT} matching steps on this record: it was not matched`,
+      extensions: { code: "FILTER_TOO_COSTLY" },
+    },
+  ],
 });
 
 export interface FanoutDeps {
@@ -174,7 +179,8 @@ export class Fanout {
           const cost = this.filterCost(first, event);
           // Over the budget nothing is matched: its answer is as cheap as any other group's.
           if (cost > MAX_FILTER_STEPS_PER_EVENT) {
-            if (!overBudget.has(first.group)) log.warn("subscription filter over the matching budget", { event: event.name, subscription: first.id, steps: cost });
+            if (!overBudget.has(first.group))
+              log.warn("subscription filter over the matching budget", { event: event.name, subscription: first.id, steps: cost });
             overBudget.add(first.group);
             return true;
           }
@@ -194,9 +200,9 @@ export class Fanout {
     await forEachBounded([...ended.values()], concurrency, (target) => this.stop(target));
     report.gone = gone.size;
     await forEachBounded([...gone], concurrency, async (connectionId) => {
-      await this.deps.store.removeConnection(connectionId).catch((error: unknown) =>
-        log.warn("could not remove a gone connection", { connectionId, ...errorFields(error) }),
-      );
+      await this.deps.store
+        .removeConnection(connectionId)
+        .catch((error: unknown) => log.warn("could not remove a gone connection", { connectionId, ...errorFields(error) }));
     });
     return report;
   }
@@ -219,7 +225,9 @@ export class Fanout {
    * connection's subscriptions gets an `error`, then the connection is deleted.
    */
   private async stop(target: SubscriptionRow): Promise<void> {
-    const error = [{ message: "The credential of this connection has expired or was revoked: reconnect with a new access token", extensions: { code: "UNAUTHENTICATED" } }];
+    const error = [
+      { message: "The credential of this connection has expired or was revoked: reconnect with a new access token", extensions: { code: "UNAUTHENTICATED" } },
+    ];
     try {
       const subscriptions = await this.deps.store.subscriptionsOf(target.connectionId);
       for (const row of subscriptions) await this.deps.transport.post(row, stringifyMessage({ id: row.id, type: MessageType.Error, payload: error }));
@@ -235,11 +243,18 @@ export class Fanout {
    * not hear of the event (unreadable, or outside their filter). The read check and the redaction
    * are always this group's own; only the execution over the value they are shown may be shared.
    */
-  private async payloadFor(info: ModelInfo, event: LifecycleEvent, row: SubscriptionRow, executions: Map<string, Promise<string>>, report: DeliveryReport): Promise<string | undefined> {
+  private async payloadFor(
+    info: ModelInfo,
+    event: LifecycleEvent,
+    row: SubscriptionRow,
+    executions: Map<string, Promise<string>>,
+    report: DeliveryReport,
+  ): Promise<string | undefined> {
     const ctx = new Context({ requestId: `${event.name}:${row.group}`, ...(row.userId ? { userId: row.userId } : {}) });
     const output = await this.deps.app.domain.view(ctx, info, event.record);
     const filter = row.kind === "list" ? this.filter(row.filter) : undefined;
-    const inSight = (shown: Record<string, unknown> | undefined): shown is Record<string, unknown> => shown !== undefined && (!filter || evaluate(filter, shown));
+    const inSight = (shown: Record<string, unknown> | undefined): shown is Record<string, unknown> =>
+      shown !== undefined && (!filter || evaluate(filter, shown));
     let value: unknown;
     if (!inSight(output)) {
       // Out of sight now: one last event if it was in sight before this change.
@@ -252,9 +267,10 @@ export class Fanout {
     }
     const shown = this.readsOnlyThePayload(row) ? plainValueKey(value) : undefined;
     // A shared execution runs as nobody: no resolver of such a document consults the caller.
-    const [key, executionCtx] = shown === undefined
-      ? [`group\u0000${row.group}`, ctx]
-      : [`value\u0000${documentKey(row)}\u0000${shown}`, new Context({ requestId: `${event.name}:shared` })];
+    const [key, executionCtx] =
+      shown === undefined
+        ? [`group\u0000${row.group}`, ctx]
+        : [`value\u0000${documentKey(row)}\u0000${shown}`, new Context({ requestId: `${event.name}:shared` })];
     let execution = executions.get(key);
     if (!execution) {
       report.executions++;
@@ -326,10 +342,11 @@ export class Fanout {
     const { postAttempts, retryBaseMs } = this.deps.options;
     for (let attempt = 1; ; attempt++) {
       const outcome = await this.postDeadlines.run<PostOutcome>(
-        (signal) => this.deps.transport.post(target, data, signal).then(
-          (): PostOutcome => "ok",
-          (error: unknown): PostOutcome => classifyPostError(error),
-        ),
+        (signal) =>
+          this.deps.transport.post(target, data, signal).then(
+            (): PostOutcome => "ok",
+            (error: unknown): PostOutcome => classifyPostError(error),
+          ),
         "timeout",
       );
       if (outcome !== "throttled" || attempt >= postAttempts) return outcome;

@@ -59,12 +59,14 @@ function bodyOf(event: WebSocketEvent): string | undefined {
 export function websocketHandler(realtime: () => Promise<Realtime>) {
   const answer = routeAnswer(realtime);
   const chain = middy<WebSocketEvent, ConnectResponse, Error, Context>(NO_EARLY_TIMEOUT)
-    .use(invocationMiddleware<WebSocketEvent, ConnectResponse>({
-      service: "ws",
-      requestIdOf: (event) => event.requestContext.requestId,
-      // The WebSocket routes are requests too: per route and status class, as the HTTP ones.
-      outcome: (event, response) => ({ route: event.requestContext.routeKey, status: response?.statusCode ?? 500 }),
-    }))
+    .use(
+      invocationMiddleware<WebSocketEvent, ConnectResponse>({
+        service: "ws",
+        requestIdOf: (event) => event.requestContext.requestId,
+        // The WebSocket routes are requests too: per route and status class, as the HTTP ones.
+        outcome: (event, response) => ({ route: event.requestContext.routeKey, status: response?.statusCode ?? 500 }),
+      }),
+    )
     .handler(async (event) => {
       const response = await answer(event);
       if (response.statusCode === 200 && event.requestContext.routeKey === "$connect") countEvent("WebSocketConnections");

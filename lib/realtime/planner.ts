@@ -1,6 +1,11 @@
 import {
-  createSourceEventStream, getOperationAST, GraphQLError,
-  type DocumentNode, type GraphQLFieldResolver, type GraphQLFormattedError, type GraphQLSchema,
+  createSourceEventStream,
+  getOperationAST,
+  GraphQLError,
+  type DocumentNode,
+  type GraphQLFieldResolver,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
 } from "graphql";
 import type { SubscribePayload } from "graphql-ws";
 import type { Application } from "../core/application.ts";

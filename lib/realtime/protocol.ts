@@ -1,7 +1,4 @@
-import {
-  CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, MessageType, parseMessage, stringifyMessage,
-  type Message, type SubscribeMessage,
-} from "graphql-ws";
+import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, MessageType, parseMessage, stringifyMessage, type Message, type SubscribeMessage } from "graphql-ws";
 import { Context } from "../core/context.ts";
 import { errorFields, log } from "../core/log.ts";
 import { countEvent } from "../core/metrics.ts";
@@ -45,7 +42,10 @@ export interface MessageOutcome {
 }
 
 function offered(headers: Record<string, string>): string[] {
-  return (headers["sec-websocket-protocol"] ?? "").split(",").map((p) => p.trim()).filter(Boolean);
+  return (headers["sec-websocket-protocol"] ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
 }
 
 function seconds(ms: number): number {
@@ -127,12 +127,18 @@ export class GraphQLWsProtocol {
         const userId = who.userId;
         const { connectionLifetimeMs, ttlMarginMs } = this.deps.options;
         const expiresAt = seconds(connection.connectedAt + connectionLifetimeMs + ttlMarginMs);
-        const won = await this.deps.store.acknowledge(request.connectionId, connection.version, { ...(userId ? { userId } : {}), ...(who.authExpiresAt !== undefined ? { authExpiresAt: who.authExpiresAt } : {}), ...(who.sessionId ? { sessionId: who.sessionId } : {}), expiresAt });
+        const won = await this.deps.store.acknowledge(request.connectionId, connection.version, {
+          ...(userId ? { userId } : {}),
+          ...(who.authExpiresAt !== undefined ? { authExpiresAt: who.authExpiresAt } : {}),
+          ...(who.sessionId ? { sessionId: who.sessionId } : {}),
+          expiresAt,
+        });
         if (!won) return this.close(request, CloseCode.TooManyInitialisationRequests, "Too many initialisation requests");
         if (userId) {
           const admission = await admitUserConnection(this.deps, userId, { connectionId: request.connectionId, expiresAt });
           // graphql-ws refuses a connection at init with 4403 (its onConnect returning false); the close removes the row.
-          if (!admission.admitted) return this.close(request, CloseCode.Forbidden, `Too many connections: this user holds ${admission.held}, at most ${admission.limit} are allowed`);
+          if (!admission.admitted)
+            return this.close(request, CloseCode.Forbidden, `Too many connections: this user holds ${admission.held}, at most ${admission.limit} are allowed`);
         }
         await this.send(request, { type: MessageType.ConnectionAck });
         return {};

@@ -171,7 +171,10 @@ export class RealtimeStore {
   /** The per-user connection limit's places (user-limit.ts decides, this keeps them). */
   readonly userPlaces: UserPlacesTable;
 
-  constructor(repositories: RealtimeRepositories, private readonly now: () => number = Date.now) {
+  constructor(
+    repositories: RealtimeRepositories,
+    private readonly now: () => number = Date.now,
+  ) {
     this.connections = repositories.connections;
     this.subscriptions = repositories.subscriptions;
     this.userPlaces = new UserPlacesTable(repositories.userConnections, now);
@@ -192,7 +195,11 @@ export class RealtimeStore {
   }
 
   /** False when another connection_init got there first (the version moved): the caller closes 4429. */
-  async acknowledge(connectionId: string, version: number, change: { userId?: string; authExpiresAt?: number; sessionId?: string; expiresAt: number }): Promise<boolean> {
+  async acknowledge(
+    connectionId: string,
+    version: number,
+    change: { userId?: string; authExpiresAt?: number; sessionId?: string; expiresAt: number },
+  ): Promise<boolean> {
     try {
       const set: Item = {
         state: "acknowledged",

@@ -1,6 +1,4 @@
-import {
-  ApiGatewayManagementApiClient, DeleteConnectionCommand, PostToConnectionCommand,
-} from "@aws-sdk/client-apigatewaymanagementapi";
+import { ApiGatewayManagementApiClient, DeleteConnectionCommand, PostToConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
 import { LOCAL_HOST, OFFLINE_PORTS } from "../http/offline.ts";
 import { MANAGEMENT_API_BUDGET, clientBudget } from "../store/aws-budgets.ts";
 import { traceAwsCalls } from "../store/aws-tracing.ts";

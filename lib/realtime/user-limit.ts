@@ -36,13 +36,21 @@ export async function admitUserConnection(deps: UserLimitDeps, userId: string, p
     if (current.places.some((p) => p.connectionId === place.connectionId)) return { admitted: true };
     let kept = current.places;
     if (kept.length >= limit) {
-      await probe(deps, userId, kept.filter((p) => !probed.has(p.connectionId)), probed);
+      await probe(
+        deps,
+        userId,
+        kept.filter((p) => !probed.has(p.connectionId)),
+        probed,
+      );
       kept = kept.filter((p) => probed.get(p.connectionId) !== false);
     }
     held = kept.length;
     if (held >= limit) return { admitted: false, held, limit };
     if (await deps.store.userPlaces.write(current, [...kept, place])) {
-      await removeGone(deps, current.places.filter((p) => probed.get(p.connectionId) === false));
+      await removeGone(
+        deps,
+        current.places.filter((p) => probed.get(p.connectionId) === false),
+      );
       return { admitted: true };
     }
     await contentionPause(attempt);
@@ -64,7 +72,10 @@ async function probe(deps: UserLimitDeps, userId: string, places: UserPlace[], v
       return;
     }
     const outcome = await withTimeout(
-      transport.post(row, ping).then(() => "alive" as const, (error: unknown) => (classifyPostError(error) === "gone" ? "gone" as const : "unknown" as const)),
+      transport.post(row, ping).then(
+        () => "alive" as const,
+        (error: unknown) => (classifyPostError(error) === "gone" ? ("gone" as const) : ("unknown" as const)),
+      ),
       options.postTimeoutMs,
       () => "unknown" as const,
     );
@@ -76,8 +87,8 @@ async function probe(deps: UserLimitDeps, userId: string, places: UserPlace[], v
 async function removeGone(deps: UserLimitDeps, gone: UserPlace[]): Promise<void> {
   for (const place of gone) {
     log.info("a connection holding a user's place was gone", { connectionId: place.connectionId });
-    await deps.store.removeConnection(place.connectionId).catch((error: unknown) =>
-      log.warn("could not remove a gone connection", { connectionId: place.connectionId, ...errorFields(error) }),
-    );
+    await deps.store
+      .removeConnection(place.connectionId)
+      .catch((error: unknown) => log.warn("could not remove a gone connection", { connectionId: place.connectionId, ...errorFields(error) }));
   }
 }

@@ -38,7 +38,10 @@ export function contentionPause(attempt: number): Promise<void> {
  * past it (rows per place, counted after writing, could refuse a whole burst).
  */
 export class UserPlacesTable {
-  constructor(private readonly repository: Repository, private readonly now: () => number) {}
+  constructor(
+    private readonly repository: Repository,
+    private readonly now: () => number,
+  ) {}
 
   async read(userId: string): Promise<UserPlaces> {
     const item = await this.repository.get({ userId });
@@ -75,7 +78,13 @@ export class UserPlacesTable {
     for (let attempt = 0; attempt < RELEASE_ATTEMPTS; attempt++) {
       const current = await this.read(userId);
       if (!current.places.some((p) => p.connectionId === connectionId)) return;
-      if (await this.write(current, current.places.filter((p) => p.connectionId !== connectionId))) return;
+      if (
+        await this.write(
+          current,
+          current.places.filter((p) => p.connectionId !== connectionId),
+        )
+      )
+        return;
       await contentionPause(attempt);
     }
     // The place expires with its connection's TTL; meanwhile it counts, and a probe reclaims it.

@@ -24,14 +24,15 @@ function openApi(app: Application): unknown {
   return document;
 }
 
-
 const QUERY_FIELDS = new Set(["q", "limit", "continuationToken", "offset"]);
 
 /** The query route's body: `{q, limit?, continuationToken?}` (`offset`: GraphQL's name for the token). */
 function queryArguments(body: unknown): { q: string; limit?: number; offset?: string | null } {
   const input = body === undefined ? {} : body;
   if (!isPlainObject(input)) throw new ValidationError([{ path: "/", message: "must be a JSON object" }]);
-  const errors = Object.keys(input).filter((k) => !QUERY_FIELDS.has(k)).map((k) => ({ path: `/${k}`, message: "is not an allowed field" }));
+  const errors = Object.keys(input)
+    .filter((k) => !QUERY_FIELDS.has(k))
+    .map((k) => ({ path: `/${k}`, message: "is not an allowed field" }));
   if (input.q !== undefined && typeof input.q !== "string") errors.push({ path: "/q", message: "must be a string" });
   if (input.limit !== undefined && typeof input.limit !== "number") errors.push({ path: "/limit", message: "must be a number" });
   const token = input.continuationToken ?? input.offset;
@@ -81,7 +82,10 @@ export async function dispatch(app: Application, match: Match, request: HttpRequ
   if (!info) throw new NotFoundError(`No model ${target.model}`);
   if (target.kind === "modelOperation") {
     const declares = info.operations.some((o) => o.name === target.operation && o.input);
-    return json(200, await app.domain.invoke(ctx, info, target.operation, target.isStatic ? undefined : params, operationInput(match, request, body, declares)));
+    return json(
+      200,
+      await app.domain.invoke(ctx, info, target.operation, target.isStatic ? undefined : params, operationInput(match, request, body, declares)),
+    );
   }
   switch (target.action) {
     case "create":

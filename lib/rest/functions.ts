@@ -18,7 +18,10 @@ function events(routes: Route[]): ServerlessFunction["events"] {
 
 function functionKey(name: string): string {
   // Lambda names are `<service>-<stage>-<key>`, at most 64 characters in all.
-  return name.toLowerCase().replace(/[^a-z0-9-]/g, "-").slice(0, 40);
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, "-")
+    .slice(0, 40);
 }
 
 /**
@@ -36,7 +39,8 @@ export function serverlessFunctions(routes: Route[], options: RestOptions = {}):
   if (packaging === "model") {
     const groups = new Map<string, Route[]>();
     for (const r of routes) groups.set(r.group, [...(groups.get(r.group) ?? []), r]);
-    for (const [group, members] of groups) out[functionKey(`rest-${group}`)] = { handler: HANDLER, description: `REST routes of ${group}`, events: events(members) };
+    for (const [group, members] of groups)
+      out[functionKey(`rest-${group}`)] = { handler: HANDLER, description: `REST routes of ${group}`, events: events(members) };
   } else {
     for (const r of routes) out[functionKey(`rest-${r.id}`)] = { handler: isRecordRead(r) ? READ_HANDLER : HANDLER, description: r.key, events: events([r]) };
   }

@@ -39,7 +39,7 @@ const ERROR: Json = {
       },
     },
   },
-  examples: [{ code: 400, message: "Validation failed", errors: [{ path: "/email", message: "must match format \"email\"" }] }],
+  examples: [{ code: 400, message: "Validation failed", errors: [{ path: "/email", message: 'must match format "email"' }] }],
 };
 
 /** The schema with its example attached (JSON Schema 2020-12 `examples`, which OpenAPI 3.1 keeps). */
@@ -89,8 +89,10 @@ function resultsSchema(info: ModelInfo): Json {
       results: { type: "array", items: ref(info.name) },
       continuationToken: { type: ["string", "null"], description: "Null exactly when there are no more records" },
       scanned: {
-        type: "integer", minimum: 0,
-        description: "Stored records this page examined before the filter and read permission. A sparse filter answers short pages, even empty ones, with a token: follow `continuationToken` until it is null, and show `scanned` as progress",
+        type: "integer",
+        minimum: 0,
+        description:
+          "Stored records this page examined before the filter and read permission. A sparse filter answers short pages, even empty ones, with a token: follow `continuationToken` until it is null, and show `scanned` as progress",
       },
     },
   };

@@ -15,8 +15,20 @@ const json = (schema: Json, example?: unknown): Json => ({ "application/json": {
 const body = (schema: Json, required: boolean, example?: unknown): Json => ({ requestBody: { required, content: json(schema, example) } });
 
 const ETAG = { ETag: { required: true, description: "The record version: send it back in If-Match", schema: { type: "string" } } };
-const IF_MATCH = { name: "If-Match", in: "header", required: false, schema: { type: "string" }, description: "Write only if the record is still at this ETag (412 otherwise)" };
-const IF_NONE_MATCH = { name: "If-None-Match", in: "header", required: false, schema: { type: "string" }, description: "304 when the record is still at this ETag" };
+const IF_MATCH = {
+  name: "If-Match",
+  in: "header",
+  required: false,
+  schema: { type: "string" },
+  description: "Write only if the record is still at this ETag (412 otherwise)",
+};
+const IF_NONE_MATCH = {
+  name: "If-None-Match",
+  in: "header",
+  required: false,
+  schema: { type: "string" },
+  description: "304 when the record is still at this ETag",
+};
 
 function keyParameters(route: Route, info: ModelInfo): Json[] {
   return route.params.map((name) => ({ name, in: "path", required: true, schema: plain(info.outputSchema.properties[name] ?? { type: "string" }) }));
@@ -37,7 +49,9 @@ function describeOperation(route: Route, operation: OperationDefinition | undefi
   return {
     parameters: [...keys, ...(takesBody ? [] : queryParameters(operation))],
     ...(takesBody ? body(input as Json, (input.required ?? []).length > 0, exampleOf(input)) : {}),
-    responses: { "200": { description: "The operation's result", content: json(plain(operation?.output), operation?.output ? exampleOf(operation.output) : undefined) } },
+    responses: {
+      "200": { description: "The operation's result", content: json(plain(operation?.output), operation?.output ? exampleOf(operation.output) : undefined) },
+    },
   };
 }
 
@@ -49,9 +63,15 @@ function describeCrud(route: Route & { target: { kind: "crud" } }, info: ModelIn
     case "create":
       return { ...body(ref(n.create), true), responses: record("The created record") };
     case "query":
-      return { ...body(ref(n.query), false), responses: { "200": { description: "One page of matching records the caller may read", content: json(ref(n.results)) } } };
+      return {
+        ...body(ref(n.query), false),
+        responses: { "200": { description: "One page of matching records the caller may read", content: json(ref(n.results)) } },
+      };
     case "get":
-      return { parameters: [...keys, IF_NONE_MATCH], responses: { ...record("The record as this caller may see it"), "304": { description: "Not modified", headers: ETAG } } };
+      return {
+        parameters: [...keys, IF_NONE_MATCH],
+        responses: { ...record("The record as this caller may see it"), "304": { description: "Not modified", headers: ETAG } },
+      };
     case "update":
       return { parameters: [...keys, IF_MATCH], ...body(ref(n.replace), true), responses: record("The replaced record") };
     case "patch":
@@ -75,11 +95,19 @@ function describeRoute(app: Application, route: Route): Json {
   let tag: string;
   if (t.kind === "serviceOperation") {
     tag = t.service;
-    described = describeOperation(route, app.service(t.service)?.operations.find((o) => o.name === t.operation), []);
+    described = describeOperation(
+      route,
+      app.service(t.service)?.operations.find((o) => o.name === t.operation),
+      [],
+    );
   } else if (t.kind === "modelOperation") {
     const info = app.model(t.model) as ModelInfo;
     tag = t.model;
-    described = describeOperation(route, info.operations.find((o) => o.name === t.operation), keyParameters(route, info));
+    described = describeOperation(
+      route,
+      info.operations.find((o) => o.name === t.operation),
+      keyParameters(route, info),
+    );
   } else if (t.kind === "crud") {
     tag = t.model;
     described = describeCrud(route as Route & { target: typeof t }, app.model(t.model) as ModelInfo);
@@ -120,6 +148,10 @@ export function openApiDocument(app: Application, routes: Route[]): Json {
         "Derived from the application's models, services and authentication routes. Any other method on a listed path (an authentication route's included) answers 405 with an `Allow` header naming the listed ones; any other path 404; both with the `Error` body.",
     },
     paths,
-    components: { schemas: { ...componentSchemas(app), ...authOpenApiComponents(app) }, responses: errorResponseComponents(), securitySchemes: SECURITY_SCHEMES },
+    components: {
+      schemas: { ...componentSchemas(app), ...authOpenApiComponents(app) },
+      responses: errorResponseComponents(),
+      securitySchemes: SECURITY_SCHEMES,
+    },
   };
 }

@@ -107,7 +107,9 @@ function assertQueryParameters(owner: string, operation: OperationDefinition, me
   if (method !== "GET" || !operation.input) return;
   for (const [name, schema] of Object.entries(operation.input.properties)) {
     if ((schema as { type?: unknown }).type !== "string") {
-      throw new Error(`${owner}.${operation.name}: a GET operation takes its parameters from the query string, so '${name}' must be a string (or use PUT/POST)`);
+      throw new Error(
+        `${owner}.${operation.name}: a GET operation takes its parameters from the query string, so '${name}' must be a string (or use PUT/POST)`,
+      );
     }
   }
 }

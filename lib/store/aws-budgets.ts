@@ -39,7 +39,10 @@ export function dynamodbBudget(env: NodeJS.ProcessEnv = process.env): ClientBudg
   if (raw === undefined || raw === "") return DYNAMODB_BUDGET;
   const ms = Number(raw);
   if (Number.isInteger(ms) && ms > 0) return { ...DYNAMODB_BUDGET, requestTimeoutMs: ms };
-  log.warn("DYNAMODB_REQUEST_TIMEOUT_MS is not a whole number of milliseconds: the default applies", { value: raw, defaultMs: DYNAMODB_BUDGET.requestTimeoutMs });
+  log.warn("DYNAMODB_REQUEST_TIMEOUT_MS is not a whole number of milliseconds: the default applies", {
+    value: raw,
+    defaultMs: DYNAMODB_BUDGET.requestTimeoutMs,
+  });
   return DYNAMODB_BUDGET;
 }
 
@@ -60,7 +63,10 @@ type Request = Parameters<NodeHttpHandler["handle"]>[0];
 type Options = NonNullable<Parameters<NodeHttpHandler["handle"]>[1]>;
 
 class DeadlineHttpHandler extends NodeHttpHandler {
-  constructor(private readonly requestTimeoutMs: number, connectionTimeoutMs: number) {
+  constructor(
+    private readonly requestTimeoutMs: number,
+    connectionTimeoutMs: number,
+  ) {
     // Without throwOnRequestTimeout the handler only logs a warning when the timeout passes.
     super({ connectionTimeout: connectionTimeoutMs, requestTimeout: requestTimeoutMs, throwOnRequestTimeout: true });
   }
@@ -83,7 +89,10 @@ class BudgetRetryStrategy extends StandardRetryStrategy {
   /** A call's stalled attempts so far, by its latest token (a call's first token has none). */
   private readonly stalled = new WeakMap<StandardRetryToken, number>();
 
-  constructor(maxAttempts: number, private readonly stalledAttempts: number) {
+  constructor(
+    maxAttempts: number,
+    private readonly stalledAttempts: number,
+  ) {
     super(maxAttempts);
   }
 

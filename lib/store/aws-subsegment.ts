@@ -36,7 +36,11 @@ export function segmentId(): string {
 
 /** Refusals for rate rather than for the request itself: X-Ray's `throttle` flag. */
 const THROTTLING = new Set([
-  "ThrottlingException", "ProvisionedThroughputExceededException", "RequestLimitExceeded", "TooManyRequestsException", "LimitExceededException",
+  "ThrottlingException",
+  "ProvisionedThroughputExceededException",
+  "RequestLimitExceeded",
+  "TooManyRequestsException",
+  "LimitExceededException",
 ]);
 
 /** X-Ray's outcome flags: 4xx is an error (429 and throttling also a throttle), 5xx or no answer a fault. */

@@ -41,7 +41,8 @@ function statusOf(response: unknown): number | undefined {
   return typeof status === "number" ? status : undefined;
 }
 
-const retriesOf = (metadata: ResponseMetadata | undefined): number | undefined => (typeof metadata?.attempts === "number" ? Math.max(0, metadata.attempts - 1) : undefined);
+const retriesOf = (metadata: ResponseMetadata | undefined): number | undefined =>
+  typeof metadata?.attempts === "number" ? Math.max(0, metadata.attempts - 1) : undefined;
 
 export function traceAwsCalls<Input extends object, Output extends MetadataBearer>(client: TraceableClient<Input, Output>): void {
   if (process.env.TRACING !== "true") return;
@@ -51,7 +52,10 @@ export function traceAwsCalls<Input extends object, Output extends MetadataBeare
   const send = (call: Omit<TracedCall, "region">): void => {
     try {
       region ??= client.config.region().catch(() => undefined);
-      void region.then((name) => sendToDaemon(subsegmentOf({ ...call, region: name })), () => {});
+      void region.then(
+        (name) => sendToDaemon(subsegmentOf({ ...call, region: name })),
+        () => {},
+      );
     } catch {
       // A region provider that throws: the call goes untraced.
     }
@@ -68,12 +72,26 @@ export function traceAwsCalls<Input extends object, Output extends MetadataBeare
       try {
         const result = await next(args);
         const metadata = (result.output as Partial<MetadataBearer> | undefined)?.$metadata;
-        send({ ...base, end: Date.now() / 1000, requestId: metadata?.requestId, status: statusOf(result.response) ?? metadata?.httpStatusCode, retries: retriesOf(metadata), errorName: undefined });
+        send({
+          ...base,
+          end: Date.now() / 1000,
+          requestId: metadata?.requestId,
+          status: statusOf(result.response) ?? metadata?.httpStatusCode,
+          retries: retriesOf(metadata),
+          errorName: undefined,
+        });
         return result;
       } catch (error) {
         const failure = error as { name?: unknown; $metadata?: ResponseMetadata } | undefined;
         const metadata = failure?.$metadata;
-        send({ ...base, end: Date.now() / 1000, requestId: metadata?.requestId, status: metadata?.httpStatusCode, retries: retriesOf(metadata), errorName: typeof failure?.name === "string" ? failure.name : "Error" });
+        send({
+          ...base,
+          end: Date.now() / 1000,
+          requestId: metadata?.requestId,
+          status: metadata?.httpStatusCode,
+          retries: retriesOf(metadata),
+          errorName: typeof failure?.name === "string" ? failure.name : "Error",
+        });
         throw error;
       }
     },

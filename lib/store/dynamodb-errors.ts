@@ -2,12 +2,7 @@ import { ConflictError, NotFoundError, PreconditionFailedError, ThrottledError, 
 import { log } from "../core/log.ts";
 import type { Item } from "./repository.ts";
 
-const THROTTLING = new Set([
-  "ProvisionedThroughputExceededException",
-  "ThrottlingException",
-  "RequestLimitExceeded",
-  "LimitExceededException",
-]);
+const THROTTLING = new Set(["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded", "LimitExceededException"]);
 
 export function isConditionFailure(error: unknown): error is Error & { Item?: Item } {
   return error instanceof Error && error.name === "ConditionalCheckFailedException";
@@ -23,7 +18,17 @@ export function guardFailure(error: Error & { Item?: Item }, kind: "create" | "u
 }
 
 /** What the SDK calls a timeout or a dropped connection (its own retries already spent). */
-const UNREACHABLE = new Set(["TimeoutError", "RequestTimeout", "RequestTimeoutException", "ECONNRESET", "ECONNREFUSED", "EPIPE", "ETIMEDOUT", "InternalServerError", "ServiceUnavailable"]);
+const UNREACHABLE = new Set([
+  "TimeoutError",
+  "RequestTimeout",
+  "RequestTimeoutException",
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "InternalServerError",
+  "ServiceUnavailable",
+]);
 
 /**
  * The SDK already retried with backoff; what is still throttled becomes a 429 for the client, a

@@ -3,11 +3,28 @@ import { countDynamoDBCall, countDynamoDBThrottle } from "../core/metrics.ts";
 
 /** The operations that can report their consumed capacity (the others take no such member). */
 const REPORTING = new Set([
-  "GetItemCommand", "PutItemCommand", "UpdateItemCommand", "DeleteItemCommand", "QueryCommand", "ScanCommand",
-  "BatchGetItemCommand", "BatchWriteItemCommand", "TransactGetItemsCommand", "TransactWriteItemsCommand",
-  "ExecuteStatementCommand", "BatchExecuteStatementCommand", "ExecuteTransactionCommand",
+  "GetItemCommand",
+  "PutItemCommand",
+  "UpdateItemCommand",
+  "DeleteItemCommand",
+  "QueryCommand",
+  "ScanCommand",
+  "BatchGetItemCommand",
+  "BatchWriteItemCommand",
+  "TransactGetItemsCommand",
+  "TransactWriteItemsCommand",
+  "ExecuteStatementCommand",
+  "BatchExecuteStatementCommand",
+  "ExecuteTransactionCommand",
   // The same operations through the document client, which names its own commands.
-  "GetCommand", "PutCommand", "UpdateCommand", "DeleteCommand", "BatchGetCommand", "BatchWriteCommand", "TransactGetCommand", "TransactWriteCommand",
+  "GetCommand",
+  "PutCommand",
+  "UpdateCommand",
+  "DeleteCommand",
+  "BatchGetCommand",
+  "BatchWriteCommand",
+  "TransactGetCommand",
+  "TransactWriteCommand",
 ]);
 const THROTTLES = new Set(["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"]);
 
@@ -75,7 +92,11 @@ export function countDynamoDBCalls(client: DynamoDBClient): void {
       try {
         const result = await next({ ...args, input });
         const output = result.output as Output;
-        if (reporting) units = unitsOf(output.ConsumedCapacity, WRITES.test(name) || (name === "ExecuteStatementCommand" && !/^\s*select/i.test(String((args.input as { Statement?: string }).Statement))));
+        if (reporting)
+          units = unitsOf(
+            output.ConsumedCapacity,
+            WRITES.test(name) || (name === "ExecuteStatementCommand" && !/^\s*select/i.test(String((args.input as { Statement?: string }).Statement))),
+          );
         items = itemsOf(output);
         return result;
       } finally {

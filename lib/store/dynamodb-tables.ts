@@ -31,7 +31,10 @@ export function tableDefinition(info: ModelInfo, prefix: string): CreateTableCom
     define(shape.hash);
     if (shape.range) define(shape.range);
     return shape.range
-      ? [{ AttributeName: shape.hash, KeyType: "HASH" as const }, { AttributeName: shape.range, KeyType: "RANGE" as const }]
+      ? [
+          { AttributeName: shape.hash, KeyType: "HASH" as const },
+          { AttributeName: shape.range, KeyType: "RANGE" as const },
+        ]
       : [{ AttributeName: shape.hash, KeyType: "HASH" as const }];
   };
   const definition: CreateTableCommandInput = {

@@ -6,7 +6,18 @@ import { findByFieldPages } from "./dynamodb-pages.ts";
 import { DynamoRecords } from "./dynamodb-records.ts";
 import { cursorOf, keyFieldsOf, pickKey } from "./keys.ts";
 import { addSelectivity, carriedSelectivity, readSize, selectivityEntries } from "./read-size.ts";
-import { acceptedRows, PageFill, type Cursor, type Item, type Key, type KeyValue, type ListEachRequest, type ListRequest, type Page, type PageSizes } from "./repository.ts";
+import {
+  acceptedRows,
+  PageFill,
+  type Cursor,
+  type Item,
+  type Key,
+  type KeyValue,
+  type ListEachRequest,
+  type ListRequest,
+  type Page,
+  type PageSizes,
+} from "./repository.ts";
 
 /**
  * The document client refuses a JS number beyond ±2^53 (it could not read one back exactly), yet a
@@ -48,8 +59,7 @@ export class DynamoRepository extends DynamoRecords {
     const plan = planDynamoQuery({ ...(where ? { where } : {}), orderBy: request.orderBy ?? [] }, this.table);
     const index = plan.kind === "query" && plan.indexName ? this.table.indexes.find((i) => i.name === plan.indexName) : undefined;
     const cursorFields = [...new Set([...keyFieldsOf(this.table), ...(index ? [index.hash, ...(index.range ? [index.range] : [])] : [])])];
-    const matches = (row: Item, fromFilter: boolean): boolean =>
-      fromFilter ? !plan.residual || evaluate(plan.residual, row) : !where || evaluate(where, row);
+    const matches = (row: Item, fromFilter: boolean): boolean => (fromFilter ? !plan.residual || evaluate(plan.residual, row) : !where || evaluate(where, row));
     const page = new PageFill(request);
     // undefined: from the start; null: the data has ended.
     const { [AHEAD]: aheadKey, [KEPT]: _kept, [SEEN]: _seen, [LEGACY_SIZE]: _size, ...resumeKey } = request.after ?? {};
@@ -92,7 +102,10 @@ export class DynamoRepository extends DynamoRecords {
             )
           : this.client.send(new ScanCommand(common)),
       );
-      const kept = await acceptedRows(request, (result.Items ?? []).filter((row) => matches(row, true)));
+      const kept = await acceptedRows(
+        request,
+        (result.Items ?? []).filter((row) => matches(row, true)),
+      );
       const seen = result.ScannedCount ?? result.Items?.length ?? 0;
       measured = addSelectivity(measured, { kept: kept.length, seen });
       for (const row of kept) {

@@ -7,7 +7,20 @@ import { evaluate } from "../query/evaluate.ts";
 import { copyItem } from "./copy.ts";
 import { assertPartitionField, compareValues, cursorOf, keyFieldsOf, keyString, pickKey } from "./keys.ts";
 import { fillPages } from "./fill-pages.ts";
-import { acceptedRows, PageFill, type Cursor, type Item, type Key, type KeyValue, type ListEachRequest, type ListRequest, type OrderTerm, type Page, type Repository, type WriteOptions } from "./repository.ts";
+import {
+  acceptedRows,
+  PageFill,
+  type Cursor,
+  type Item,
+  type Key,
+  type KeyValue,
+  type ListEachRequest,
+  type ListRequest,
+  type OrderTerm,
+  type Page,
+  type Repository,
+  type WriteOptions,
+} from "./repository.ts";
 
 /**
  * A row without an envelope (written by another program: a v3 export, a hand-made JSON file) has
@@ -193,15 +206,29 @@ export abstract class ItemStore implements Repository {
     // does: `list` stops at the budget and resumes right after the last record read.
     const maxRead = common.maxRead ?? Number.POSITIVE_INFINITY;
     const within = scopes.filter(({ value }) => (byValue.get(value)?.length ?? 0) <= maxRead);
-    const groups = within.map(({ value, where }) =>
-      (byValue.get(value) ?? []).filter((item) => !where || evaluate(where as Expression, item)).sort(compare));
+    const groups = within.map(({ value, where }) => (byValue.get(value) ?? []).filter((item) => !where || evaluate(where as Expression, item)).sort(compare));
     const filled = await fillPages(groups, common);
-    const pages = new Map<(typeof scopes)[number], Page>(within.map((scope, g) => {
-      const { items, next } = filled[g] as { items: Item[]; next?: Item };
-      const copies = items.map((item) => copyItem(item));
-      const scanned = byValue.get(scope.value)?.length ?? 0;
-      return [scope, next ? { items: copies, next: resumeAt(items[items.length - 1], next, order.map((t) => t.field)), scanned } : { items: copies, scanned }];
-    }));
+    const pages = new Map<(typeof scopes)[number], Page>(
+      within.map((scope, g) => {
+        const { items, next } = filled[g] as { items: Item[]; next?: Item };
+        const copies = items.map((item) => copyItem(item));
+        const scanned = byValue.get(scope.value)?.length ?? 0;
+        return [
+          scope,
+          next
+            ? {
+                items: copies,
+                next: resumeAt(
+                  items[items.length - 1],
+                  next,
+                  order.map((t) => t.field),
+                ),
+                scanned,
+              }
+            : { items: copies, scanned },
+        ];
+      }),
+    );
     return Promise.all(scopes.map((scope) => pages.get(scope) ?? this.list({ ...common, ...(scope.where ? { where: scope.where } : {}) })));
   }
 

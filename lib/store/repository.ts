@@ -2,8 +2,20 @@
 // lib/core/repository.ts. It is re-exported here for the implementations beside it; what follows
 // is what those implementations share.
 export type {
-  ByteBudget, Cursor, Item, Key, KeyValue, ListEachRequest, ListRequest, OrderTerm, Page, PageSizes, Repository,
-  RepositoryFactory, StoreGuard, WriteOptions,
+  ByteBudget,
+  Cursor,
+  Item,
+  Key,
+  KeyValue,
+  ListEachRequest,
+  ListRequest,
+  OrderTerm,
+  Page,
+  PageSizes,
+  Repository,
+  RepositoryFactory,
+  StoreGuard,
+  WriteOptions,
 } from "../core/repository.ts";
 export { listEachOf } from "../core/repository.ts";
 import type { Item, ListRequest } from "../core/repository.ts";

@@ -13,7 +13,9 @@ import type { RepositoryFactory } from "./repository.ts";
 export function functionStore(env: NodeJS.ProcessEnv, dynamo: (prefix?: string) => RepositoryFactory): RepositoryFactory {
   const choice = env.STORE ?? "dynamodb";
   if (choice !== "dynamodb") {
-    throw new ConfigurationError(`STORE='${choice}': a function stores in DynamoDB only (the memory and file stores run applications in-process: lib/store/local-stores.ts)`);
+    throw new ConfigurationError(
+      `STORE='${choice}': a function stores in DynamoDB only (the memory and file stores run applications in-process: lib/store/local-stores.ts)`,
+    );
   }
   return dynamo(env.TABLE_PREFIX);
 }

@@ -15,7 +15,8 @@ export interface TokenCase {
   token: () => Promise<string> | string;
 }
 
-const segment = (value: unknown): string => (value instanceof Uint8Array ? Buffer.from(value) : Buffer.from(typeof value === "string" ? value : JSON.stringify(value))).toString("base64url");
+const segment = (value: unknown): string =>
+  (value instanceof Uint8Array ? Buffer.from(value) : Buffer.from(typeof value === "string" ? value : JSON.stringify(value))).toString("base64url");
 
 /** A compact JWS over exactly these header and payload bytes, Ed25519-signed by `key`. */
 export function handSigned(header: unknown, payload: unknown, key: KeyObject): string {
@@ -52,8 +53,15 @@ export function tokenCases(keys: SigningKeys, second: KeyObject, settings: Acces
     }
   };
   const joseSigned = (protectedHeader: { alg: string; [member: string]: unknown }, key: Parameters<SignJWT["sign"]>[0]) =>
-    new SignJWT({ sid: "session-1" }).setProtectedHeader(protectedHeader).setIssuer(settings.issuer).setAudience(settings.audience)
-      .setSubject("user-1").setJti("token-1").setIssuedAt(now).setExpirationTime(now + 600).sign(key);
+    new SignJWT({ sid: "session-1" })
+      .setProtectedHeader(protectedHeader)
+      .setIssuer(settings.issuer)
+      .setAudience(settings.audience)
+      .setSubject("user-1")
+      .setJti("token-1")
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
+      .sign(key);
   const publicX = base64url.decode(keys.jwks.keys[0]?.x as string);
   const foreign = generateKeyPairSync("ed25519").privateKey;
   const p256 = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey;
@@ -77,12 +85,25 @@ export function tokenCases(keys: SigningKeys, second: KeyObject, settings: Acces
     // jose decodes segments as atob does on Node (no Uint8Array.fromBase64): padding and ASCII
     // whitespace are tolerated. The signature is still over the same header and payload.
     accept("'=' padding on the signature segment", async () => resegmented(await genuine(), ([h, p, s]) => [h as string, p as string, `${s as string}==`])),
-    accept("a space inside the signature segment", async () => resegmented(await genuine(), ([h, p, s]) => [h as string, p as string, `${(s as string).slice(0, 40)} ${(s as string).slice(40)}`])),
+    accept("a space inside the signature segment", async () =>
+      resegmented(await genuine(), ([h, p, s]) => [h as string, p as string, `${(s as string).slice(0, 40)} ${(s as string).slice(40)}`]),
+    ),
 
-    refuse("alg none (jose's UnsecuredJWT)", () => new UnsecuredJWT({ sid: "session-1" }).setIssuer(settings.issuer).setAudience(settings.audience).setSubject("user-1").setJti("j").setIssuedAt(now).setExpirationTime(now + 600).encode()),
+    refuse("alg none (jose's UnsecuredJWT)", () =>
+      new UnsecuredJWT({ sid: "session-1" })
+        .setIssuer(settings.issuer)
+        .setAudience(settings.audience)
+        .setSubject("user-1")
+        .setJti("j")
+        .setIssuedAt(now)
+        .setExpirationTime(now + 600)
+        .encode(),
+    ),
     refuse("alg none with our kid and typ, empty signature", () => `${segment({ alg: "none", kid, typ: "at+jwt" })}.${segment(claims)}.`),
     refuse("HS256 keyed with our public key's bytes", () => joseSigned({ alg: "HS256", kid, typ: "at+jwt" }, publicX)),
-    refuse("HS256 keyed with our JWK's text", () => joseSigned({ alg: "HS256", kid, typ: "at+jwt" }, new TextEncoder().encode(JSON.stringify(keys.jwks.keys[0])))),
+    refuse("HS256 keyed with our JWK's text", () =>
+      joseSigned({ alg: "HS256", kid, typ: "at+jwt" }, new TextEncoder().encode(JSON.stringify(keys.jwks.keys[0]))),
+    ),
     refuse("ES256 under our kid", () => joseSigned({ alg: "ES256", kid, typ: "at+jwt" }, p256)),
     refuse("alg Ed25519 (jose's other name for it), our key", () => withHeader({ alg: "Ed25519" })),
     refuse("alg missing", () => withHeader({}, ["alg"])),
@@ -107,14 +128,20 @@ export function tokenCases(keys: SigningKeys, second: KeyObject, settings: Acces
     refuse("empty", () => ""),
     refuse("garbage", () => "a.b.c"),
     refuse("'*' in the header segment", async () => resegmented(await genuine(), ([h, p, s]) => [`${h}*`, p as string, s as string])),
-    refuse("the signature in base64's alphabet, not base64url's ('+' and '/')", async () => resegmented(await withUrlAlphabet(), ([h, p, s]) => [h as string, p as string, (s as string).replace(/-/g, "+").replace(/_/g, "/")])),
+    refuse("the signature in base64's alphabet, not base64url's ('+' and '/')", async () =>
+      resegmented(await withUrlAlphabet(), ([h, p, s]) => [h as string, p as string, (s as string).replace(/-/g, "+").replace(/_/g, "/")]),
+    ),
     refuse("'/' in the payload", async () => resegmented(await genuine(), ([h, p, s]) => [h as string, `/${p as string}`.slice(0, -1), s as string])),
     refuse("a non-ASCII character in the payload", async () => resegmented(await genuine(), ([h, p, s]) => [h as string, `${p as string}é`, s as string])),
     refuse("a signature four bytes short", async () => resegmented(await genuine(), ([h, p, s]) => [h as string, p as string, (s as string).slice(0, -6)])),
     refuse("a signature three bytes too long", async () => resegmented(await genuine(), ([h, p, s]) => [h as string, p as string, `${s as string}AAAA`])),
     refuse("a signature of zeros", async () => resegmented(await genuine(), ([h, p]) => [h as string, p as string, segment(new Uint8Array(64))])),
-    refuse("a payload changed under the signature", async () => resegmented(await genuine(), ([h, , s]) => [h as string, segment({ ...claims, sub: "admin" }), s as string])),
-    refuse("a header changed under the signature", async () => resegmented(await genuine(), ([, p, s]) => [segment({ ...header, cty: "x" }), p as string, s as string])),
+    refuse("a payload changed under the signature", async () =>
+      resegmented(await genuine(), ([h, , s]) => [h as string, segment({ ...claims, sub: "admin" }), s as string]),
+    ),
+    refuse("a header changed under the signature", async () =>
+      resegmented(await genuine(), ([, p, s]) => [segment({ ...header, cty: "x" }), p as string, s as string]),
+    ),
     refuse("a payload that is an array", () => handSigned(header, [claims], ours)),
     refuse("a payload that is a string", () => handSigned(header, JSON.stringify("claims"), ours)),
     refuse("a payload that is null", () => handSigned(header, "null", ours)),

@@ -10,7 +10,11 @@ const settings: AccessTokenSettings = { issuer: "blog", audience: "blog", lifeti
 async function joseVerify(keys: SigningKeys, token: string): Promise<AccessClaims | undefined> {
   try {
     const { payload } = await jwtVerify(token, createLocalJWKSet({ keys: keys.jwks.keys as JWK[] }), {
-      algorithms: ["EdDSA"], issuer: settings.issuer, audience: settings.audience, typ: "at+jwt", requiredClaims: ["sub", "sid", "jti", "iat", "exp"],
+      algorithms: ["EdDSA"],
+      issuer: settings.issuer,
+      audience: settings.audience,
+      typ: "at+jwt",
+      requiredClaims: ["sub", "sid", "jti", "iat", "exp"],
     });
     if (typeof payload.sub !== "string" || typeof payload.sid !== "string" || typeof payload.jti !== "string") return undefined;
     return { sub: payload.sub, sid: payload.sid, jti: payload.jti, iat: payload.iat as number, exp: payload.exp as number };
@@ -43,7 +47,11 @@ describe("access tokens verified without jose, against jose's jwtVerify", () => 
   });
 
   it("take a token with no kid when the set holds one key, as jose's local set does", async () => {
-    const token = handSigned({ alg: "EdDSA", typ: "at+jwt" }, { iss: "blog", aud: "blog", sub: "u", sid: "s", jti: "j", iat: 1, exp: 4_000_000_000 }, single.signer.key);
+    const token = handSigned(
+      { alg: "EdDSA", typ: "at+jwt" },
+      { iss: "blog", aud: "blog", sub: "u", sid: "s", jti: "j", iat: 1, exp: 4_000_000_000 },
+      single.signer.key,
+    );
     expect(await verifyAccessToken(single, settings, token)).toEqual({ sub: "u", sid: "s", jti: "j", iat: 1, exp: 4_000_000_000 });
     expect(await joseVerify(single, token)).toEqual(await verifyAccessToken(single, settings, token));
     // The same token against two keys has two candidates: both refuse it.
@@ -72,10 +80,14 @@ describe("signing keys loaded without jose", () => {
 
   it("serve the JWKS exactly as before: public members only, in the same order", () => {
     const served = JSON.stringify(pair.jwks);
-    expect(served).toBe(JSON.stringify({ keys: [
-      { kty: "OKP", crv: "Ed25519", x: first.x, kid: pair.signer.kid, alg: "EdDSA", use: "sig" },
-      { kty: "OKP", crv: "Ed25519", x: second.x, kid: "rotated-in", alg: "EdDSA", use: "sig" },
-    ] }));
+    expect(served).toBe(
+      JSON.stringify({
+        keys: [
+          { kty: "OKP", crv: "Ed25519", x: first.x, kid: pair.signer.kid, alg: "EdDSA", use: "sig" },
+          { kty: "OKP", crv: "Ed25519", x: second.x, kid: "rotated-in", alg: "EdDSA", use: "sig" },
+        ],
+      }),
+    );
     expect(served).not.toContain(first.d);
     expect(served).not.toContain(second.d);
   });

@@ -22,10 +22,15 @@ async function usersWithEmail(email: string): Promise<number> {
   let count = 0;
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await documentClient().send(new ScanCommand({
-      TableName: tableName(process.env.TABLE_PREFIX ?? "blog-local-", "User"), ConsistentRead: true,
-      FilterExpression: "email = :e", ExpressionAttributeValues: { ":e": email }, ...(start ? { ExclusiveStartKey: start } : {}),
-    }));
+    const page = await documentClient().send(
+      new ScanCommand({
+        TableName: tableName(process.env.TABLE_PREFIX ?? "blog-local-", "User"),
+        ConsistentRead: true,
+        FilterExpression: "email = :e",
+        ExpressionAttributeValues: { ":e": email },
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
     count += page.Items?.length ?? 0;
     start = page.LastEvaluatedKey;
   } while (start);
@@ -36,9 +41,11 @@ describe("parallel attempts", () => {
   it("20 concurrent registrations of one email make exactly one account", async () => {
     const t = emailApp({ verification: "none", redirects: REDIRECTS });
     const email = newEmail();
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      client(t).request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile(`racer${i}`) } }),
-    ));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        client(t).request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile(`racer${i}`) } }),
+      ),
+    );
     console.info(`[auth-concurrency] 20 registrations of one email: ${JSON.stringify(tally(replies))}`);
     expect(tally(replies)).toEqual({ 200: 1, "409 ACCOUNT_EXISTS": 19 });
     expect(await usersWithEmail(email)).toBe(1);
@@ -51,7 +58,9 @@ describe("parallel attempts", () => {
     const t = emailApp({ verification: "none", redirects: REDIRECTS, throttle: { failedBeforeDelay: 100, delay: 1, lockout: { after: 0, duration: 1 } } });
     const email = newEmail();
     await client(t).request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile() } });
-    const replies = await Promise.all(Array.from({ length: 20 }, () => client(t).request("POST", "/auth/email/login", { body: { email, password: "wrong password" } })));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, () => client(t).request("POST", "/auth/email/login", { body: { email, password: "wrong password" } })),
+    );
     const counts = tally(replies);
     console.info(`[auth-concurrency] 20 concurrent wrong logins: ${JSON.stringify(counts)}`);
     // A 401 checked the password; a 429 (the count's conditional write lost five times) did not.
@@ -83,10 +92,16 @@ describe("parallel attempts", () => {
   it("mail throttling holds under parallel requests: one mail per address per resendDelay", async () => {
     const t = emailApp({ verification: "before" });
     const known = newEmail();
-    await client(emailApp({ verification: "none", redirects: REDIRECTS })).request("POST", "/auth/email/register", { body: { email: known, password: PASSWORD, user: profile() } });
+    await client(emailApp({ verification: "none", redirects: REDIRECTS })).request("POST", "/auth/email/register", {
+      body: { email: known, password: PASSWORD, user: profile() },
+    });
     const unknown = newEmail();
     const ask = (path: string, email: string) => Array.from({ length: 20 }, () => client(t).request("POST", path, { body: { email } }));
-    const replies = await Promise.all([...ask("/auth/password/recovery", known), ...ask("/auth/email/register", unknown), ...ask("/auth/email/verification", unknown)]);
+    const replies = await Promise.all([
+      ...ask("/auth/password/recovery", known),
+      ...ask("/auth/email/register", unknown),
+      ...ask("/auth/email/verification", unknown),
+    ]);
     expect(new Set(replies.map((r) => r.status))).toEqual(new Set([202]));
     expect(t.mails(known)).toHaveLength(1);
     // Registration and verification share the address's throttle: one mail between them.

@@ -52,7 +52,10 @@ async function expectDead(t: ReturnType<typeof emailApp>, browser: ReturnType<ty
   const tokens = login.body as Tokens;
   expect((await browser.request("GET", "/auth/me")).body).toBeNull();
   expect((await client(t).request("GET", "/auth/me", { headers: { authorization: `Bearer ${tokens.access_token}` } })).body).toBeNull();
-  expect(await client(t).request("POST", "/auth/refresh", { body: { refresh_token: tokens.refresh_token } })).toMatchObject({ status: 401, body: { reason: "INVALID_REFRESH_TOKEN" } });
+  expect(await client(t).request("POST", "/auth/refresh", { body: { refresh_token: tokens.refresh_token } })).toMatchObject({
+    status: 401,
+    body: { reason: "INVALID_REFRESH_TOKEN" },
+  });
 }
 
 describe("a session opened with the old password", () => {

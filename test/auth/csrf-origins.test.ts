@@ -16,12 +16,19 @@ const OWN = "https://api.example.com";
 const ALLOWED = "https://app.example.com";
 
 async function signedIn() {
-  const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" } }, {}, { rest: { corsOrigins: [ALLOWED] } });
+  const t = emailApp(
+    { verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" } },
+    {},
+    { rest: { corsOrigins: [ALLOWED] } },
+  );
   const browser = client(t);
   expect((await browser.request("POST", "/auth/email/register", { body: { email: newEmail(), password: PASSWORD, user: profile() } })).status).toBe(200);
   /** A cookie-authenticated REST write (a new tag) with exactly these headers. */
   const write = (headers: Record<string, string>) =>
-    browser.request("POST", "/tags", { headers: { origin: "", ...headers }, body: { slug: `t-${randomUUID().slice(0, 8)}`, name: "T", description: "", color: "#000000" } });
+    browser.request("POST", "/tags", {
+      headers: { origin: "", ...headers },
+      body: { slug: `t-${randomUUID().slice(0, 8)}`, name: "T", description: "", color: "#000000" },
+    });
   return { t, browser, write };
 }
 
@@ -61,7 +68,14 @@ describe("rest.corsOrigins", () => {
     const { write } = await signedIn();
     expect((await write({ origin: ALLOWED })).status).toBe(200);
     expect((await write({ origin: OWN })).status).toBe(200);
-    for (const origin of ["https://evil.example", "http://app.example.com", "https://app.example.com:8443", "https://app.example.com.evil.example", "https://evil-app.example.com", "null"]) {
+    for (const origin of [
+      "https://evil.example",
+      "http://app.example.com",
+      "https://app.example.com:8443",
+      "https://app.example.com.evil.example",
+      "https://evil-app.example.com",
+      "null",
+    ]) {
       expect(await write({ origin })).toMatchObject({ status: 403, body: { reason: "ORIGIN_REFUSED" } });
     }
   });
@@ -70,14 +84,19 @@ describe("rest.corsOrigins", () => {
     const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" } });
     const browser = client(t);
     await browser.request("POST", "/auth/email/register", { body: { email: newEmail(), password: PASSWORD, user: profile() } });
-    const tag = (origin: string) => browser.request("POST", "/tags", { headers: { origin }, body: { slug: `t-${randomUUID().slice(0, 8)}`, name: "T", description: "", color: "#000000" } });
+    const tag = (origin: string) =>
+      browser.request("POST", "/tags", { headers: { origin }, body: { slug: `t-${randomUUID().slice(0, 8)}`, name: "T", description: "", color: "#000000" } });
     expect((await tag(ALLOWED)).status).toBe(403);
     expect((await tag(OWN)).status).toBe(200);
   });
 
   it("is what the packaged HTTP API declares to API Gateway: exactly the listed origins, and no CORS when unset", async () => {
     const declared = async (corsOrigins?: string[]) =>
-      JSON.parse((await restCache(new Application({ ...definition, ...(corsOrigins ? { rest: { ...definition.rest, corsOrigins } } : {}) }, inProcess)))["http-api.json"] as string) as { cors?: { allowedOrigins: string[] } };
+      JSON.parse(
+        (await restCache(new Application({ ...definition, ...(corsOrigins ? { rest: { ...definition.rest, corsOrigins } } : {}) }, inProcess)))[
+          "http-api.json"
+        ] as string,
+      ) as { cors?: { allowedOrigins: string[] } };
     expect((await declared([ALLOWED])).cors?.allowedOrigins).toEqual([ALLOWED]);
     expect((await declared()).cors).toBeUndefined();
   });

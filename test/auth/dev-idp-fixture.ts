@@ -19,7 +19,11 @@ export function devIdpFixture(app: string): DevIdpFixture {
   beforeAll(async () => {
     state.dir = await mkdtemp(join(tmpdir(), "dev-idp-"));
     state.keyFile = join(state.dir, "key.json");
-    state.idp = await startDevIdp({ port: 0, client: { id: "test-client", secret: TEST_CLIENT_SECRET, redirectUris: [`${app}/auth/idp/callback`] }, keyFile: state.keyFile });
+    state.idp = await startDevIdp({
+      port: 0,
+      client: { id: "test-client", secret: TEST_CLIENT_SECRET, redirectUris: [`${app}/auth/idp/callback`] },
+      keyFile: state.keyFile,
+    });
   });
   afterAll(async () => {
     await state.idp?.close();

@@ -15,7 +15,9 @@ describe("registration, verification mode 'after'", () => {
     const t = emailApp({ verification: "after" });
     const browser = client(t);
     const email = newEmail();
-    const registered = await browser.request("POST", "/auth/email/register", { body: { email: ` ${email.toUpperCase()} `, password: PASSWORD, user: profile() } });
+    const registered = await browser.request("POST", "/auth/email/register", {
+      body: { email: ` ${email.toUpperCase()} `, password: PASSWORD, user: profile() },
+    });
     expect(registered.status).toBe(200);
     expect(registered.body).toMatchObject({ token_type: "Bearer", user: { email, username: "alice" } });
     expect(Object.keys(registered.body as object).sort()).toEqual(["access_token", "expires_in", "refresh_token", "token_type", "user"]);
@@ -37,7 +39,11 @@ describe("registration, verification mode 'after'", () => {
     // Another logged-in user is not the matching session either.
     const other = client(t);
     await other.request("POST", "/auth/email/register", { body: { email: newEmail(), password: PASSWORD, user: profile("bob") } });
-    expect(new URL((await other.request("GET", `/auth/email/verify?token=${encodeURIComponent(tokenOf(link))}`)).headers.location as string).searchParams.get("reason")).toBe("LOGIN_REQUIRED");
+    expect(
+      new URL((await other.request("GET", `/auth/email/verify?token=${encodeURIComponent(tokenOf(link))}`)).headers.location as string).searchParams.get(
+        "reason",
+      ),
+    ).toBe("LOGIN_REQUIRED");
 
     const verified = await browser.request("GET", `/auth/email/verify?token=${encodeURIComponent(tokenOf(link))}`);
     expect(verified.headers.location).toBe("https://blog.example.com/auth/verified");
@@ -85,7 +91,9 @@ describe("registration, verification mode 'before'", () => {
     expect(hop.headers.location).toBe(`https://blog.example.com/auth/register?token=${encodeURIComponent(tokenOf(link))}`);
     const withoutPassword = await browser.request("POST", "/auth/email/register", { body: { email, token: tokenOf(link), user: profile() } });
     expect(withoutPassword.status).toBe(400);
-    const wrongEmail = await browser.request("POST", "/auth/email/register", { body: { email: newEmail(), token: tokenOf(link), password: PASSWORD, user: profile() } });
+    const wrongEmail = await browser.request("POST", "/auth/email/register", {
+      body: { email: newEmail(), token: tokenOf(link), password: PASSWORD, user: profile() },
+    });
     expect(wrongEmail).toMatchObject({ status: 400, body: { reason: "INVALID_TOKEN" } });
     const registered = await browser.request("POST", "/auth/email/register", { body: { email, token: tokenOf(link), password: PASSWORD, user: profile() } });
     expect(registered.status).toBe(200);
@@ -102,9 +110,15 @@ describe("registration, verification mode 'before'", () => {
 
   it("refuses closed registration and foreign domains", async () => {
     const closed = emailApp({ registration: "closed" });
-    expect(await client(closed).request("POST", "/auth/email/register", { body: { email: newEmail() } })).toMatchObject({ status: 403, body: { reason: "REGISTRATION_CLOSED" } });
+    expect(await client(closed).request("POST", "/auth/email/register", { body: { email: newEmail() } })).toMatchObject({
+      status: 403,
+      body: { reason: "REGISTRATION_CLOSED" },
+    });
     const domains = emailApp({ allowedEmailDomains: ["blog.example.com"] });
-    expect(await client(domains).request("POST", "/auth/email/register", { body: { email: newEmail() } })).toMatchObject({ status: 403, body: { reason: "EMAIL_DOMAIN_NOT_ALLOWED" } });
+    expect(await client(domains).request("POST", "/auth/email/register", { body: { email: newEmail() } })).toMatchObject({
+      status: 403,
+      body: { reason: "EMAIL_DOMAIN_NOT_ALLOWED" },
+    });
     expect((await client(domains).request("POST", "/auth/email/register", { body: { email: "x@blog.example.com" } })).status).toBe(202);
   });
 });
@@ -112,15 +126,24 @@ describe("registration, verification mode 'before'", () => {
 describe("configuration", () => {
   it("refuses to start without a required redirect, naming it", () => {
     const start = (redirects: Record<string, string>, verification = "before") =>
-      new Application({ ...definition, services: { ...definition.services, email: { type: "Framework/EmailPasswordProvider", verification, redirects } } }, inProcess);
-    expect(() => start({ failure: "https://x.test/f", verified: "https://x.test/v", register: "https://x.test/r" })).toThrow(/service 'email' \(Framework\/EmailPasswordProvider\): option 'redirects.recover' is required/);
-    expect(() => start({ failure: "https://x.test/f", recover: "https://x.test/r" })).toThrow(/'redirects.verified' is required[\s\S]*'redirects.register' is required/);
+      new Application(
+        { ...definition, services: { ...definition.services, email: { type: "Framework/EmailPasswordProvider", verification, redirects } } },
+        inProcess,
+      );
+    expect(() => start({ failure: "https://x.test/f", verified: "https://x.test/v", register: "https://x.test/r" })).toThrow(
+      /service 'email' \(Framework\/EmailPasswordProvider\): option 'redirects.recover' is required/,
+    );
+    expect(() => start({ failure: "https://x.test/f", recover: "https://x.test/r" })).toThrow(
+      /'redirects.verified' is required[\s\S]*'redirects.register' is required/,
+    );
     expect(() => start({ failure: "https://x.test/f", recover: "https://x.test/r" }, "none")).not.toThrow();
   });
 
   it("refuses a hash cost under OWASP's floor in a Lambda runtime, whatever the test flags", () => {
     for (const flags of [{}, { NODE_ENV: "test", VITEST: "true" }, { IS_OFFLINE: "true" }]) {
-      expect(() => checkCost("email", "Framework/EmailPasswordProvider", { ln: 10, r: 8, p: 1 }, { AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", ...flags })).toThrow(ConfigurationError);
+      expect(() =>
+        checkCost("email", "Framework/EmailPasswordProvider", { ln: 10, r: 8, p: 1 }, { AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", ...flags }),
+      ).toThrow(ConfigurationError);
     }
     expect(() => checkCost("email", "Framework/EmailPasswordProvider", { ln: 17, r: 8, p: 1 }, { AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x" })).not.toThrow();
   });
@@ -148,7 +171,11 @@ describe("login", () => {
   });
 
   it("counts failures before the password check, then delays, then locks out with Retry-After", async () => {
-    const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" }, throttle: { failedBeforeDelay: 2, delay: 10, lockout: { after: 4, duration: 600 } } });
+    const t = emailApp({
+      verification: "none",
+      redirects: { failure: "https://x.test/f", recover: "https://x.test/r" },
+      throttle: { failedBeforeDelay: 2, delay: 10, lockout: { after: 4, duration: 600 } },
+    });
     let now = Date.now();
     t.auth.now = () => now;
     const email = await account(t);
@@ -198,7 +225,10 @@ describe("recovery", () => {
     t.auth.now = () => now;
     const email = newEmail();
     const browser = client(t);
-    const login = (await browser.request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile() } })).body as { access_token: string; refresh_token: string };
+    const login = (await browser.request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile() } })).body as {
+      access_token: string;
+      refresh_token: string;
+    };
     await client(t).request("POST", "/auth/email/login", { body: { email, password: "wrong password" } });
     // The verification mail went out just now: one mail per address per resendDelay (60 s).
     await client(t).request("POST", "/auth/password/recovery", { body: { email } });
@@ -232,7 +262,9 @@ describe("password change", () => {
     const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" } });
     const email = newEmail();
     const laptop = client(t);
-    const first = (await laptop.request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile() } })).body as { access_token: string };
+    const first = (await laptop.request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile() } })).body as {
+      access_token: string;
+    };
     const phone = client(t);
     await phone.request("POST", "/auth/email/login", { body: { email, password: PASSWORD } });
     expect((await laptop.request("POST", "/auth/password/change", { body: { password: "wrong password", new_password: "a new password" } })).status).toBe(401);
@@ -243,11 +275,17 @@ describe("password change", () => {
     expect((await client(t).request("GET", "/auth/me", { headers: { authorization: `Bearer ${first.access_token}` } })).body).toBeNull();
     expect((await client(t).request("GET", "/auth/me", { headers: { authorization: `Bearer ${fresh.access_token}` } })).body).toMatchObject({ email });
     expect((await laptop.request("GET", "/auth/me")).body).toMatchObject({ email });
-    expect((await client(t).request("POST", "/auth/password/change", { body: { password: PASSWORD, new_password: "x" } })).body).toMatchObject({ reason: "LOGIN_REQUIRED" });
+    expect((await client(t).request("POST", "/auth/password/change", { body: { password: PASSWORD, new_password: "x" } })).body).toMatchObject({
+      reason: "LOGIN_REQUIRED",
+    });
   });
 
   it("counts wrong current passwords on the caller's session: a stolen session cannot guess without limit", async () => {
-    const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" }, throttle: { failedBeforeDelay: 2, delay: 10, lockout: { after: 3, duration: 600 } } });
+    const t = emailApp({
+      verification: "none",
+      redirects: { failure: "https://x.test/f", recover: "https://x.test/r" },
+      throttle: { failedBeforeDelay: 2, delay: 10, lockout: { after: 3, duration: 600 } },
+    });
     let now = Date.now();
     t.auth.now = () => now;
     const email = newEmail();
@@ -270,7 +308,11 @@ describe("password change", () => {
   });
 
   it("never makes the owner's change wait because someone else guesses the password at the login", async () => {
-    const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" }, throttle: { failedBeforeDelay: 1, delay: 10, lockout: { after: 2, duration: 600 } } });
+    const t = emailApp({
+      verification: "none",
+      redirects: { failure: "https://x.test/f", recover: "https://x.test/r" },
+      throttle: { failedBeforeDelay: 1, delay: 10, lockout: { after: 2, duration: 600 } },
+    });
     const email = newEmail();
     const owner = client(t);
     await owner.request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile() } });
@@ -289,13 +331,17 @@ describe("CSRF", () => {
   it("refuses a cookie-authenticated write from a foreign or missing Origin; a bearer needs none", async () => {
     const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" } });
     const browser = client(t);
-    const login = (await browser.request("POST", "/auth/email/register", { body: { email: newEmail(), password: PASSWORD, user: profile() } })).body as { access_token: string };
+    const login = (await browser.request("POST", "/auth/email/register", { body: { email: newEmail(), password: PASSWORD, user: profile() } })).body as {
+      access_token: string;
+    };
     const foreign = await browser.request("POST", "/auth/logout", { headers: { origin: "https://evil.example" } });
     expect(foreign).toMatchObject({ status: 403, body: { reason: "ORIGIN_REFUSED" } });
     const none = await browser.request("POST", "/auth/logout", { headers: { origin: "" } });
     expect(none.status).toBe(403);
     expect((await browser.request("GET", "/auth/me", { headers: { origin: "https://evil.example" } })).status).toBe(200);
-    const bearer = await client(t).request("POST", "/auth/logout", { headers: { origin: "https://evil.example", authorization: `Bearer ${login.access_token}` } });
+    const bearer = await client(t).request("POST", "/auth/logout", {
+      headers: { origin: "https://evil.example", authorization: `Bearer ${login.access_token}` },
+    });
     expect(bearer.status).toBe(204);
     expect((await browser.request("POST", "/auth/logout")).status).toBe(204);
   });

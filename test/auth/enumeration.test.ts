@@ -21,10 +21,12 @@ async function accounts(count: number): Promise<string[]> {
   const t = emailApp({ verification: "none", redirects: REDIRECTS });
   const emails = Array.from({ length: count }, () => newEmail());
   for (let i = 0; i < emails.length; i += 10) {
-    await Promise.all(emails.slice(i, i + 10).map(async (email) => {
-      const r = await client(t).request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile() } });
-      if (r.status !== 200) throw new Error(`registering ${email}: ${r.status} ${JSON.stringify(r.body)}`);
-    }));
+    await Promise.all(
+      emails.slice(i, i + 10).map(async (email) => {
+        const r = await client(t).request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile() } });
+        if (r.status !== 200) throw new Error(`registering ${email}: ${r.status} ${JSON.stringify(r.body)}`);
+      }),
+    );
   }
   return emails;
 }
@@ -67,7 +69,9 @@ function report(route: string, p: Probe): number {
   const k = median(p.known);
   const u = median(p.unknown);
   const gap = Math.abs(k - u) / Math.min(k, u);
-  console.info(`[enumeration] ${route}: ${p.known.length} existing vs ${p.unknown.length} unknown addresses, median ${k.toFixed(1)} ms vs ${u.toFixed(1)} ms, gap ${(100 * gap).toFixed(1)}%`);
+  console.info(
+    `[enumeration] ${route}: ${p.known.length} existing vs ${p.unknown.length} unknown addresses, median ${k.toFixed(1)} ms vs ${u.toFixed(1)} ms, gap ${(100 * gap).toFixed(1)}%`,
+  );
   return gap;
 }
 
@@ -82,12 +86,16 @@ describe("existing and unknown addresses are answered alike", () => {
     { route: "/auth/email/register", mode: "registration, verification before", options: { verification: "before" } },
     { route: "/auth/password/recovery", mode: "password recovery", options: { verification: "none", redirects: REDIRECTS } },
     { route: "/auth/email/verification", mode: "verification resend", options: { verification: "after" } },
-  ] as const)(`$mode: same status and body over ${TRIES} tries each`, async ({ route, options }) => {
-    const known = await accounts(TRIES);
-    const t = emailApp(options);
-    const p = await probe(known, (email) => client(t).request("POST", route, { body: { email } }));
-    expectAlike(p, 202);
-    expect([...known, ...p.strangers].filter((email) => t.mails(email).length !== 1)).toEqual([]);
-    report(`POST ${route}`, p);
-  }, 300_000);
+  ] as const)(
+    `$mode: same status and body over ${TRIES} tries each`,
+    async ({ route, options }) => {
+      const known = await accounts(TRIES);
+      const t = emailApp(options);
+      const p = await probe(known, (email) => client(t).request("POST", route, { body: { email } }));
+      expectAlike(p, 202);
+      expect([...known, ...p.strangers].filter((email) => t.mails(email).length !== 1)).toEqual([]);
+      report(`POST ${route}`, p);
+    },
+    300_000,
+  );
 });

@@ -68,7 +68,16 @@ describe("rows keyed before subs were escaped", () => {
     const info = s.auth.identityModel();
     const user = await createUser(s.app, info, profileFields(info, { name: "Earlier" }, `earlier-${randomUUID().slice(0, 8)}@example.com`));
     const now = new Date().toISOString();
-    const item = { uuid: unescapedIdpKey(first.idp.issuer, sub), provider: "idp", providerUid: sub, issuer: first.idp.issuer, user, createdAt: now, updatedAt: now, __version: 1 };
+    const item = {
+      uuid: unescapedIdpKey(first.idp.issuer, sub),
+      provider: "idp",
+      providerUid: sub,
+      issuer: first.idp.issuer,
+      user,
+      createdAt: now,
+      updatedAt: now,
+      __version: 1,
+    };
     await documentClient().send(new PutCommand({ TableName: `${s.prefix}auth-idents`, Item: item }));
     return user;
   }

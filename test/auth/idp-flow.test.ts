@@ -191,7 +191,9 @@ describe("GET /auth/idp/callback", () => {
 
   it("refuses an unverified provider email that a verified account owns: ACCOUNT_EXISTS", async () => {
     const s = setup();
-    await s.auth.idents.create({ provider: "email", providerUid: "bob@example.com", user: randomUUID(), email: "bob@example.com", verified: true }).catch(() => undefined);
+    await s.auth.idents
+      .create({ provider: "email", providerUid: "bob@example.com", user: randomUUID(), email: "bob@example.com", verified: true })
+      .catch(() => undefined);
     const { done } = await browserFlow(s, "bob");
     expect(reason(done.location)).toBe("ACCOUNT_EXISTS");
     expect(await s.auth.idents.find("idp", "demo-bob", idp.issuer)).toBeUndefined();
@@ -298,7 +300,10 @@ describe("POST /auth/idp/token", () => {
     const ident = await s.auth.idents.find("idp", String(c.sub), idp.issuer);
     expect(ident?.user).toBe(body.user.uuid);
     expect(await ident?.tokens.get()).toEqual({ id_token: token, access_token: "provider-at", refresh_token: "provider-rt" });
-    expect(s.events.filter((e) => e.name === "IdpAuth.Tokens").map((e) => e.payload.tokens)).toEqual([{ id_token: token }, { id_token: token, access_token: "provider-at", refresh_token: "provider-rt" }]);
+    expect(s.events.filter((e) => e.name === "IdpAuth.Tokens").map((e) => e.payload.tokens)).toEqual([
+      { id_token: token },
+      { id_token: token, access_token: "provider-at", refresh_token: "provider-rt" },
+    ]);
     expect(s.logins()).toHaveLength(2);
   });
 
@@ -330,7 +335,11 @@ describe("POST /auth/idp/token", () => {
     const callerUser = (caller.body as { user: { uuid: string } }).user.uuid;
     const callerToken = (caller.body as { access_token: string }).access_token;
     const c = claims();
-    const other = await post(s, { token: await forgeIdToken(c, { keyFile }) }, { "content-type": "application/json", authorization: `Bearer ${callerToken}`, cookie: caller.cookies[0]?.split(";")[0] ?? "" });
+    const other = await post(
+      s,
+      { token: await forgeIdToken(c, { keyFile }) },
+      { "content-type": "application/json", authorization: `Bearer ${callerToken}`, cookie: caller.cookies[0]?.split(";")[0] ?? "" },
+    );
     expect(other.status).toBe(200);
     expect((other.body as { user: { uuid: string } }).user.uuid).not.toBe(callerUser);
     expect((await s.auth.idents.find("idp", String(c.sub), idp.issuer))?.user).not.toBe(callerUser);
@@ -374,18 +383,27 @@ describe("POST /auth/idp/token", () => {
   it("applies hostedDomain and allowedEmailDomains", async () => {
     const s = setup({ hostedDomain: "example.com", allowedEmailDomains: ["example.com"] });
     expect(await post(s, { token: await forgeIdToken(claims(), { keyFile }) })).toMatchObject({ status: 403, body: { reason: "HOSTED_DOMAIN_REFUSED" } });
-    expect(await post(s, { token: await forgeIdToken(claims({ hd: "example.com", email: "x@evil.example" }), { keyFile }) })).toMatchObject({ status: 403, body: { reason: "EMAIL_DOMAIN_NOT_ALLOWED" } });
+    expect(await post(s, { token: await forgeIdToken(claims({ hd: "example.com", email: "x@evil.example" }), { keyFile }) })).toMatchObject({
+      status: 403,
+      body: { reason: "EMAIL_DOMAIN_NOT_ALLOWED" },
+    });
     expect((await post(s, { token: await forgeIdToken(claims({ hd: "example.com" }), { keyFile }) })).status).toBe(200);
   });
 
   it("allowedEmailDomains refuses an address the provider does not mark verified, unless allowUnverifiedEmailDomains", async () => {
     const strict = setup({ allowedEmailDomains: ["example.com"] });
     for (const unverified of [{ email_verified: false }, { email_verified: "false" }, { email_verified: undefined }]) {
-      expect(await post(strict, { token: await forgeIdToken(claims(unverified), { keyFile }) })).toMatchObject({ status: 403, body: { reason: "EMAIL_NOT_VERIFIED" } });
+      expect(await post(strict, { token: await forgeIdToken(claims(unverified), { keyFile }) })).toMatchObject({
+        status: 403,
+        body: { reason: "EMAIL_NOT_VERIFIED" },
+      });
     }
     expect(strict.logins()).toHaveLength(0);
     const relaxed = setup({ allowedEmailDomains: ["example.com"], allowUnverifiedEmailDomains: true });
     expect((await post(relaxed, { token: await forgeIdToken(claims({ email_verified: false }), { keyFile }) })).status).toBe(200);
-    expect(await post(relaxed, { token: await forgeIdToken(claims({ email: "x@evil.example", email_verified: false }), { keyFile }) })).toMatchObject({ status: 403, body: { reason: "EMAIL_DOMAIN_NOT_ALLOWED" } });
+    expect(await post(relaxed, { token: await forgeIdToken(claims({ email: "x@evil.example", email_verified: false }), { keyFile }) })).toMatchObject({
+      status: 403,
+      body: { reason: "EMAIL_DOMAIN_NOT_ALLOWED" },
+    });
   });
 });

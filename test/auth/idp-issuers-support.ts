@@ -23,7 +23,13 @@ export const APP = "https://app.test";
 
 export type Issuer = DevIdpFixture;
 
-const idpService = (issuer: Issuer, url: string) => ({ type: "Framework/IdpProvider", url, issuer: issuer.idp.issuer, clientId: "test-client", redirects: { success: `${APP}/welcome`, failure: `${APP}/failed` } });
+const idpService = (issuer: Issuer, url: string) => ({
+  type: "Framework/IdpProvider",
+  url,
+  issuer: issuer.idp.issuer,
+  clientId: "test-client",
+  redirects: { success: `${APP}/welcome`, failure: `${APP}/failed` },
+});
 
 export async function setup(issuers: Issuer[]) {
   const prefix = await freshAuthPrefix();
@@ -33,7 +39,8 @@ export async function setup(issuers: Issuer[]) {
     services[i === 0 ? "idp" : `idp${i}`] = idpService(issuer, i === 0 ? "/auth/idp" : `/auth/idp${i}`);
   });
   const app = new Application({ ...definition, services }, inProcess).useStore(dynamoStore(prefix));
-  for (const entry of app.services()) if (entry.service instanceof IdpProvider) entry.service.useRuntime({ env: { ...process.env, IDP_CLIENT_SECRET: TEST_CLIENT_SECRET } });
+  for (const entry of app.services())
+    if (entry.service instanceof IdpProvider) entry.service.useRuntime({ env: { ...process.env, IDP_CLIENT_SECRET: TEST_CLIENT_SECRET } });
   const auth = app.services().find((e) => e.service instanceof AuthenticationService)?.service as AuthenticationService;
   return { app, auth, prefix, handler: httpHandler("auth", authDispatcher(app)) };
 }
@@ -42,8 +49,14 @@ export type Setup = Awaited<ReturnType<typeof setup>>;
 
 /** A token login at `issuer` as `sub` (the token route takes any configured issuer's ID token). */
 export async function login(s: Setup, issuer: Issuer, sub: string, tokens: Record<string, unknown> = {}, claims: Record<string, unknown> = {}) {
-  const token = await forgeIdToken({ iss: issuer.idp.issuer, aud: "test-client", sub, email: `${randomUUID().slice(0, 8)}@example.com`, email_verified: true, ...claims }, { keyFile: issuer.keyFile });
-  return callIdp(s.handler, "POST", `${APP}/auth/idp/token`, { rawBody: JSON.stringify({ tokens: { id_token: token, ...tokens } }), headers: { "content-type": "application/json" } });
+  const token = await forgeIdToken(
+    { iss: issuer.idp.issuer, aud: "test-client", sub, email: `${randomUUID().slice(0, 8)}@example.com`, email_verified: true, ...claims },
+    { keyFile: issuer.keyFile },
+  );
+  return callIdp(s.handler, "POST", `${APP}/auth/idp/token`, {
+    rawBody: JSON.stringify({ tokens: { id_token: token, ...tokens } }),
+    headers: { "content-type": "application/json" },
+  });
 }
 
 export const userOf = (answer: { body: unknown }) => (answer.body as { user: { uuid: string } }).user.uuid;

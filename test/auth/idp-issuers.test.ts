@@ -77,11 +77,20 @@ describe("Idp idents are keyed by issuer and subject", () => {
     const users = { v4: await issuerlessRow(s, subs.v4, "v4"), v3: await issuerlessRow(s, subs.v3, "v3") };
     const tables = migrationTables(s.app, s.prefix);
     const several = await migrate({ client: documentClient(), tables, seal, idpIssuers: [first.idp.issuer, second.idp.issuer] });
-    expect(several.idents.failed.map((f) => [f.key, f.code]).sort()).toEqual([[`${subs.v3}_idp`, "IDP_ISSUER_UNKNOWN"], [issuerlessIdpKey(subs.v4), "IDP_ISSUER_UNKNOWN"]].sort());
+    expect(several.idents.failed.map((f) => [f.key, f.code]).sort()).toEqual(
+      [
+        [`${subs.v3}_idp`, "IDP_ISSUER_UNKNOWN"],
+        [issuerlessIdpKey(subs.v4), "IDP_ISSUER_UNKNOWN"],
+      ].sort(),
+    );
     const one = await migrate({ client: documentClient(), tables, seal, idpIssuers: [first.idp.issuer] });
     expect(one.idents).toMatchObject({ migrated: 2, failed: [] });
     for (const form of ["v4", "v3"] as const) {
-      expect(await s.auth.idents.find("idp", subs[form], first.idp.issuer)).toMatchObject({ uuid: idpIdentKey(first.idp.issuer, subs[form]), issuer: first.idp.issuer, user: users[form] });
+      expect(await s.auth.idents.find("idp", subs[form], first.idp.issuer)).toMatchObject({
+        uuid: idpIdentKey(first.idp.issuer, subs[form]),
+        issuer: first.idp.issuer,
+        user: users[form],
+      });
     }
     expect((await migrate({ client: documentClient(), tables, seal, idpIssuers: [first.idp.issuer] })).idents).toMatchObject({ migrated: 0, failed: [] });
   });

@@ -32,14 +32,23 @@ interface Options {
 
 async function setup(options: Options = {}) {
   const base = definition.services.email as { type: string } & Record<string, unknown>;
-  const app = new Application({
-    ...definition,
-    services: {
-      ...definition.services,
-      email: { ...base, password: { cost: { ln: 10 } }, ...options.email },
-      idp: { type: "Framework/IdpProvider", issuer: provider.idp.issuer, clientId: "test-client", redirects: { success: `${APP}/welcome`, failure: `${APP}/failed` }, ...options.idp },
+  const app = new Application(
+    {
+      ...definition,
+      services: {
+        ...definition.services,
+        email: { ...base, password: { cost: { ln: 10 } }, ...options.email },
+        idp: {
+          type: "Framework/IdpProvider",
+          issuer: provider.idp.issuer,
+          clientId: "test-client",
+          redirects: { success: `${APP}/welcome`, failure: `${APP}/failed` },
+          ...options.idp,
+        },
+      },
     },
-  }, inProcess).useStore(dynamoStore(await freshAuthPrefix()));
+    inProcess,
+  ).useStore(dynamoStore(await freshAuthPrefix()));
   (app.service("idp")?.service as IdpProvider).useRuntime({ env: { ...process.env, IDP_CLIENT_SECRET: SECRET } });
   const auth = app.services().find((e) => e.service instanceof AuthenticationService)?.service as AuthenticationService;
   return { app, auth, handler: httpHandler("auth", authDispatcher(app)) };
@@ -68,8 +77,14 @@ async function browserLogin(s: Setup, username: string): Promise<{ user?: string
 }
 
 async function tokenLogin(s: Setup, email: string, emailVerified: boolean): Promise<{ user?: string; reason?: string }> {
-  const token = await forgeIdToken({ iss: provider.idp.issuer, aud: "test-client", sub: `sub-${randomUUID()}`, email, email_verified: emailVerified }, { keyFile: provider.keyFile });
-  const answer = await callIdp(s.handler, "POST", `${APP}/auth/idp/token`, { rawBody: JSON.stringify({ token }), headers: { "content-type": "application/json" } });
+  const token = await forgeIdToken(
+    { iss: provider.idp.issuer, aud: "test-client", sub: `sub-${randomUUID()}`, email, email_verified: emailVerified },
+    { keyFile: provider.keyFile },
+  );
+  const answer = await callIdp(s.handler, "POST", `${APP}/auth/idp/token`, {
+    rawBody: JSON.stringify({ token }),
+    headers: { "content-type": "application/json" },
+  });
   if (answer.status === 200) return { user: (answer.body as { user: { uuid: string } }).user.uuid };
   expect(answer.cookies).toEqual([]);
   return { reason: (answer.body as { reason: string }).reason };

@@ -18,7 +18,11 @@ export async function signInAtProvider(jar: CookieJar, authorizationUrl: string,
   const action = /action="([^"]+)"/.exec(page)?.[1];
   if (!action) throw new Error("no login form");
   url = new URL(action.replace(/&amp;/g, "&"), url).href;
-  response = await jar.fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ username, password }).toString() });
+  response = await jar.fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ username, password }).toString(),
+  });
   for (let hop = 0; hop < 10; hop++) {
     if (response.status < 300 || response.status >= 400) throw new Error(`provider answered ${response.status}: ${await response.text()}`);
     url = locationOf(response, url);
@@ -57,7 +61,12 @@ export interface Answer {
 type Handler = (event: ReturnType<typeof httpEvent>, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;
 
 /** Calls the Idp Lambda in-process as API Gateway (payload 2.0) would, with the browser's cookies for `host`. */
-export async function callIdp(handler: Handler, method: string, url: string, options: { jar?: CookieJar; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {}): Promise<Answer> {
+export async function callIdp(
+  handler: Handler,
+  method: string,
+  url: string,
+  options: { jar?: CookieJar; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {},
+): Promise<Answer> {
   const parsed = new URL(url);
   const event = httpEvent(method, `${parsed.pathname}${parsed.search ? `?${parsed.search.slice(1)}` : ""}`, {
     body: options.body,

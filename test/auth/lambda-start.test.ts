@@ -11,7 +11,11 @@ import type { LoadedSecrets } from "../../lib/core/secrets/values.ts";
  * one from the secret store, never its environment; or the public set), whatever test or offline
  * flags the environment also carries.
  */
-const functionTypes = { "auth (every service)": definition.serviceTypes, "auth-session": sessionRoutesServiceTypes(), "identifying (rest-read, graphql, ws, stream)": identifyingServiceTypes() };
+const functionTypes = {
+  "auth (every service)": definition.serviceTypes,
+  "auth-session": sessionRoutesServiceTypes(),
+  "identifying (rest-read, graphql, ws, stream)": identifyingServiceTypes(),
+};
 const flagSets: Record<string, string>[] = [{}, { NODE_ENV: "test", VITEST: "true" }, { IS_OFFLINE: "true", ALLOW_TEST_USER: "true" }];
 const email = definition.services.email as { type: string } & Record<string, unknown>;
 const weakCost = { services: { ...definition.services, email: { ...email, password: { cost: { ln: 16 } } } } };
@@ -25,7 +29,10 @@ afterEach(() => {
 });
 
 /** The function's application, given what the secret store returned at its cold start (lib/core/secrets/load.ts). */
-const build = (types: typeof definition.serviceTypes, secrets: LoadedSecrets = new Map(), overrides = {}) => () => buildApp(types, { secrets }, overrides);
+const build =
+  (types: typeof definition.serviceTypes, secrets: LoadedSecrets = new Map(), overrides = {}) =>
+  () =>
+    buildApp(types, { secrets }, overrides);
 
 const signingJwk = JSON.stringify(generateSigningJwk());
 const publicKeys = JSON.stringify(publicKeySet(signingJwk));
@@ -35,7 +42,12 @@ describe("a Lambda runtime", () => {
     it(`${name}: starts with the floor cost and its keys, refuses a weaker cost or no key`, () => {
       for (const flags of flagSets) {
         // A deployed stage names its public URL (the base of mailed links; packaging refuses without it).
-        environment({ AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", PUBLIC_URL: "https://api.example.com", AUTH_SIGNING_KEY_PARAMETER: "/blog/prod/auth-signing-key", ...flags });
+        environment({
+          AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x",
+          PUBLIC_URL: "https://api.example.com",
+          AUTH_SIGNING_KEY_PARAMETER: "/blog/prod/auth-signing-key",
+          ...flags,
+        });
         // The private key as the secret store gave it at this cold start (lib/core/secrets/load.ts).
         const loaded = new Map([["AUTH_SIGNING_KEY", signingJwk]] as const);
         expect(build(types, loaded)).not.toThrow();
@@ -59,7 +71,11 @@ describe("a Lambda runtime", () => {
   });
 
   it("checks the key's shape at cold start, naming the parameter and never the value", () => {
-    environment({ AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", PUBLIC_URL: "https://api.example.com", AUTH_SIGNING_KEY_PARAMETER: "/blog/prod/auth-signing-key" });
+    environment({
+      AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x",
+      PUBLIC_URL: "https://api.example.com",
+      AUTH_SIGNING_KEY_PARAMETER: "/blog/prod/auth-signing-key",
+    });
     const notAKey = "not-json-but-secret-text";
     const attempt = build(definition.serviceTypes, new Map([["AUTH_SIGNING_KEY", notAKey]]));
     expect(attempt).toThrow(ConfigurationError);

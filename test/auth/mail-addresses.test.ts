@@ -9,12 +9,7 @@ import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 const REDIRECTS = { failure: "https://x.test/f", recover: "https://x.test/r" };
 
 /** Other spellings of `<local>@<domain>` that a mail server may deliver to the same mailbox. */
-const spellings = (local: string, domain: string): string[] => [
-  `${local}@${domain}.`,
-  `"${local}"@${domain}`,
-  `${local}@[127.0.0.1]`,
-  `${local}(x)@${domain}`,
-];
+const spellings = (local: string, domain: string): string[] => [`${local}@${domain}.`, `"${local}"@${domain}`, `${local}@[127.0.0.1]`, `${local}(x)@${domain}`];
 
 describe("one spelling per mailbox (attack 6)", () => {
   it("refuses other spellings of a known address on every mail route with a 400 naming /email, mailing nothing", async () => {
@@ -54,4 +49,3 @@ describe("one spelling per mailbox (attack 6)", () => {
     expect(t.mails(email)).toHaveLength(1);
   });
 });
-

@@ -37,7 +37,9 @@ describe("the service-wide mail budget (attack 6)", () => {
       expect((await client(one).request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile() } })).status).toBe(200);
     }
     const unknown = Array.from({ length: 6 }, () => newEmail());
-    const asks = [...known.slice(0, 4), ...unknown].map((email, i) => client(i % 2 === 0 ? one : two).request("POST", "/auth/password/recovery", { body: { email } }));
+    const asks = [...known.slice(0, 4), ...unknown].map((email, i) =>
+      client(i % 2 === 0 ? one : two).request("POST", "/auth/password/recovery", { body: { email } }),
+    );
     const replies = await Promise.all(asks);
     expect(new Set(replies.map((r) => JSON.stringify([r.status, r.body])))).toEqual(new Set([JSON.stringify([202, replies[0]?.body])]));
     expect(one.allMails().length + two.allMails().length).toBe(BUDGET);
@@ -96,11 +98,14 @@ describe("a mail budget no stranger can spend", () => {
     const t = emailApp({ verification: "none", redirects: REDIRECTS, throttle: { mailsPerMinute: 100, mailsPerSourcePerMinute: 10 } });
     t.auth.now = clock;
     const bob = newEmail();
-    expect((await client(t).request("POST", "/auth/email/register", { body: { email: bob, password: PASSWORD, user: profile() }, sourceIp: BOB })).status).toBe(200);
+    expect((await client(t).request("POST", "/auth/email/register", { body: { email: bob, password: PASSWORD, user: profile() }, sourceIp: BOB })).status).toBe(
+      200,
+    );
 
     const replies: Awaited<ReturnType<ReturnType<typeof client>["request"]>>[] = [];
     const overShare = await eventCount("MailsOverSourceShare", async () => {
-      for (let i = 0; i < 130; i++) replies.push(await client(t).request("POST", "/auth/password/recovery", { body: { email: newEmail() }, sourceIp: ATTACKER }));
+      for (let i = 0; i < 130; i++)
+        replies.push(await client(t).request("POST", "/auth/password/recovery", { body: { email: newEmail() }, sourceIp: ATTACKER }));
     });
     // Over its share or not, every request is answered alike.
     expect(new Set(replies.map((r) => JSON.stringify([r.status, r.body])))).toEqual(new Set([JSON.stringify([202, replies[0]?.body])]));
@@ -117,7 +122,8 @@ describe("a mail budget no stranger can spend", () => {
     const clock = privateMinute();
     const t = emailApp({ verification: "none", redirects: REDIRECTS, throttle: { mailsPerMinute: 100, mailsPerSourcePerMinute: 3 } });
     t.auth.now = clock;
-    for (let i = 1; i <= 8; i++) await client(t).request("POST", "/auth/password/recovery", { body: { email: newEmail() }, sourceIp: `2001:db8:1:2::${i.toString(16)}` });
+    for (let i = 1; i <= 8; i++)
+      await client(t).request("POST", "/auth/password/recovery", { body: { email: newEmail() }, sourceIp: `2001:db8:1:2::${i.toString(16)}` });
     expect(t.allMails()).toHaveLength(3);
     await client(t).request("POST", "/auth/password/recovery", { body: { email: newEmail() }, sourceIp: "2001:db8:1:3::1" });
     expect(t.allMails()).toHaveLength(4);

@@ -68,7 +68,11 @@ describe("mailed links ignore request headers (attack 1)", () => {
 
   it("the publicUrl option wins over PUBLIC_URL and over every header", async () => {
     vi.stubEnv("PUBLIC_URL", OWN);
-    const t = emailApp({ verification: "none", redirects: { failure: "https://x.test/f", recover: "https://x.test/r" }, publicUrl: "https://id.example.com/api/" });
+    const t = emailApp({
+      verification: "none",
+      redirects: { failure: "https://x.test/f", recover: "https://x.test/r" },
+      publicUrl: "https://id.example.com/api/",
+    });
     const email = newEmail();
     await client(t).request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: profile() } });
     await client(t).request("POST", "/auth/password/recovery", { body: { email }, headers: FORGED[1] });

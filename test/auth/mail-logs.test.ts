@@ -23,7 +23,10 @@ async function linesOf(run: () => Promise<unknown>): Promise<string[]> {
     out.mockRestore();
     err.mockRestore();
   }
-  return written.join("").split("\n").filter((l) => l.trim() !== "");
+  return written
+    .join("")
+    .split("\n")
+    .filter((l) => l.trim() !== "");
 }
 
 describe("no recipient address in mail log lines", () => {
@@ -65,7 +68,13 @@ describe("no recipient address in mail log lines", () => {
     });
     afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-    const transport = () => new SesTransport("no-reply@example.com", { endpoint, region: "eu-west-1", credentials: { accessKeyId: "AKIDTEST", secretAccessKey: "test" }, maxAttempts: 1 });
+    const transport = () =>
+      new SesTransport("no-reply@example.com", {
+        endpoint,
+        region: "eu-west-1",
+        credentials: { accessKeyId: "AKIDTEST", secretAccessKey: "test" },
+        maxAttempts: 1,
+      });
     const mail = (to: string) => ({ to, subject: "Recover your password", text: "https://api.example.com/x", html: "<p>x</p>" });
 
     it("logs a sent mail's recipient as a digest", async () => {
@@ -79,7 +88,12 @@ describe("no recipient address in mail log lines", () => {
 
     it("a refusal that names the recipient reaches the caller (and its error line) without it", async () => {
       const to = `refused-${newEmail()}`;
-      const error = await transport().send(mail(to)).then(() => undefined, (e: unknown) => e as Error);
+      const error = await transport()
+        .send(mail(to))
+        .then(
+          () => undefined,
+          (e: unknown) => e as Error,
+        );
       expect(error?.name).toBe("MessageRejected");
       expect(error?.message).toContain(loggedRecipient(to));
       expect(`${error?.message}${error?.stack}`).not.toContain(to);

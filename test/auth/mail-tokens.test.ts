@@ -40,9 +40,11 @@ describe("mailed tokens are single-use under concurrency (attack 5)", () => {
     const email = newEmail();
     await client(t).request("POST", "/auth/email/register", { body: { email } });
     const token = tokenOf(linkIn(t.mails(email)[0]));
-    const replies = await Promise.all(Array.from({ length: USES }, (_, i) =>
-      client(t).request("POST", "/auth/email/register", { body: { email, token, password: PASSWORD, user: profile(`racer${i}`) } }),
-    ));
+    const replies = await Promise.all(
+      Array.from({ length: USES }, (_, i) =>
+        client(t).request("POST", "/auth/email/register", { body: { email, token, password: PASSWORD, user: profile(`racer${i}`) } }),
+      ),
+    );
     const outcomes = replies.map(outcome);
     expect(outcomes.filter((o) => o === "200")).toHaveLength(1);
     expect(outcomes.filter((o) => o !== "200")).toEqual(Array.from({ length: USES - 1 }, () => "409 ACCOUNT_EXISTS"));

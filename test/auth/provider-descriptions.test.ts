@@ -19,7 +19,10 @@ describe("the login providers as their descriptions", () => {
   it("are the same services with the same complete options, and GET /auth/providers lists them alike", () => {
     const [full, light] = [whole(), described()];
     expect(light.services().map((e) => [e.name, e.service.options])).toEqual(full.services().map((e) => [e.name, e.service.options]));
-    const listed = (app: Application) => authenticationOf(app)?.providers().map((p) => p.describe());
+    const listed = (app: Application) =>
+      authenticationOf(app)
+        ?.providers()
+        .map((p) => p.describe());
     expect(listed(light)).toEqual(listed(full));
     expect(listed(light)?.map((d) => d.provider)).toEqual(["email", "idp"]);
     // The flows are the whole classes' only: a description has none to run.

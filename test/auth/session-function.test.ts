@@ -18,7 +18,9 @@ describe("the session routes' own function", () => {
     const whole = client(t);
     // The same configuration and tables, built as the function builds it: a store that reads by key,
     // and no listing (functions/auth-session.ts is composed without it), which none of these routes needs.
-    const described = new Application({ ...t.app.definition, serviceTypes: sessionRoutesServiceTypes() }, { ...inProcess, listing: undefined }).useStore(dynamoRecordStore());
+    const described = new Application({ ...t.app.definition, serviceTypes: sessionRoutesServiceTypes() }, { ...inProcess, listing: undefined }).useStore(
+      dynamoRecordStore(),
+    );
     const session = client({ ...t, authHandler: httpHandler("auth", authDispatcher(described, sessionRoutes())) });
     const registered = await whole.request("POST", "/auth/email/register", { body: { email: newEmail(), password: PASSWORD, user: profile() } });
     expect(registered.status).toBe(200);
@@ -55,7 +57,13 @@ describe("the session routes' own function", () => {
     const functions = authFunctions(t.app);
     const own = new Set(sessionRoutes().map((r) => r.id));
     for (const [id, fn] of Object.entries(functions)) expect(fn.handler).toBe(own.has(id) ? "functions/auth-session.handler" : "functions/auth.handler");
-    expect(Object.keys(functions).filter((id) => own.has(id)).sort()).toEqual([...own].sort());
-    expect(Object.values(authFunctions(new Application({ ...t.app.definition, rest: { packaging: "single" } }, inProcess))).map((f) => f.handler)).toEqual(["functions/auth.handler"]);
+    expect(
+      Object.keys(functions)
+        .filter((id) => own.has(id))
+        .sort(),
+    ).toEqual([...own].sort());
+    expect(Object.values(authFunctions(new Application({ ...t.app.definition, rest: { packaging: "single" } }, inProcess))).map((f) => f.handler)).toEqual([
+      "functions/auth.handler",
+    ]);
   });
 });

@@ -22,7 +22,8 @@ function laggingIndex(repository: Repository, missing: Set<string>): Repository 
   });
 }
 
-const sidOf = (login: LoginResult): string => (JSON.parse(Buffer.from(login.access_token.split(".")[1] as string, "base64url").toString()) as { sid: string }).sid;
+const sidOf = (login: LoginResult): string =>
+  (JSON.parse(Buffer.from(login.access_token.split(".")[1] as string, "base64url").toString()) as { sid: string }).sid;
 const cookieOf = (login: LoginResult): string => login.setCookie.split(";")[0] as string;
 
 describe("ending every session of a user", () => {

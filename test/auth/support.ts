@@ -18,5 +18,9 @@ export const uniqueEmail = (): string => `user-${randomUUID().slice(0, 8)}@examp
 /** A user logged in through the provider seam, as the Idp provider would. */
 export async function idpLogin(auth: AuthenticationService, overrides: Partial<ProviderIdentity> = {}) {
   const email = overrides.email ?? uniqueEmail();
-  return auth.loginWithProvider(Context.anonymous(), { provider: "idp", providerUid: randomUUID(), issuer: "https://idp.test.example", email, emailVerified: true, profile: { name: "Ida" }, ...overrides }, { trustEmailVerification: true });
+  return auth.loginWithProvider(
+    Context.anonymous(),
+    { provider: "idp", providerUid: randomUUID(), issuer: "https://idp.test.example", email, emailVerified: true, profile: { name: "Ida" }, ...overrides },
+    { trustEmailVerification: true },
+  );
 }

@@ -28,13 +28,37 @@ describe("access tokens", () => {
     const base = { sid };
     const now = Math.floor(Date.now() / 1000);
     const jwk = (await auth.keys()).jwks.keys[0] as Record<string, string>;
-    const unsigned = new UnsecuredJWT(base).setIssuer("blog").setAudience("blog").setSubject(user).setJti("j").setIssuedAt(now).setExpirationTime(now + 600).encode();
+    const unsigned = new UnsecuredJWT(base)
+      .setIssuer("blog")
+      .setAudience("blog")
+      .setSubject(user)
+      .setJti("j")
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
+      .encode();
     // alg confusion: an HMAC keyed with the public key's bytes and with the JWK text.
-    const hmacWith = (key: Uint8Array) => new SignJWT(base).setProtectedHeader({ alg: "HS256", typ: "at+jwt" }).setIssuer("blog").setAudience("blog").setSubject(user).setJti("j").setIssuedAt(now).setExpirationTime(now + 600).sign(key);
+    const hmacWith = (key: Uint8Array) =>
+      new SignJWT(base)
+        .setProtectedHeader({ alg: "HS256", typ: "at+jwt" })
+        .setIssuer("blog")
+        .setAudience("blog")
+        .setSubject(user)
+        .setJti("j")
+        .setIssuedAt(now)
+        .setExpirationTime(now + 600)
+        .sign(key);
     const forged = [await hmacWith(base64url.decode(jwk.x as string)), await hmacWith(new TextEncoder().encode(JSON.stringify(jwk)))];
     const other = generateKeyPairSync("ed25519").privateKey;
     const signWith = (key: Parameters<SignJWT["sign"]>[0], claims: { iss?: string; aud?: string; iat?: number; exp?: number } = {}) =>
-      new SignJWT(base).setProtectedHeader({ alg: "EdDSA", typ: "at+jwt", kid: (jwk.kid as string) }).setIssuer(claims.iss ?? "blog").setAudience(claims.aud ?? "blog").setSubject(user).setJti("j").setIssuedAt(claims.iat ?? now).setExpirationTime(claims.exp ?? now + 600).sign(key);
+      new SignJWT(base)
+        .setProtectedHeader({ alg: "EdDSA", typ: "at+jwt", kid: jwk.kid as string })
+        .setIssuer(claims.iss ?? "blog")
+        .setAudience(claims.aud ?? "blog")
+        .setSubject(user)
+        .setJti("j")
+        .setIssuedAt(claims.iat ?? now)
+        .setExpirationTime(claims.exp ?? now + 600)
+        .sign(key);
     const ours = (await auth.keys()).signer?.key as KeyObject;
     const cases = {
       unsigned,

@@ -18,7 +18,9 @@ async function registered() {
   const browser = client(t);
   const email = newEmail();
   // An address in `user` is not the account's: the registered one is.
-  const answer = await browser.request("POST", "/auth/email/register", { body: { email, password: PASSWORD, user: { ...profile("bob"), email: "carol@example.com" } } });
+  const answer = await browser.request("POST", "/auth/email/register", {
+    body: { email, password: PASSWORD, user: { ...profile("bob"), email: "carol@example.com" } },
+  });
   expect(answer.status).toBe(200);
   const { access_token: token, user } = answer.body as { access_token: string; user: { uuid: string } };
   const me = async () => ((await browser.request("GET", "/auth/me")).body as { email?: string }).email;
@@ -51,7 +53,9 @@ describe("User email is server-owned", () => {
       call(graphql, httpEvent("POST", "/graphql", { body: { query, variables }, headers: { authorization: `Bearer ${token}`, host: "api.example.com" } }));
 
     const inline = await ask(`mutation { updateUser(uuid: "${uuid}", User: { username: "bob", name: "Bob", email: "carol@example.com" }) { uuid } }`);
-    const variables = await ask("mutation($u: UserInput!) { updateUser(uuid: \"" + uuid + "\", User: $u) { uuid } }", { u: { username: "bob", name: "Bob", email: "carol@example.com" } });
+    const variables = await ask('mutation($u: UserInput!) { updateUser(uuid: "' + uuid + '", User: $u) { uuid } }', {
+      u: { username: "bob", name: "Bob", email: "carol@example.com" },
+    });
     for (const answer of [inline, variables]) {
       const errors = (answer.body as { errors?: { message: string; extensions?: { code?: string } }[] }).errors ?? [];
       expect(errors.length).toBeGreaterThan(0);

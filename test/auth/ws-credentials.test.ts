@@ -18,8 +18,15 @@ async function watcher(now: { value: number }) {
   const user = login.user.uuid as string;
   const slug = `ws-${user.slice(0, 8)}`;
   const connectionId = `c-${user.slice(0, 8)}`;
-  await realtime.protocol.connect({ connectionId, endpoint: ENDPOINT, connectedAt: now.value, headers: { "sec-websocket-protocol": "graphql-transport-ws" }, cookies: [] });
-  const frame = (message: unknown) => realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: now.value, requestId: connectionId });
+  await realtime.protocol.connect({
+    connectionId,
+    endpoint: ENDPOINT,
+    connectedAt: now.value,
+    headers: { "sec-websocket-protocol": "graphql-transport-ws" },
+    cookies: [],
+  });
+  const frame = (message: unknown) =>
+    realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: now.value, requestId: connectionId });
   await frame({ type: MessageType.ConnectionInit, payload: { Authorization: `Bearer ${login.access_token}` } });
   await frame({ id: "s1", type: MessageType.Subscribe, payload: { query: `subscription { Post(slug: "${slug}") { slug title } }` } });
   const Post = app.model("Post");

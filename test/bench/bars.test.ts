@@ -8,7 +8,10 @@ describe("a bar on two sides measured in the same rounds", () => {
   // Rounds on a noisy machine: each round is slower or faster for both sides alike, ours always
   // three quarters of the peer.
   const drift = [100, 130, 90, 160, 110, 95, 140];
-  const ours = side("ours", drift.map((d) => 0.75 * d));
+  const ours = side(
+    "ours",
+    drift.map((d) => 0.75 * d),
+  );
   const peer = side("peer", drift);
 
   it("reads the per-round ratios: the common drift cancels, and the bar is met", () => {
@@ -28,7 +31,10 @@ describe("a bar on two sides measured in the same rounds", () => {
   });
 
   it("still misses a bar the paired ratio does not clear, and falls back when the rounds do not line up", () => {
-    const slow = side("ours", drift.map((d, i) => (i % 2 ? 0.84 : 0.82) * d));
+    const slow = side(
+      "ours",
+      drift.map((d, i) => (i % 2 ? 0.84 : 0.82) * d),
+    );
     expect(verdict(barOn("<= 0.8x peer", slow, peer, 0.8, true))).toBe("missed");
     expect(barOn("<= 0.8x peer", side("ours", [1, 2, 3]), peer, 0.8, true).paired).toBe(false);
   });

@@ -21,15 +21,24 @@ describe("function bundles as serverless package builds them", () => {
     expect((await readFile(theirs)).equals(await readFile(ours.file)), "bench/build/options.ts no longer matches serverless-esbuild").toBe(true);
   }, 120_000);
 
-  it.each(entries)("%s stays within its size budget (bench/budgets.json)", async (entry, functions) => {
-    const result = built.get(entry) ?? (await bundle(entry, join(out, "ours")));
-    const failure = overBudget(result, functions, readBudgets());
-    // The message names the function, its size, the budget and the largest inputs.
-    expect(failure, failure).toBeUndefined();
-  }, 120_000);
+  it.each(entries)(
+    "%s stays within its size budget (bench/budgets.json)",
+    async (entry, functions) => {
+      const result = built.get(entry) ?? (await bundle(entry, join(out, "ours")));
+      const failure = overBudget(result, functions, readBudgets());
+      // The message names the function, its size, the budget and the largest inputs.
+      expect(failure, failure).toBeUndefined();
+    },
+    120_000,
+  );
 
   it("explains an overrun by name, size, budget and largest inputs", () => {
-    const fake: Bundle = { entry: "functions/heavy.ts", file: "heavy.mjs", bytes: 2_000_000, inputs: [{ path: "node_modules/huge/index.js", bytes: 1_500_000 }] };
+    const fake: Bundle = {
+      entry: "functions/heavy.ts",
+      file: "heavy.mjs",
+      bytes: 2_000_000,
+      inputs: [{ path: "node_modules/huge/index.js", bytes: 1_500_000 }],
+    };
     const message = overBudget(fake, ["heavy"], { recordedAt: "abc", tolerance: 0.05, sizes: {}, default: 1_000_000 }) ?? "";
     expect(message).toContain("functions/heavy.ts (function heavy)");
     expect(message).toContain("1953.1 KB, over its budget of 976.6 KB");

@@ -24,14 +24,17 @@ describe("counting a stretch of a node process under callgrind", () => {
     expect(await callgrindAvailable(), "valgrind is not installed (Debian: apt-get install valgrind; .ci/run installs it)").toBe(true);
     const dir = await mkdtemp(join(tmpdir(), "callgrind-test-"));
     const script = join(dir, "work.mjs");
-    await writeFile(script, [
-      "const n = Number(process.argv[2]);",
-      "let x = 0;",
-      "process.cpuUsage();",
-      "for (let i = 0; i < n; i++) x = (x * 31 + i) % 1000003;",
-      "process.cpuUsage();",
-      "console.log(`done ${x}`);",
-    ].join("\n"));
+    await writeFile(
+      script,
+      [
+        "const n = Number(process.argv[2]);",
+        "let x = 0;",
+        "process.cpuUsage();",
+        "for (let i = 0; i < n; i++) x = (x * 31 + i) % 1000003;",
+        "process.cpuUsage();",
+        "console.log(`done ${x}`);",
+      ].join("\n"),
+    );
     const env = { PATH: process.env.PATH ?? "" };
     const small = await countInstructions(["--predictable", script, "2000000"], env, "uv_getrusage");
     const large = await countInstructions(["--predictable", script, "4000000"], env, "uv_getrusage");

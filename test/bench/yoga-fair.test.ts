@@ -17,7 +17,10 @@ async function projectInputs(entry: string): Promise<Set<string>> {
 const APPLICATION = ["app/", "schema-cache/", "lib/core/", "lib/store/", "lib/auth/", "lib/models/", "lib/rest/", "lib/realtime/"];
 /** How our function serves GraphQL over HTTP, which yoga replaces with its own. */
 const OUR_SERVING = [
-  "functions/graphql.ts", "lib/graphql/", "lib/http/", "lib/auth/errors.ts",
+  "functions/graphql.ts",
+  "lib/graphql/",
+  "lib/http/",
+  "lib/auth/errors.ts",
   // The metric line our HTTP handler writes per invocation (the invocation middleware): yoga's adapter writes none.
   "lib/core/emf.ts",
 ];
@@ -25,7 +28,8 @@ const OUR_SERVING = [
 describe("the yoga peer is built as our GraphQL function is (bench/fixtures/yoga.ts, functions/graphql.ts)", () => {
   it("bundles the same application modules; they differ only in the GraphQL-over-HTTP layer", async () => {
     const [ours, yoga] = await Promise.all([projectInputs("functions/graphql.ts"), projectInputs("bench/fixtures/yoga.ts")]);
-    const application = (set: Set<string>) => [...set].filter((p) => APPLICATION.some((a) => p.startsWith(a)) && !OUR_SERVING.some((s) => p.startsWith(s))).sort();
+    const application = (set: Set<string>) =>
+      [...set].filter((p) => APPLICATION.some((a) => p.startsWith(a)) && !OUR_SERVING.some((s) => p.startsWith(s))).sort();
     expect(application(yoga)).toEqual(application(ours));
     // Every module only one side has is that side's serving layer, nothing of the application.
     expect([...ours].filter((p) => !yoga.has(p) && !OUR_SERVING.some((s) => p.startsWith(s)))).toEqual([]);

@@ -9,12 +9,16 @@ import { inProcess } from "../support/parts.ts";
 
 /** `{ Action, Resource }` statements as "action logicalId" pairs (`/index/*` marked). */
 function grants(statements: Record<string, unknown>[]): string[] {
-  return statements.flatMap((s) => (s.Action as string[]).flatMap((a) => (s.Resource as Record<string, unknown>[]).map((r) => {
-    const join = r["Fn::Join"] as [string, [{ "Fn::GetAtt": [string] }, string]] | undefined;
-    if (join) return `${a} ${join[1][0]["Fn::GetAtt"][0]}/index`;
-    const getAtt = r["Fn::GetAtt"] as [string] | undefined;
-    return `${a} ${getAtt ? getAtt[0] : JSON.stringify(r)}`;
-  })));
+  return statements.flatMap((s) =>
+    (s.Action as string[]).flatMap((a) =>
+      (s.Resource as Record<string, unknown>[]).map((r) => {
+        const join = r["Fn::Join"] as [string, [{ "Fn::GetAtt": [string] }, string]] | undefined;
+        if (join) return `${a} ${join[1][0]["Fn::GetAtt"][0]}/index`;
+        const getAtt = r["Fn::GetAtt"] as [string] | undefined;
+        return `${a} ${getAtt ? getAtt[0] : JSON.stringify(r)}`;
+      }),
+    ),
+  );
 }
 
 const appOf = (packaging: "route" | "model" | "single") => new Application({ ...definition, rest: { ...definition.rest, packaging } }, inProcess);

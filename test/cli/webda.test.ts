@@ -64,7 +64,12 @@ describe("the webda CLI behaves like a CLI", () => {
   }, 60_000);
 
   it("answers every command group: its commands on stdout for the group alone or with --help", async () => {
-    for (const [args, command] of [[["auth"], "migrate"], [["auth", "--help"], "migrate"], [["db", "-h"], "delete"], [["db"], "delete"]] as const) {
+    for (const [args, command] of [
+      [["auth"], "migrate"],
+      [["auth", "--help"], "migrate"],
+      [["db", "-h"], "delete"],
+      [["db"], "delete"],
+    ] as const) {
       const run = await webda([...args]);
       expect(run, args.join(" ")).toMatchObject({ code: 0, stderr: "" });
       expect(run.stdout).toMatch(new RegExp(`^usage: webda ${args[0]} <command>`));
@@ -79,7 +84,10 @@ describe("the webda CLI behaves like a CLI", () => {
     const cases: [string[], string][] = [
       [["build", "--force"], "webda build: unknown option '--force' (webda build --help)"],
       [["auth", "migrate", "--frobnicate"], "webda auth migrate: unknown option '--frobnicate' (webda auth migrate --help)"],
-      [["auth", "migrate", "--local", "--batch", "0"], "webda auth migrate: --batch: expected a whole number from 1 to 1000, got \"0\" (webda auth migrate --help)"],
+      [
+        ["auth", "migrate", "--local", "--batch", "0"],
+        'webda auth migrate: --batch: expected a whole number from 1 to 1000, got "0" (webda auth migrate --help)',
+      ],
       [["db", "delete", "--frobnicate"], "webda db delete: unknown option '--frobnicate' (webda db delete --help)"],
       [["db", "delete", "--local", "--key", "x"], "webda db delete: --table: which table? (its full name) (webda db delete --help)"],
       [["validate", "a", "b"], "webda validate: unknown argument 'b' (webda validate --help)"],

@@ -8,7 +8,21 @@ import { serveHandlers } from "../graphql/serve.ts";
 const FRONT_PAGE = /* GraphQL */ `
   query FrontPage($limit: Long, $offset: String) {
     Posts(limit: $limit, offset: $offset) {
-      results { slug title author { username } comments(limit: 10) { results { content } } tags(limit: 10) { name } }
+      results {
+        slug
+        title
+        author {
+          username
+        }
+        comments(limit: 10) {
+          results {
+            content
+          }
+        }
+        tags(limit: 10) {
+          name
+        }
+      }
       continuationToken
     }
   }

@@ -34,7 +34,11 @@ function app(services: Record<string, { type: string; [k: string]: unknown }>) {
 describe("registry", () => {
   it("serves only final models: a base shadowed by a subclass is skipped", () => {
     expect(finalModels([Base, Special, Other])).toEqual([Special, Other]);
-    expect(app({}).models().map((m) => m.name)).toEqual(["Special", "Other"]);
+    expect(
+      app({})
+        .models()
+        .map((m) => m.name),
+    ).toEqual(["Special", "Other"]);
   });
 
   it("names routes by the lowercase plural of the class", () => {
@@ -43,7 +47,12 @@ describe("registry", () => {
     expect(pluralize("Category")).toBe("categories");
     expect(pluralize("Address")).toBe("addresses");
     const blog = new Application(definition, inProcess);
-    expect(blog.models().map((m) => m.plural).sort()).toEqual(["comments", "posts", "posttags", "tags", "userfollows", "users"]);
+    expect(
+      blog
+        .models()
+        .map((m) => m.plural)
+        .sort(),
+    ).toEqual(["comments", "posts", "posttags", "tags", "userfollows", "users"]);
   });
 
   it("derives keys, input and output schemas, and an index per foreign key", () => {
@@ -54,7 +63,13 @@ describe("registry", () => {
     expect(Object.keys(post?.outputSchema.properties ?? {})).toEqual(expect.arrayContaining(["author", "createdAt", "updatedAt"]));
     expect(blog.model("User")?.keyFields).toEqual(["uuid"]);
     expect(blog.model("User")?.inputSchema.properties).not.toHaveProperty("password");
-    expect(blog.model("PostTag")?.table).toEqual({ key: { hash: "post", range: "tag" }, indexes: [{ name: "by_tag", hash: "tag", range: "post" }, { name: "by_createdBy", hash: "createdBy", range: "post" }] });
+    expect(blog.model("PostTag")?.table).toEqual({
+      key: { hash: "post", range: "tag" },
+      indexes: [
+        { name: "by_tag", hash: "tag", range: "post" },
+        { name: "by_createdBy", hash: "createdBy", range: "post" },
+      ],
+    });
     expect(blog.model("Comment")?.table.indexes.map((i) => i.name)).toEqual(["by_post", "by_author"]);
     expect(describeModel(Other).generatedKey).toBe(false);
   });
@@ -68,7 +83,9 @@ describe("configuration", () => {
   });
 
   it("names the service, the option and the problem", () => {
-    expect(() => app({ mail: { type: "Mailer", from: "a@b.co", colour: "red" } })).toThrow(/service 'mail' \(Acme\/Mailer\): option 'colour' is not an option of this type/);
+    expect(() => app({ mail: { type: "Mailer", from: "a@b.co", colour: "red" } })).toThrow(
+      /service 'mail' \(Acme\/Mailer\): option 'colour' is not an option of this type/,
+    );
     expect(() => app({ mail: { type: "Mailer" } })).toThrow(/service 'mail' \(Acme\/Mailer\): option 'from' is required/);
     expect(() => app({ mail: { type: "Mailer", from: "nope" } })).toThrow(/option 'from' expected string to match 'email' format/);
     expect(() => app({ x: { type: "Unknown" } })).toThrow(ConfigurationError);

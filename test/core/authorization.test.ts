@@ -112,7 +112,13 @@ describe("filters name only fields the caller may read", () => {
     const { app, User } = await blogWithPosts();
     await app.domain.create(as(ALICE), User, { username: "alice", name: "Alice" }, { email: "alice@example.com" });
     for (const caller of [as(), as(BOB), as(ALICE)]) {
-      for (const q of ["email = 'alice@example.com'", "email = 'nobody@example.com'", "email LIKE 'a%'", "NOT (email IS NULL)", "username = 'alice' ORDER BY email"]) {
+      for (const q of [
+        "email = 'alice@example.com'",
+        "email = 'nobody@example.com'",
+        "email LIKE 'a%'",
+        "NOT (email IS NULL)",
+        "username = 'alice' ORDER BY email",
+      ]) {
         const error = await failure(app.domain.query(caller, User, { q }));
         expect(error.code).toBe("BAD_QUERY");
         expect(error.message).toContain("'email'");

@@ -56,7 +56,9 @@ class Wide extends Model {
 
 async function synthetic(): Promise<Application> {
   const prefix = `synthetic-${unique()}-`;
-  const app = new Application({ name: "synthetic", version: "0", models: [Gadget, Wide], serviceTypes: [], services: {} }, inProcess).useStore(dynamoStore(prefix));
+  const app = new Application({ name: "synthetic", version: "0", models: [Gadget, Wide], serviceTypes: [], services: {} }, inProcess).useStore(
+    dynamoStore(prefix),
+  );
   const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION });
   await ensureTables(client, tableDefinitions(app, prefix));
   client.destroy();
@@ -107,7 +109,10 @@ describe("limits DynamoDB imposes, as client errors", () => {
     const Gadget_ = gadgets.model("Gadget");
     if (!Gadget_) throw new Error("missing model");
     const notes = Array.from({ length: 500 }, () => ({ text: "x".repeat(1000) }));
-    await expect(gadgets.domain.create(as(), Gadget_, { sku: "huge", spec: { weight: 1, notes } })).rejects.toMatchObject({ status: 400, message: "Record too large" });
+    await expect(gadgets.domain.create(as(), Gadget_, { sku: "huge", spec: { weight: 1, notes } })).rejects.toMatchObject({
+      status: 400,
+      message: "Record too large",
+    });
     await expect(gadgets.domain.get(as(), Gadget_, { sku: "huge" })).rejects.toMatchObject({ status: 404 });
   });
 });
@@ -117,10 +122,13 @@ describe("ORDER BY on DynamoDB Local", () => {
     const prefix = `order-${unique()}-`;
     const documents = createDocumentClient(process.env.DYNAMODB_ENDPOINT);
     const queries: { IndexName?: string; ScanIndexForward?: boolean }[] = [];
-    documents.middlewareStack.add((next, context) => (args) => {
-      if (context.commandName === "QueryCommand") queries.push(args.input as { IndexName?: string; ScanIndexForward?: boolean });
-      return next(args);
-    }, { step: "initialize", name: "recordQueries" });
+    documents.middlewareStack.add(
+      (next, context) => (args) => {
+        if (context.commandName === "QueryCommand") queries.push(args.input as { IndexName?: string; ScanIndexForward?: boolean });
+        return next(args);
+      },
+      { step: "initialize", name: "recordQueries" },
+    );
     const app = blog((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
     await createModelTables(app, prefix);
     const Post = await seedPosts(app);

@@ -22,7 +22,9 @@ describe("domain queries", () => {
       seen.push(...page.results.map((r) => String(r.slug)));
       offset = page.continuationToken;
     } while (offset);
-    const expected = Array.from({ length: 30 }, (_, i) => i).filter((i) => i % 3 !== 0 || i % 2 === 1).map((i) => `p${String(i).padStart(2, "0")}`);
+    const expected = Array.from({ length: 30 }, (_, i) => i)
+      .filter((i) => i % 3 !== 0 || i % 2 === 1)
+      .map((i) => `p${String(i).padStart(2, "0")}`);
     expect(seen.sort()).toEqual(expected);
   });
 
@@ -69,7 +71,9 @@ describe("domain queries", () => {
     expect((await failure(app.domain.query(as(), Post, { offset: "garbage" }))).code).toBe("BAD_QUERY");
     const second = await app.domain.query(as(), Post, { q: "viewCount > 1", limit: 2, offset: token });
     // Page 2 continues exactly where page 1 stopped: the next two readable records in key order.
-    const readable = Array.from({ length: 30 }, (_, i) => i).filter((i) => i > 1 && (i % 3 !== 0)).map((i) => `p${String(i).padStart(2, "0")}`);
+    const readable = Array.from({ length: 30 }, (_, i) => i)
+      .filter((i) => i > 1 && i % 3 !== 0)
+      .map((i) => `p${String(i).padStart(2, "0")}`);
     expect(first.results.map((r) => r.slug)).toEqual(readable.slice(0, 2));
     expect(second.results.map((r) => r.slug)).toEqual(readable.slice(2, 4));
   });

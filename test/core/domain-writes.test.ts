@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import type { LifecycleEvent } from "../../lib/core/events.ts";
 import { ALICE, BOB, as, blog, model, post, failure } from "../support/blog.ts";
 
-
 describe("domain writes on the blog", () => {
   it("creates a post with server-set author and timestamps, ignoring client attempts to set them", async () => {
     const app = blog();

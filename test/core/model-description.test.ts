@@ -24,7 +24,9 @@ class Pair extends Model {
 
 describe("model descriptions", () => {
   it("where configuration is checked (here, npm start, the CLI), a bad model declaration stops the start", () => {
-    expect(() => new Application({ name: "t", version: "1", models: [Keyless], serviceTypes: [], services: {} }, inProcess)).toThrow(/Keyless: key field 'code' is not in the schema/);
+    expect(() => new Application({ name: "t", version: "1", models: [Keyless], serviceTypes: [], services: {} }, inProcess)).toThrow(
+      /Keyless: key field 'code' is not in the schema/,
+    );
   });
 
   it("in a Lambda function (nothing checks configuration there) a model is described when first used", async () => {
@@ -45,8 +47,15 @@ describe("model descriptions", () => {
       console.log(JSON.stringify({ built: true, fine: fine.plural, error }));
     `;
     const root = fileURLToPath(new URL("../..", import.meta.url));
-    const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: root, env: { PATH: process.env.PATH ?? "" } });
-    expect(JSON.parse(stdout.trim().split("\n").pop() ?? "{}")).toEqual({ built: true, fine: "fines", error: "Keyless: key field 'code' is not in the schema" });
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    expect(JSON.parse(stdout.trim().split("\n").pop() ?? "{}")).toEqual({
+      built: true,
+      fine: "fines",
+      error: "Keyless: key field 'code' is not in the schema",
+    });
   }, 30_000);
 
   it("the record-read routes from the declarations alone are the ones deriveRoutes derives", () => {

@@ -22,7 +22,12 @@ asServerlessOffline();
 
 /** A record pinned to a post: creating one needs the right to change the post, updating it does not. */
 class Pin extends Model {
-  static override readonly schema = Type.Object({ uuid: Type.String({ format: "uuid" }), post: Type.String({ minLength: 1 }), owner: Type.String(), note: Type.Optional(Type.String()) });
+  static override readonly schema = Type.Object({
+    uuid: Type.String({ format: "uuid" }),
+    post: Type.String({ minLength: 1 }),
+    owner: Type.String(),
+    note: Type.Optional(Type.String()),
+  });
   static override readonly relations: RelationDeclarations = {
     post: belongsTo(() => PostModel, { requires: { read: "read", create: "update" } }),
   };
@@ -90,7 +95,9 @@ describe("the domain layer re-checks the parent a write names", () => {
     // Alice's post is readable (no secret that it exists) but not Bob's to change: 403, not 400.
     expect((await failure(app.domain.patch(as(BOB), PinInfo, { uuid }, { post: "open" }))).status).toBe(403);
     expect((await failure(app.domain.update(as(BOB), PinInfo, { uuid }, { post: "open", owner: BOB }))).status).toBe(403);
-    expect((await failure(app.domain.patch(as(BOB), PinInfo, { uuid }, { post: "nope" }))).errors).toEqual([{ path: "/post", message: "must name a Post you can read" }]);
+    expect((await failure(app.domain.patch(as(BOB), PinInfo, { uuid }, { post: "nope" }))).errors).toEqual([
+      { path: "/post", message: "must name a Post you can read" },
+    ]);
     // Unmoved, the pin's own update rule (none on the post) is all that is asked.
     expect((await app.domain.patch(as(BOB), PinInfo, { uuid }, { note: "kept" })).data).toMatchObject({ post: "bob-open", note: "kept" });
   });
@@ -102,7 +109,10 @@ describe("every face inherits the check", () => {
     const handler = restHandler(app);
     for (const target of ["alice-draft", "nope"]) {
       const patched = await call(handler, httpEvent("PATCH", `/comments/${uuid}`, { body: { post: target }, headers: { "x-test-user": BOB } }));
-      const replaced = await call(handler, httpEvent("PUT", `/comments/${uuid}`, { body: { content: "moved", post: target, author: BOB }, headers: { "x-test-user": BOB } }));
+      const replaced = await call(
+        handler,
+        httpEvent("PUT", `/comments/${uuid}`, { body: { content: "moved", post: target, author: BOB }, headers: { "x-test-user": BOB } }),
+      );
       for (const answer of [patched, replaced]) expect(answer).toMatchObject({ statusCode: 400, body: { code: 400, errors: [PARENT_REFUSED] } });
     }
     expect(await stored()).toMatchObject({ post: "open" });

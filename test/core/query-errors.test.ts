@@ -20,7 +20,11 @@ describe("the query language's refusals, as the domain raises them", () => {
     ["a syntax error", () => parseQuery("a = - 1"), "unexpected character '-' at column 5"],
     ["a filter with a clause", () => parseFilter("a = 1 ORDER BY a"), "expected AND, OR or the end of the filter at column 7, found 'ORDER'"],
     ["an unknown field", () => checkQuery(parseQuery("b = 1"), { type: "object", properties: { a: { type: "string" } } }), "unknown field 'b' at column 1"],
-    ["an order no index serves", () => planDynamoQuery({ orderBy: [{ field: "a", direction: "ASC" }] }, { key: { hash: "id" }, indexes: [] }), "cannot ORDER BY 'a': no index serves this order; declare one on the model"],
+    [
+      "an order no index serves",
+      () => planDynamoQuery({ orderBy: [{ field: "a", direction: "ASC" }] }, { key: { hash: "id" }, indexes: [] }),
+      "cannot ORDER BY 'a': no index serves this order; declare one on the model",
+    ],
   ])("%s is a BadQueryError", (_name, run, message) => {
     const error = thrown(run);
     expect(error).toBeInstanceOf(BadQueryError);

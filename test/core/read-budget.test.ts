@@ -43,7 +43,12 @@ class Plain extends Model {
 const rows = (count: number) => Array.from({ length: count }, (_, i) => ({ id: `r${String(i).padStart(5, "0")}`, n: i, tag: i % 7 === 3 ? "x" : "y" }));
 
 /** Every page of `q` from the first, with what each request scanned. */
-async function follow(app: Application, info: ModelInfo, q: string, scanned: () => number): Promise<{ ids: string[]; pages: { size: number; scanned: number; token: boolean }[] }> {
+async function follow(
+  app: Application,
+  info: ModelInfo,
+  q: string,
+  scanned: () => number,
+): Promise<{ ids: string[]; pages: { size: number; scanned: number; token: boolean }[] }> {
   const ids: string[] = [];
   const pages: { size: number; scanned: number; token: boolean }[] = [];
   let offset: string | null = null;
@@ -74,8 +79,9 @@ describe("the read budget on DynamoDB Local", () => {
 
   async function seeded(count: number): Promise<{ app: Application; info: ModelInfo }> {
     const prefix = `budget-${randomUUID().slice(0, 8)}-`;
-    const app = new Application({ name: "budget", version: "0", models: [Reading], serviceTypes: [], services: {} }, inProcess)
-      .useStore((model, table) => new DynamoRepository(documents, tableName(prefix, model), table));
+    const app = new Application({ name: "budget", version: "0", models: [Reading], serviceTypes: [], services: {} }, inProcess).useStore(
+      (model, table) => new DynamoRepository(documents, tableName(prefix, model), table),
+    );
     const admin = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: process.env.AWS_REGION });
     await ensureTables(admin, tableDefinitions(app, prefix));
     admin.destroy();
@@ -98,7 +104,9 @@ describe("the read budget on DynamoDB Local", () => {
   it("following the tokens of a sparse filter yields exactly every match, no duplicates, no gaps", async () => {
     const { app, info } = await seeded(150);
     const { ids, pages } = await follow(app, info, "tag = 'x'", () => scannedTotal);
-    const expected = rows(150).filter((row) => row.tag === "x").map((row) => row.id);
+    const expected = rows(150)
+      .filter((row) => row.tag === "x")
+      .map((row) => row.id);
     expect([...ids].sort()).toEqual(expected);
     expect(new Set(ids).size).toBe(ids.length);
     for (const page of pages) expect(page.scanned).toBeLessThanOrEqual(40);
@@ -168,7 +176,11 @@ describe("a model that refuses filters its keys do not serve (keyedFilters)", ()
   it("refuses an anonymous Scan filter with 400 naming the key and the indexes, and serves keyed ones", async () => {
     await app.domain.create(as(), guarded, { id: "g1", n: 1, tag: "x" });
     const refused = app.domain.query(as(), guarded, { q: "n < 0" });
-    await expect(refused).rejects.toMatchObject({ status: 400, code: "BAD_QUERY", message: "this filter is not served by a key of Guarded: filter with equality on id (the key), tag (index by_tag)" });
+    await expect(refused).rejects.toMatchObject({
+      status: 400,
+      code: "BAD_QUERY",
+      message: "this filter is not served by a key of Guarded: filter with equality on id (the key), tag (index by_tag)",
+    });
     expect((await app.domain.query(as(), guarded, { q: "tag = 'x'" })).results.map((r) => r.id)).toEqual(["g1"]);
     expect((await app.domain.query(as(), guarded, { q: "id = 'g1' AND n = 1" })).results).toHaveLength(1);
     expect((await app.domain.query(as(), guarded, { q: "" })).results).toHaveLength(1);

@@ -11,8 +11,16 @@ class Counter extends Behavior {}
 /** No `redact` of its own: the output is built without instantiating the record. */
 class Plain extends Model {
   static override readonly FRAMEWORK_PRIMARY_KEY = ["id"] as const;
-  static override readonly schema = Type.Object({ id: Type.String(), owner: Type.String(), note: Type.Optional(Type.String()), meta: Type.Optional(Type.Object({})), tags: Type.Optional(Type.Array(Type.Object({}))) });
-  static override readonly fieldReaders = { note: (ctx: Context, r?: Readonly<Record<string, unknown>>) => r !== undefined && ctx.getCurrentUserId() === r.owner };
+  static override readonly schema = Type.Object({
+    id: Type.String(),
+    owner: Type.String(),
+    note: Type.Optional(Type.String()),
+    meta: Type.Optional(Type.Object({})),
+    tags: Type.Optional(Type.Array(Type.Object({}))),
+  });
+  static override readonly fieldReaders = {
+    note: (ctx: Context, r?: Readonly<Record<string, unknown>>) => r !== undefined && ctx.getCurrentUserId() === r.owner,
+  };
   static override readonly behaviors = { counter: Counter };
 }
 
@@ -28,8 +36,14 @@ class Custom extends Model {
 }
 
 const stored = {
-  id: "a", owner: "ann", note: "private", counter: { n: 3 }, __version: 4, __secret: "s",
-  meta: { visible: 1, __inner: "x", deep: { __deeper: 1, kept: true } }, tags: [{ name: "t", __hidden: 1 }],
+  id: "a",
+  owner: "ann",
+  note: "private",
+  counter: { n: 3 },
+  __version: 4,
+  __secret: "s",
+  meta: { visible: 1, __inner: "x", deep: { __deeper: 1, kept: true } },
+  tags: [{ name: "t", __hidden: 1 }],
 };
 
 describe("toOutput", () => {

@@ -37,10 +37,16 @@ beforeEach(() => {
 
 function lambdaEnv(parameters: Record<string, string>): NodeJS.ProcessEnv {
   return {
-    AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x", AWS_REGION: "us-east-1", AWS_ENDPOINT_URL_SSM: stub.url,
-    AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey, AWS_SESSION_TOKEN: credentials.sessionToken,
+    AWS_EXECUTION_ENV: "AWS_Lambda_nodejs22.x",
+    AWS_REGION: "us-east-1",
+    AWS_ENDPOINT_URL_SSM: stub.url,
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    AWS_SESSION_TOKEN: credentials.sessionToken,
     // Values a careless template might still carry: a Lambda runtime must not take them.
-    APP_SECRET: "from-the-environment", AUTH_SIGNING_KEY: "from-the-environment", IDP_CLIENT_SECRET: "from-the-environment",
+    APP_SECRET: "from-the-environment",
+    AUTH_SIGNING_KEY: "from-the-environment",
+    IDP_CLIENT_SECRET: "from-the-environment",
     ...parameters,
   };
 }
@@ -55,7 +61,8 @@ async function coldStart() {
 
 /** node:crypto as the SDK signer's hash constructor. */
 type SourceData = string | ArrayBuffer | ArrayBufferView;
-const bytes = (data: SourceData): string | Uint8Array => (typeof data === "string" ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+const bytes = (data: SourceData): string | Uint8Array =>
+  typeof data === "string" ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 
 class Sha256 {
   private readonly hash;
@@ -73,14 +80,21 @@ class Sha256 {
 /** The error a cold start fails with: a ConfigurationError (the function does not start). */
 async function loadError(env: NodeJS.ProcessEnv): Promise<Error> {
   const { loadSecrets, ConfigurationError } = await coldStart();
-  const error = await loadSecrets(env).then(() => new Error("loadSecrets resolved"), (thrown: unknown) => thrown as Error);
+  const error = await loadSecrets(env).then(
+    () => new Error("loadSecrets resolved"),
+    (thrown: unknown) => thrown as Error,
+  );
   expect(error).toBeInstanceOf(ConfigurationError);
   return error;
 }
 
 describe("the secret loader of a deployed function", () => {
   it("reads its parameters in one signed GetParameters call with decryption, once per cold start", async () => {
-    const env = lambdaEnv({ APP_SECRET_PARAMETER: "/blog/prod/app-secret", AUTH_SIGNING_KEY_PARAMETER: "/blog/prod/auth-signing-key", IDP_CLIENT_SECRET_PARAMETER: "/blog/prod/idp-client-secret" });
+    const env = lambdaEnv({
+      APP_SECRET_PARAMETER: "/blog/prod/app-secret",
+      AUTH_SIGNING_KEY_PARAMETER: "/blog/prod/auth-signing-key",
+      IDP_CLIENT_SECRET_PARAMETER: "/blog/prod/idp-client-secret",
+    });
     const { loadSecrets, secretValue } = await coldStart();
     const [first, second] = await Promise.all([loadSecrets(env), loadSecrets(env)]);
     const loaded = await loadSecrets(env);
@@ -110,10 +124,20 @@ describe("the secret loader of a deployed function", () => {
     const signer = new SignatureV4({ credentials, region: "us-east-1", service: "ssm", sha256: Sha256, applyChecksum: false });
     const signed = await signer.sign(
       {
-        method: "POST", protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: "/", query: {}, body,
+        method: "POST",
+        protocol: url.protocol,
+        hostname: url.hostname,
+        port: Number(url.port),
+        path: "/",
+        query: {},
+        body,
         headers: { "content-type": String(headers["content-type"]), host: String(headers.host), "x-amz-target": String(headers["x-amz-target"]) },
       },
-      { signingDate: new Date(Date.UTC(+date.slice(0, 4), +date.slice(4, 6) - 1, +date.slice(6, 8), +date.slice(9, 11), +date.slice(11, 13), +date.slice(13, 15))) },
+      {
+        signingDate: new Date(
+          Date.UTC(+date.slice(0, 4), +date.slice(4, 6) - 1, +date.slice(6, 8), +date.slice(9, 11), +date.slice(11, 13), +date.slice(13, 15)),
+        ),
+      },
     );
     expect(headers.authorization).toBe(signed.headers.authorization);
     expect(headers["x-amz-security-token"]).toBe(credentials.sessionToken);

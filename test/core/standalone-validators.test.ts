@@ -11,13 +11,27 @@ function inputsFor(schema: JsonSchema): unknown[] {
   const properties = Object.keys(schema.properties ?? {});
   const each = (value: unknown) => Object.fromEntries(properties.map((p) => [p, value]));
   return [
-    {}, null, [], "text", 42,
-    each(1), each("x"), each(""), each("x".repeat(20_000)), each(true), each(null), each([]), each({}), each(-1), each(1.5),
+    {},
+    null,
+    [],
+    "text",
+    42,
+    each(1),
+    each("x"),
+    each(""),
+    each("x".repeat(20_000)),
+    each(true),
+    each(null),
+    each([]),
+    each({}),
+    each(-1),
+    each(1.5),
     { ...each("x"), unknown: 1, "a/b~c": 2 },
   ];
 }
 
-const strip = (errors: Validator["errors"]) => (errors ?? []).map(({ instancePath, schemaPath, keyword, params, message }) => ({ instancePath, schemaPath, keyword, params, message }));
+const strip = (errors: Validator["errors"]) =>
+  (errors ?? []).map(({ instancePath, schemaPath, keyword, params, message }) => ({ instancePath, schemaPath, keyword, params, message }));
 
 describe("validators compiled at build time (ajv standalone, schema-cache/validators.mjs)", () => {
   const schemas = validatedSchemas(app);

@@ -35,7 +35,13 @@ describe("a deployed stage without its test services (DISABLED_SERVICES)", () =>
     expect(mutations).toContain("publisherPublish");
     // The API's own description follows what is served.
     const described = async (application: ReturnType<typeof app>) =>
-      Object.keys(((await call(restHandler(application), httpEvent("GET", "/openapi.json", { routeKey: "GET /openapi.json" }))).body as { paths: Record<string, unknown> }).paths);
+      Object.keys(
+        (
+          (await call(restHandler(application), httpEvent("GET", "/openapi.json", { routeKey: "GET /openapi.json" }))).body as {
+            paths: Record<string, unknown>;
+          }
+        ).paths,
+      );
     expect(await described(full)).toContain("/testbean/testoperation");
     expect(await described(deployed)).not.toContain("/testbean/testoperation");
     expect(await described(deployed)).toContain("/publisher/publish");

@@ -37,15 +37,36 @@ async function packageLarge(packaging: "route" | "model" | "single"): Promise<Pa
   const dir = await generateApp(root, MODELS, packaging === "route" ? {} : { packaging });
   const out = join(dir, ".package");
   const started = performance.now();
-  await run(join(dir, "node_modules/.bin/serverless"), [
-    "package", "--stage", "ci", "--package", out,
-    // The secrets as a deployed stage names them (SSM parameters) and the signing key's public set.
-    "--param", "appSecretParameter=/blog/ci/app-secret", "--param", "authSigningKeyParameter=/blog/ci/auth-signing-key",
-    "--param", "idpClientSecretParameter=/blog/ci/idp-client-secret", "--param", `authPublicKeys=${JSON.stringify(publicKeySet(JSON.stringify(generateSigningJwk())))}`,
-    "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client",
-    "--param", "publicUrl=https://api.example.com",
-    "--param", "alarmEmail=ops@example.com", "--param", "testRoutes=true",
-  ], { cwd: dir, env: { ...process.env, ALLOW_TEST_USER: "false" }, maxBuffer: 64 * 1024 * 1024 });
+  await run(
+    join(dir, "node_modules/.bin/serverless"),
+    [
+      "package",
+      "--stage",
+      "ci",
+      "--package",
+      out,
+      // The secrets as a deployed stage names them (SSM parameters) and the signing key's public set.
+      "--param",
+      "appSecretParameter=/blog/ci/app-secret",
+      "--param",
+      "authSigningKeyParameter=/blog/ci/auth-signing-key",
+      "--param",
+      "idpClientSecretParameter=/blog/ci/idp-client-secret",
+      "--param",
+      `authPublicKeys=${JSON.stringify(publicKeySet(JSON.stringify(generateSigningJwk())))}`,
+      "--param",
+      "idpIssuer=https://accounts.example.com",
+      "--param",
+      "idpClientId=ci-client",
+      "--param",
+      "publicUrl=https://api.example.com",
+      "--param",
+      "alarmEmail=ops@example.com",
+      "--param",
+      "testRoutes=true",
+    ],
+    { cwd: dir, env: { ...process.env, ALLOW_TEST_USER: "false" }, maxBuffer: 64 * 1024 * 1024 },
+  );
   // Reported, never asserted (wall-clock time depends on the machine).
   console.log(`serverless package of the sample + ${MODELS} models (rest.packaging ${packaging}): ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const routes = JSON.parse(await readFile(join(dir, "schema-cache/routes.json"), "utf8")) as { key: string }[];
@@ -57,7 +78,9 @@ async function packageLarge(packaging: "route" | "model" | "single"): Promise<Pa
 function asRootSees(stack: Stack, rootStack: Stack): Template {
   if (stack.id === "root") return stack.template;
   const passed = (rootStack.template.Resources[stack.id]?.Properties.Parameters ?? {}) as Record<string, object>;
-  const resolved = rewriteReferences(stack.template.Resources, (reference) => (reference.kind === "ref" ? passed[reference.target] : undefined)) as Template["Resources"];
+  const resolved = rewriteReferences(stack.template.Resources, (reference) =>
+    reference.kind === "ref" ? passed[reference.target] : undefined,
+  ) as Template["Resources"];
   return { Resources: { ...rootStack.template.Resources, ...resolved } };
 }
 
@@ -75,7 +98,9 @@ describe.each(["route", "model", "single"] as const)(`an application of ${MODELS
 
   it(`packages into stacks of fewer than ${LIMIT} resources each, nested by route group when one would not do`, () => {
     const counts = stacks.map((s) => Object.keys(s.template.Resources).length);
-    console.log(`rest.packaging ${packaging}: ${stacks.length} stacks, ${counts.reduce((a, b) => a + b, 0)} resources (root ${counts[0]}${counts.length > 1 ? `, largest nested ${Math.max(...counts.slice(1))}` : ""})`);
+    console.log(
+      `rest.packaging ${packaging}: ${stacks.length} stacks, ${counts.reduce((a, b) => a + b, 0)} resources (root ${counts[0]}${counts.length > 1 ? `, largest nested ${Math.max(...counts.slice(1))}` : ""})`,
+    );
     for (const count of counts) expect(count).toBeLessThan(LIMIT);
     // Past the limit, the alarms on the root's tables, API and metrics have a stack of their own.
     if (stacks.length > 1) expect(stacks.map((s) => s.id)).toContain("CloudwatchAlarmsNestedStack");
@@ -90,10 +115,22 @@ describe.each(["route", "model", "single"] as const)(`an application of ${MODELS
     const measured = [String(stacks.length), String(counts.reduce((a, b) => a + b, 0)), String(counts[0])];
     expect(documentedRow(page, `the sample and ${MODELS} models, ${packaging} packaging`)).toEqual(measured);
     if (packaging !== "route") return;
-    const growth = stackGrowth(stacks, Array.from({ length: MODELS }, (_, i) => generatedName(i + 1)));
+    const growth = stackGrowth(
+      stacks,
+      Array.from({ length: MODELS }, (_, i) => generatedName(i + 1)),
+    );
     const first = growth.reduce((a, b) => (b.fit < a.fit ? b : a));
-    console.log(`headroom: ${growth.filter((g) => g.perModel > 0).map((g) => `${g.stack} ${g.resources} (+${g.perModel.toFixed(2)}/model, fits ${g.fit})`).join("; ")}`);
-    expect(documentedRow(page, "models of the generated kind the shared stacks hold, the sample's besides")).toEqual([String(first.fit), `\`${first.stack}\``, first.perModel.toFixed(2)]);
+    console.log(
+      `headroom: ${growth
+        .filter((g) => g.perModel > 0)
+        .map((g) => `${g.stack} ${g.resources} (+${g.perModel.toFixed(2)}/model, fits ${g.fit})`)
+        .join("; ")}`,
+    );
+    expect(documentedRow(page, "models of the generated kind the shared stacks hold, the sample's besides")).toEqual([
+      String(first.fit),
+      `\`${first.stack}\``,
+      first.perModel.toFixed(2),
+    ]);
   });
 
   it("validates every template, root and nested, against AWS's resource specification", async () => {
@@ -107,7 +144,9 @@ describe.each(["route", "model", "single"] as const)(`an application of ${MODELS
   it("serves every derived route, the catch-all included, from the functions the build rendered", () => {
     const resources = allResources(stacks);
     // HTTP API routes (the WebSocket API has a `$default` of its own); a nested stack names the API by the root's parameter of the same name.
-    const keys = resources.filter((r) => r.Type === "AWS::ApiGatewayV2::Route" && JSON.stringify(r.Properties.ApiId) === '{"Ref":"HttpApi"}').map((r) => r.Properties.RouteKey as string);
+    const keys = resources
+      .filter((r) => r.Type === "AWS::ApiGatewayV2::Route" && JSON.stringify(r.Properties.ApiId) === '{"Ref":"HttpApi"}')
+      .map((r) => r.Properties.RouteKey as string);
     for (const key of routeKeys) expect(keys).toContain(key);
     expect(keys).toContain("$default");
     expect(keys.filter((k) => k === "$default")).toHaveLength(1);
@@ -124,7 +163,9 @@ describe.each(["route", "model", "single"] as const)(`an application of ${MODELS
 
   it("keeps the tables and the API in the root; gives each function its kind's role, scoped to the stack's own resources", () => {
     const [rootStack, ...nested] = stacks as [Stack, ...Stack[]];
-    const tables = Object.values(rootStack.template.Resources).filter((r) => r.Type === "AWS::DynamoDB::Table").map((r) => r.Properties.TableName);
+    const tables = Object.values(rootStack.template.Resources)
+      .filter((r) => r.Type === "AWS::DynamoDB::Table")
+      .map((r) => r.Properties.TableName);
     for (const info of app.models()) expect(tables).toContain(`blog-ci-${info.name}`);
     for (let i = 1; i <= MODELS; i++) expect(tables).toContain(`blog-ci-${generatedName(i)}`);
     // A nested stack's statements name the root's tables through parameters: read as the root passes them.
@@ -135,7 +176,14 @@ describe.each(["route", "model", "single"] as const)(`an application of ${MODELS
       const view = asRootSees(stack, rootStack).Resources;
       for (const id of Object.keys(stack.template.Resources)) {
         const resource = view[id] as (typeof view)[string];
-        if (resource.Type === "AWS::IAM::Role") expect(policySize(((resource.Properties.Policies ?? []) as { PolicyDocument: unknown }[]).map((p) => p.PolicyDocument), view), id).toBeLessThanOrEqual(INLINE_LIMIT);
+        if (resource.Type === "AWS::IAM::Role")
+          expect(
+            policySize(
+              ((resource.Properties.Policies ?? []) as { PolicyDocument: unknown }[]).map((p) => p.PolicyDocument),
+              view,
+            ),
+            id,
+          ).toBeLessThanOrEqual(INLINE_LIMIT);
         if (resource.Type !== "AWS::IAM::ManagedPolicy") continue;
         const [attached] = (stack.template.Resources[id]?.Properties.Roles ?? []) as { Ref: string }[];
         expect(stack.template.Resources[attached?.Ref ?? ""]?.Type, id).toBe("AWS::IAM::Role");
@@ -164,10 +212,14 @@ describe.each(["route", "model", "single"] as const)(`an application of ${MODELS
       // A generated model's routes run with the roles of its stack: reads read its table, writes write it.
       const name = generatedName(1);
       const child = stacks.find((s) => s.id === `${name}sNestedStack`) as Stack;
-      const roles = Object.entries(child.template.Resources).filter(([, r]) => r.Type === "AWS::IAM::Role").map(([id]) => id).sort();
+      const roles = Object.entries(child.template.Resources)
+        .filter(([, r]) => r.Type === "AWS::IAM::Role")
+        .map(([id]) => id)
+        .sort();
       expect(roles).toEqual(packaging === "route" ? [`${name}sReadRole`, `${name}sWriteRole`] : [`${name}sWriteRole`]);
       for (const resource of Object.values(child.template.Resources)) {
-        if (resource.Type === "AWS::Lambda::Function") expect(roles).toContain((resource.Properties.Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0]);
+        if (resource.Type === "AWS::Lambda::Function")
+          expect(roles).toContain((resource.Properties.Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0]);
       }
     }
     const mappings = Object.values(rootStack.template.Resources).filter((r) => r.Type === "AWS::Lambda::EventSourceMapping");

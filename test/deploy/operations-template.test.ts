@@ -42,18 +42,34 @@ function shellEnv(): NodeJS.ProcessEnv {
 /** Every parameter a deployed stage needs but the alarm destination. */
 const REQUIRED = () => [
   // The secrets as a deployed stage names them (SSM parameters) and the signing key's public set.
-  "--param", "appSecretParameter=/blog/prod/app-secret", "--param", "authSigningKeyParameter=/blog/prod/auth-signing-key",
-  "--param", "idpClientSecretParameter=/blog/prod/idp-client-secret", "--param", `authPublicKeys=${JSON.stringify(publicKeySet(JSON.stringify(generateSigningJwk())))}`,
-  "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client",
-  "--param", "publicUrl=https://api.example.com",
+  "--param",
+  "appSecretParameter=/blog/prod/app-secret",
+  "--param",
+  "authSigningKeyParameter=/blog/prod/auth-signing-key",
+  "--param",
+  "idpClientSecretParameter=/blog/prod/idp-client-secret",
+  "--param",
+  `authPublicKeys=${JSON.stringify(publicKeySet(JSON.stringify(generateSigningJwk())))}`,
+  "--param",
+  "idpIssuer=https://accounts.example.com",
+  "--param",
+  "idpClientId=ci-client",
+  "--param",
+  "publicUrl=https://api.example.com",
 ];
 
 /** `serverless package --stage prod` offline, with the parameters a deployed stage needs and `extra`. */
 async function packaged(name: string, extra: string[]): Promise<Packaged> {
   const out = join(scratch, name);
-  await run(join(root, "node_modules/.bin/serverless"), ["package", "--stage", "prod", "--package", out, ...REQUIRED(), ...extra.flatMap((p) => ["--param", p])], {
-    cwd: root, env: shellEnv(), maxBuffer: 16 * 1024 * 1024,
-  });
+  await run(
+    join(root, "node_modules/.bin/serverless"),
+    ["package", "--stage", "prod", "--package", out, ...REQUIRED(), ...extra.flatMap((p) => ["--param", p])],
+    {
+      cwd: root,
+      env: shellEnv(),
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
   return {
     template: JSON.parse(await readFile(join(out, "cloudformation-template-update-stack.json"), "utf8")) as Template,
     state: JSON.parse(await readFile(join(out, "serverless-state.json"), "utf8")) as Packaged["state"],
@@ -67,10 +83,14 @@ const expressionOf = (alarm: Resource | undefined) => queriesOf(alarm as Resourc
 const env = (fn: Resource) => (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
 /** The functions (logical ids) an alarm family watches, each as often as it is watched. */
 function watched(t: Template, prefix: string): string[] {
-  return Object.entries(alarms(t)).filter(([id]) => id.startsWith(prefix)).flatMap(([, a]) =>
-    queriesOf(a).flatMap((q) => q.MetricStat?.Metric.Dimensions?.filter((d) => d.Name === "FunctionName").map((d) => (d.Value as { Ref: string }).Ref) ?? []));
+  return Object.entries(alarms(t))
+    .filter(([id]) => id.startsWith(prefix))
+    .flatMap(([, a]) =>
+      queriesOf(a).flatMap((q) => q.MetricStat?.Metric.Dimensions?.filter((d) => d.Name === "FunctionName").map((d) => (d.Value as { Ref: string }).Ref) ?? []),
+    );
 }
-const stage = (t: Template, api: string) => ofType(t, "AWS::ApiGatewayV2::Stage").find(([, s]) => JSON.stringify(s.Properties.ApiId) === JSON.stringify({ Ref: api }))?.[1];
+const stage = (t: Template, api: string) =>
+  ofType(t, "AWS::ApiGatewayV2::Stage").find(([, s]) => JSON.stringify(s.Properties.ApiId) === JSON.stringify({ Ref: api }))?.[1];
 const httpPaths = (t: Template) => ofType(t, "AWS::ApiGatewayV2::Route").map(([, r]) => String(r.Properties.RouteKey));
 
 let defaults: Template;
@@ -83,10 +103,29 @@ beforeAll(async () => {
   release = await takeOfflineTurn(600_000);
   ({ template: defaults, state: defaultState } = await packaged("defaults", [`alarmEmail=${EMAIL}`]));
   ({ template: tuned, state: tunedState } = await packaged("tuned", [
-    "tracing=true", "metrics=false", `alarmTopicArn=${TOPIC}`, "alarmStreamFailures=off", "alarmApi5xxPercent=2", "logRetentionDays=90", "logLevel=warn", "dashboard=false",
-    "alarmEvaluationPeriods=10", "alarmDatapointsToAlarm=4", "alarmMinRequests=100", "accountConcurrencyLimit=10",
-    "throttleRate=50", "throttleBurst=100", "authThrottleRate=5", "authThrottleBurst=10", "streamReservedConcurrency=5", "wsReservedConcurrency=10",
-    "tableDeletionProtection=false", "apiGatewayLogsRole=existing", "tags=team=blog,cost-center=42", "graphiql=true", "testRoutes=true",
+    "tracing=true",
+    "metrics=false",
+    `alarmTopicArn=${TOPIC}`,
+    "alarmStreamFailures=off",
+    "alarmApi5xxPercent=2",
+    "logRetentionDays=90",
+    "logLevel=warn",
+    "dashboard=false",
+    "alarmEvaluationPeriods=10",
+    "alarmDatapointsToAlarm=4",
+    "alarmMinRequests=100",
+    "accountConcurrencyLimit=10",
+    "throttleRate=50",
+    "throttleBurst=100",
+    "authThrottleRate=5",
+    "authThrottleBurst=10",
+    "streamReservedConcurrency=5",
+    "wsReservedConcurrency=10",
+    "tableDeletionProtection=false",
+    "apiGatewayLogsRole=existing",
+    "tags=team=blog,cost-center=42",
+    "graphiql=true",
+    "testRoutes=true",
   ]));
 }, 600_000);
 afterAll(async () => {
@@ -97,8 +136,15 @@ afterAll(async () => {
 describe("packaging a deployed stage", () => {
   it("is refused without an alarm destination, naming both parameters, and writes nothing", async () => {
     const out = join(scratch, "nodestination");
-    const attempt = run(join(root, "node_modules/.bin/serverless"), ["package", "--stage", "prod", "--package", out, ...REQUIRED()], { cwd: root, env: shellEnv(), maxBuffer: 16 * 1024 * 1024 });
-    await expect(attempt).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining("Stage 'prod' needs an alarm destination, or its alarms reach nobody") });
+    const attempt = run(join(root, "node_modules/.bin/serverless"), ["package", "--stage", "prod", "--package", out, ...REQUIRED()], {
+      cwd: root,
+      env: shellEnv(),
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    await expect(attempt).rejects.toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining("Stage 'prod' needs an alarm destination, or its alarms reach nobody"),
+    });
     const failure = (await attempt.catch((e: { stdout: string }) => e)) as { stdout: string };
     expect(failure.stdout).toContain("--param alarmTopicArn=");
     expect(failure.stdout).toContain("--param alarmEmail=");
@@ -131,14 +177,26 @@ describe("the packaged template's operations (defaults)", () => {
   });
 
   it("sends every alarm, when it fires and when it clears, to a topic that mails alarmEmail", () => {
-    expect(defaults.Resources.AlarmTopic).toEqual({ Type: "AWS::SNS::Topic", Properties: { DisplayName: "blog prod alarms", Subscription: [{ Protocol: "email", Endpoint: EMAIL }] } });
+    expect(defaults.Resources.AlarmTopic).toEqual({
+      Type: "AWS::SNS::Topic",
+      Properties: { DisplayName: "blog prod alarms", Subscription: [{ Protocol: "email", Endpoint: EMAIL }] },
+    });
     const all = Object.values(alarms(defaults));
     expect(all.length).toBeGreaterThan(60);
-    for (const alarm of all) expect(alarm.Properties).toMatchObject({ ActionsEnabled: true, AlarmActions: [{ Ref: "AlarmTopic" }], OKActions: [{ Ref: "AlarmTopic" }] });
+    for (const alarm of all)
+      expect(alarm.Properties).toMatchObject({ ActionsEnabled: true, AlarmActions: [{ Ref: "AlarmTopic" }], OKActions: [{ Ref: "AlarmTopic" }] });
   });
 
   it("evaluates M of N one-minute periods, one datapoint only for facts, and says what missing data means", () => {
-    const facts = new Set(["AlarmStreamFailures", "AlarmMigrationFailures", "AlarmSesBounceRate", "AlarmSesComplaintRate", "AlarmRefreshTokenReuse", "AlarmLockouts", "AlarmDurationNearTimeoutMigrate"]);
+    const facts = new Set([
+      "AlarmStreamFailures",
+      "AlarmMigrationFailures",
+      "AlarmSesBounceRate",
+      "AlarmSesComplaintRate",
+      "AlarmRefreshTokenReuse",
+      "AlarmLockouts",
+      "AlarmDurationNearTimeoutMigrate",
+    ]);
     for (const [id, alarm] of Object.entries(alarms(defaults))) {
       expect(alarm.Properties.TreatMissingData, id).toBe("notBreaching");
       const periods = [alarm.Properties.Period, ...queriesOf(alarm).map((q) => q.MetricStat?.Period)].filter((p) => p !== undefined);
@@ -168,7 +226,9 @@ describe("the packaged template's operations (defaults)", () => {
 
   it("watches every function's errors (the migration's by its failure queue), throttles and p99 duration, in alarms of at most 10 metrics", () => {
     const all = alarms(defaults);
-    const functions = ofType(defaults, "AWS::Lambda::Function").map(([id]) => id).sort();
+    const functions = ofType(defaults, "AWS::Lambda::Function")
+      .map(([id]) => id)
+      .sort();
     expect(watched(defaults, "AlarmLambdaErrors").sort()).toEqual(functions.filter((id) => id !== "AuthMigrateLambdaFunction"));
     for (const family of ["AlarmLambdaThrottles", "AlarmDurationNearTimeout"]) expect(watched(defaults, family).sort()).toEqual(functions);
     for (const alarm of Object.values(all)) expect(queriesOf(alarm).filter((q) => q.MetricStat).length).toBeLessThanOrEqual(10);
@@ -178,12 +238,22 @@ describe("the packaged template's operations (defaults)", () => {
     expect(all.AlarmDurationNearTimeoutGraphql?.Properties.Threshold).toBe(23_200);
     expect(all.AlarmDurationNearTimeoutMigrate?.Properties.Threshold).toBe(720_000);
     for (const q of queriesOf(all.AlarmDurationNearTimeoutGraphql as Resource).filter((x) => x.MetricStat)) expect(q.MetricStat?.Stat).toBe("p99");
-    expect(all.AlarmApiLatencyP99?.Properties).toMatchObject({ Threshold: 24_000, Namespace: "AWS/ApiGateway", MetricName: "Latency", ExtendedStatistic: "p99" });
+    expect(all.AlarmApiLatencyP99?.Properties).toMatchObject({
+      Threshold: 24_000,
+      Namespace: "AWS/ApiGateway",
+      MetricName: "Latency",
+      ExtendedStatistic: "p99",
+    });
   });
 
   it("watches the account's concurrency, SES's reputation, every table and every index", () => {
     const all = alarms(defaults);
-    expect(all.AlarmAccountConcurrency?.Properties).toMatchObject({ Threshold: 800, Namespace: "AWS/Lambda", MetricName: "ClaimedAccountConcurrency", Statistic: "Maximum" });
+    expect(all.AlarmAccountConcurrency?.Properties).toMatchObject({
+      Threshold: 800,
+      Namespace: "AWS/Lambda",
+      MetricName: "ClaimedAccountConcurrency",
+      Statistic: "Maximum",
+    });
     expect(all.AlarmSesBounceRate?.Properties).toMatchObject({ Threshold: 0.05, Namespace: "AWS/SES", MetricName: "Reputation.BounceRate" });
     expect(all.AlarmSesComplaintRate?.Properties).toMatchObject({ Threshold: 0.001, Namespace: "AWS/SES", MetricName: "Reputation.ComplaintRate" });
     const tables = ofType(defaults, "AWS::DynamoDB::Table");
@@ -195,37 +265,77 @@ describe("the packaged template's operations (defaults)", () => {
       expect(JSON.stringify(all[`AlarmDynamoDBSystemErrors${name}`])).toContain(`{"Ref":"${table}"}`);
       // Each index's reads and writes, once, in the table's index alarms.
       const expected = ((resource.Properties.GlobalSecondaryIndexes ?? []) as { IndexName: string }[]).map((i) => i.IndexName);
-      const seen = Object.entries(all).filter(([id]) => id.startsWith(`AlarmDynamoDBIndexThrottles${name}`) && /^\d*$/.test(id.slice(`AlarmDynamoDBIndexThrottles${name}`.length)))
-        .flatMap(([, a]) => queriesOf(a).filter((q) => q.MetricStat).map((q) => `${q.MetricStat?.Metric.MetricName}:${String(q.MetricStat?.Metric.Dimensions?.find((d) => d.Name === "GlobalSecondaryIndexName")?.Value)}`));
+      const seen = Object.entries(all)
+        .filter(([id]) => id.startsWith(`AlarmDynamoDBIndexThrottles${name}`) && /^\d*$/.test(id.slice(`AlarmDynamoDBIndexThrottles${name}`.length)))
+        .flatMap(([, a]) =>
+          queriesOf(a)
+            .filter((q) => q.MetricStat)
+            .map(
+              (q) => `${q.MetricStat?.Metric.MetricName}:${String(q.MetricStat?.Metric.Dimensions?.find((d) => d.Name === "GlobalSecondaryIndexName")?.Value)}`,
+            ),
+        );
       expect(seen.sort()).toEqual(expected.flatMap((i) => [`ReadThrottleEvents:${i}`, `WriteThrottleEvents:${i}`]).sort());
       indexes += expected.length;
     }
     expect(indexes).toBeGreaterThan(0);
-    expect(all.AlarmStreamIteratorAge?.Properties).toMatchObject({ Threshold: 60_000, MetricName: "IteratorAge", Dimensions: [{ Name: "FunctionName", Value: { Ref: "StreamLambdaFunction" } }] });
-    expect(all.AlarmStreamFailures?.Properties).toMatchObject({ Threshold: 1, Namespace: "AWS/SQS", Dimensions: [{ Value: { "Fn::GetAtt": ["StreamFailuresQueue", "QueueName"] } }] });
-    expect(all.AlarmMigrationFailures?.Properties).toMatchObject({ Threshold: 1, Namespace: "AWS/SQS", Dimensions: [{ Value: { "Fn::GetAtt": ["MigrationFailuresQueue", "QueueName"] } }] });
+    expect(all.AlarmStreamIteratorAge?.Properties).toMatchObject({
+      Threshold: 60_000,
+      MetricName: "IteratorAge",
+      Dimensions: [{ Name: "FunctionName", Value: { Ref: "StreamLambdaFunction" } }],
+    });
+    expect(all.AlarmStreamFailures?.Properties).toMatchObject({
+      Threshold: 1,
+      Namespace: "AWS/SQS",
+      Dimensions: [{ Value: { "Fn::GetAtt": ["StreamFailuresQueue", "QueueName"] } }],
+    });
+    expect(all.AlarmMigrationFailures?.Properties).toMatchObject({
+      Threshold: 1,
+      Namespace: "AWS/SQS",
+      Dimensions: [{ Value: { "Fn::GetAtt": ["MigrationFailuresQueue", "QueueName"] } }],
+    });
     expect(all.AlarmRefreshTokenReuse?.Properties).toMatchObject({ Threshold: 5, Namespace: "blog/prod", MetricName: "RefreshTokenReuse", Statistic: "Sum" });
     expect(all.AlarmLockouts?.Properties).toMatchObject({ Threshold: 20, Namespace: "blog/prod", MetricName: "Lockouts" });
   });
 
   it("has a dashboard that reads only metrics the service writes", () => {
     const [[, dashboard] = []] = ofType(defaults, "AWS::CloudWatch::Dashboard");
-    const body = JSON.parse(((dashboard?.Properties.DashboardBody as { "Fn::Sub": string })["Fn::Sub"]).replaceAll("${AWS::Region}", "us-east-1")) as { widgets: { properties: { metrics: unknown[][] } }[] };
-    const own = body.widgets.flatMap((w) => w.properties.metrics).filter((m) => m[0] === "blog/prod").map((m) => m[1] as string);
-    const written = new Set([...Object.keys(EVENT_METRICS), "Requests", "Latency", "DynamoDBCalls", "DynamoDBReadUnits", "DynamoDBWriteUnits", "DynamoDBThrottles"]);
+    const body = JSON.parse((dashboard?.Properties.DashboardBody as { "Fn::Sub": string })["Fn::Sub"].replaceAll("${AWS::Region}", "us-east-1")) as {
+      widgets: { properties: { metrics: unknown[][] } }[];
+    };
+    const own = body.widgets
+      .flatMap((w) => w.properties.metrics)
+      .filter((m) => m[0] === "blog/prod")
+      .map((m) => m[1] as string);
+    const written = new Set([
+      ...Object.keys(EVENT_METRICS),
+      "Requests",
+      "Latency",
+      "DynamoDBCalls",
+      "DynamoDBReadUnits",
+      "DynamoDBWriteUnits",
+      "DynamoDBThrottles",
+    ]);
     expect(own.length).toBeGreaterThan(10);
     for (const name of own) expect(written).toContain(name);
     for (const name of ["RefreshTokenReuse", "Lockouts", "WebSocketConnections", "StreamBatchAge", "DynamoDBReadUnits"]) expect(own).toContain(name);
   });
 
   it("logs every request of both stages as JSON, into log groups of their own kept 30 days", () => {
-    for (const [api, group, name, field] of [["HttpApi", "HttpApiAccessLogGroup", "/aws/http-api/blog-prod", "httpMethod"], ["WebsocketsApi", "WebsocketsAccessLogGroup", "/aws/websocket/blog-prod", "eventType"]] as const) {
+    for (const [api, group, name, field] of [
+      ["HttpApi", "HttpApiAccessLogGroup", "/aws/http-api/blog-prod", "httpMethod"],
+      ["WebsocketsApi", "WebsocketsAccessLogGroup", "/aws/websocket/blog-prod", "eventType"],
+    ] as const) {
       expect(defaults.Resources[group]).toEqual({ Type: "AWS::Logs::LogGroup", Properties: { LogGroupName: name, RetentionInDays: 30 } });
       const s = stage(defaults, api);
       const settings = s?.Properties.AccessLogSettings as { DestinationArn: unknown; Format: string };
       expect(settings.DestinationArn).toEqual({ "Fn::GetAtt": [group, "Arn"] });
       const format = JSON.parse(settings.Format) as Record<string, string>;
-      expect(format).toMatchObject({ requestId: "$context.requestId", status: "$context.status", routeKey: "$context.routeKey", ip: "$context.identity.sourceIp" });
+      expect(format).toMatchObject({
+        requestId: "$context.requestId",
+        status: "$context.status",
+        routeKey: "$context.routeKey",
+        ip: "$context.identity.sourceIp",
+      });
       expect(format[field]).toMatch(/^\$context\./);
       // The path can carry a token (a mailed link's); the route key cannot.
       expect(Object.values(format)).not.toContain("$context.path");
@@ -238,7 +348,8 @@ describe("the packaged template's operations (defaults)", () => {
   });
 
   it("throttles both stages, the auth routes that take a credential tighter", () => {
-    for (const api of ["HttpApi", "WebsocketsApi"]) expect(stage(defaults, api)?.Properties.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 });
+    for (const api of ["HttpApi", "WebsocketsApi"])
+      expect(stage(defaults, api)?.Properties.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 });
     const http = stage(defaults, "HttpApi") as Resource;
     const routeSettings = http.Properties.RouteSettings as Record<string, unknown>;
     const auth = ofType(defaults, "AWS::ApiGatewayV2::Route").filter(([, r]) => /^POST \/auth\//.test(String(r.Properties.RouteKey)));
@@ -261,16 +372,38 @@ describe("the packaged template's operations (defaults)", () => {
     const [[ruleId, rule] = []] = ofType(defaults, "AWS::Events::Rule");
     const [target] = rule?.Properties.Targets as Record<string, unknown>[];
     const queueArn = { "Fn::GetAtt": ["MigrationFailuresQueue", "Arn"] };
-    expect(target).toMatchObject({ Arn: { "Fn::GetAtt": ["AuthMigrateLambdaFunction", "Arn"] }, RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 3600 }, DeadLetterConfig: { Arn: queueArn } });
+    expect(target).toMatchObject({
+      Arn: { "Fn::GetAtt": ["AuthMigrateLambdaFunction", "Arn"] },
+      RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 3600 },
+      DeadLetterConfig: { Arn: queueArn },
+    });
     expect(defaults.Resources.MigrationFailuresQueue?.Type).toBe("AWS::SQS::Queue");
     expect(defaults.Resources.MigrationFailuresQueuePolicy?.Properties.PolicyDocument).toMatchObject({
-      Statement: [{ Effect: "Allow", Principal: { Service: "events.amazonaws.com" }, Action: "sqs:SendMessage", Resource: queueArn, Condition: { ArnEquals: { "aws:SourceArn": { "Fn::GetAtt": [ruleId, "Arn"] } } } }],
+      Statement: [
+        {
+          Effect: "Allow",
+          Principal: { Service: "events.amazonaws.com" },
+          Action: "sqs:SendMessage",
+          Resource: queueArn,
+          Condition: { ArnEquals: { "aws:SourceArn": { "Fn::GetAtt": [ruleId, "Arn"] } } },
+        },
+      ],
     });
     const [[, invoke] = []] = ofType(defaults, "AWS::Lambda::EventInvokeConfig");
-    expect(invoke?.Properties).toEqual({ FunctionName: { Ref: "AuthMigrateLambdaFunction" }, Qualifier: "$LATEST", MaximumRetryAttempts: 1, MaximumEventAgeInSeconds: 3600, DestinationConfig: { OnFailure: { Destination: queueArn } } });
+    expect(invoke?.Properties).toEqual({
+      FunctionName: { Ref: "AuthMigrateLambdaFunction" },
+      Qualifier: "$LATEST",
+      MaximumRetryAttempts: 1,
+      MaximumEventAgeInSeconds: 3600,
+      DestinationConfig: { OnFailure: { Destination: queueArn } },
+    });
     // The destination is written with the function's own role, which may send there and nowhere else.
     const role = (defaults.Resources.AuthMigrateLambdaFunction?.Properties.Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
-    const grant = ofType(defaults, "AWS::IAM::Policy").find(([, p]) => JSON.stringify(p.Properties.Roles) === JSON.stringify([{ Ref: role }]) && JSON.stringify(p.Properties.PolicyDocument).includes("MigrationFailuresQueue"));
+    const grant = ofType(defaults, "AWS::IAM::Policy").find(
+      ([, p]) =>
+        JSON.stringify(p.Properties.Roles) === JSON.stringify([{ Ref: role }]) &&
+        JSON.stringify(p.Properties.PolicyDocument).includes("MigrationFailuresQueue"),
+    );
     expect(grant?.[1].Properties.PolicyDocument).toMatchObject({ Statement: [{ Effect: "Allow", Action: "sqs:SendMessage", Resource: queueArn }] });
     expect(invoke?.DependsOn).toContain(grant?.[0]);
   });
@@ -284,7 +417,13 @@ describe("the packaged template's operations (defaults)", () => {
 
   it("tags the stack (CloudFormation passes stack tags to every resource) and every function with service and stage", () => {
     expect(defaultState.service.provider.stackTags).toEqual({ service: "blog", stage: "prod" });
-    for (const [id, fn] of ofType(defaults, "AWS::Lambda::Function")) expect(fn.Properties.Tags, id).toEqual(expect.arrayContaining([{ Key: "service", Value: "blog" }, { Key: "stage", Value: "prod" }]));
+    for (const [id, fn] of ofType(defaults, "AWS::Lambda::Function"))
+      expect(fn.Properties.Tags, id).toEqual(
+        expect.arrayContaining([
+          { Key: "service", Value: "blog" },
+          { Key: "stage", Value: "prod" },
+        ]),
+      );
   });
 
   it("ships neither GraphiQL nor the TestBean service, and tells the functions", () => {
@@ -314,7 +453,10 @@ describe("the packaged template's operations (parameters)", () => {
       expect(env(fn).TRACING).toBe("true");
       roles.add((fn.Properties.Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0]);
     }
-    for (const role of roles) expect(tuned.Resources[role]?.Properties.ManagedPolicyArns).toContainEqual({ "Fn::Sub": "arn:${AWS::Partition}:iam::aws:policy/AWSXRayDaemonWriteAccess" });
+    for (const role of roles)
+      expect(tuned.Resources[role]?.Properties.ManagedPolicyArns).toContainEqual({
+        "Fn::Sub": "arn:${AWS::Partition}:iam::aws:policy/AWSXRayDaemonWriteAccess",
+      });
     expect(overlyBroad(tuned, "blog-prod")).toEqual([]);
   });
 
@@ -349,7 +491,10 @@ describe("the packaged template's operations (parameters)", () => {
   it("takes the throttles, reserved concurrency, deletion protection and the account's logging role from parameters", () => {
     expect(stage(tuned, "HttpApi")?.Properties.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 });
     expect(stage(tuned, "WebsocketsApi")?.Properties.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 });
-    expect((stage(tuned, "HttpApi")?.Properties.RouteSettings as Record<string, unknown>)["POST /auth/email/login"]).toEqual({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 });
+    expect((stage(tuned, "HttpApi")?.Properties.RouteSettings as Record<string, unknown>)["POST /auth/email/login"]).toEqual({
+      ThrottlingRateLimit: 5,
+      ThrottlingBurstLimit: 10,
+    });
     expect(tuned.Resources.StreamLambdaFunction?.Properties.ReservedConcurrentExecutions).toBe(5);
     expect(tuned.Resources.WsLambdaFunction?.Properties.ReservedConcurrentExecutions).toBe(10);
     for (const [, table] of ofType(tuned, "AWS::DynamoDB::Table")) expect(table.Properties.DeletionProtectionEnabled).toBeUndefined();

@@ -37,29 +37,55 @@ const out = join(scratch, "out");
 // Secret values a careless operator has at hand while packaging (here, in the shell environment):
 // none may reach any file packaging writes (docs/deploying.md, "Secrets").
 const signingJwk = JSON.stringify(generateSigningJwk());
-const knownSecrets = { APP_SECRET: `app-secret-${randomBytes(24).toString("hex")}`, AUTH_SIGNING_KEY: signingJwk, IDP_CLIENT_SECRET: `idp-client-${randomBytes(24).toString("hex")}` };
+const knownSecrets = {
+  APP_SECRET: `app-secret-${randomBytes(24).toString("hex")}`,
+  AUTH_SIGNING_KEY: signingJwk,
+  IDP_CLIENT_SECRET: `idp-client-${randomBytes(24).toString("hex")}`,
+};
 const secretParameters = { APP_SECRET: "/blog/ci/app-secret", AUTH_SIGNING_KEY: "/blog/ci/auth-signing-key", IDP_CLIENT_SECRET: "/blog/ci/idp-client-secret" };
 /** What a deployed stage is given: the secrets' SSM parameter NAMES, the signing key's public set. */
 const secretParams = [
-  "--param", `appSecretParameter=${secretParameters.APP_SECRET}`, "--param", `authSigningKeyParameter=${secretParameters.AUTH_SIGNING_KEY}`,
-  "--param", `idpClientSecretParameter=${secretParameters.IDP_CLIENT_SECRET}`, "--param", `authPublicKeys=${JSON.stringify(publicKeySet(signingJwk))}`,
+  "--param",
+  `appSecretParameter=${secretParameters.APP_SECRET}`,
+  "--param",
+  `authSigningKeyParameter=${secretParameters.AUTH_SIGNING_KEY}`,
+  "--param",
+  `idpClientSecretParameter=${secretParameters.IDP_CLIENT_SECRET}`,
+  "--param",
+  `authPublicKeys=${JSON.stringify(publicKeySet(signingJwk))}`,
 ];
 
 describe("serverless package", () => {
   it("packages offline: one function and one API Gateway route per derived route, tables, least-privilege IAM, valid against AWS's resource specification", async () => {
-    await run(join(root, "node_modules/.bin/serverless"), [
-      // A deployed stage needs its secrets' parameters, its signing key's public set and a real Idp client (refused when missing).
-      "package", "--stage", "ci", "--package", out, ...secretParams,
-      "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client",
-      // The base of mailed links, never a request's Host (refused when missing).
-      "--param", "publicUrl=https://api.example.com",
-      // Where the alarms go (refused when missing); the sample's test routes kept, as checked below.
-      "--param", "alarmEmail=ops@example.com", "--param", "testRoutes=true",
-    ], {
-      cwd: root,
-      env: { ...process.env, ALLOW_TEST_USER: "false", ...knownSecrets },
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    await run(
+      join(root, "node_modules/.bin/serverless"),
+      [
+        // A deployed stage needs its secrets' parameters, its signing key's public set and a real Idp client (refused when missing).
+        "package",
+        "--stage",
+        "ci",
+        "--package",
+        out,
+        ...secretParams,
+        "--param",
+        "idpIssuer=https://accounts.example.com",
+        "--param",
+        "idpClientId=ci-client",
+        // The base of mailed links, never a request's Host (refused when missing).
+        "--param",
+        "publicUrl=https://api.example.com",
+        // Where the alarms go (refused when missing); the sample's test routes kept, as checked below.
+        "--param",
+        "alarmEmail=ops@example.com",
+        "--param",
+        "testRoutes=true",
+      ],
+      {
+        cwd: root,
+        env: { ...process.env, ALLOW_TEST_USER: "false", ...knownSecrets },
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
     // What DynamoDB Local and offline accept, CloudFormation may refuse: every packaged template
     // against the resource specification (docs/deploying.md, "Validation").
     expect(await specErrors(out)).toEqual([]);
@@ -96,8 +122,16 @@ describe("serverless package", () => {
     // and stream roles post to connections (test/deploy/roles.test.ts checks every grant).
     expect(statementsOf(template).filter((s) => [s.Action].flat().includes("execute-api:ManageConnections"))).toHaveLength(2);
     expect(template.Resources.IamRoleLambdaExecution).toBeUndefined();
-    const roleOfHandler = (handler: string) => (resources.find((r) => r.Type === "AWS::Lambda::Function" && r.Properties.Handler === handler)?.Properties.Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
-    expect(["ws", "stream", "graphql", "migrate"].map((f) => roleOfHandler(`functions/${f}.handler`))).toEqual(["WebsocketRole", "StreamRole", "GraphqlRole", "MigrateRole"]);
+    const roleOfHandler = (handler: string) =>
+      (resources.find((r) => r.Type === "AWS::Lambda::Function" && r.Properties.Handler === handler)?.Properties.Role as { "Fn::GetAtt": [string, string] })[
+        "Fn::GetAtt"
+      ][0];
+    expect(["ws", "stream", "graphql", "migrate"].map((f) => roleOfHandler(`functions/${f}.handler`))).toEqual([
+      "WebsocketRole",
+      "StreamRole",
+      "GraphqlRole",
+      "MigrateRole",
+    ]);
     // GraphiQL stays out of a deployed stage unless `--param graphiql=true` asks for it (docs/operating.md).
     expect(handlers).not.toContain("functions/graphiql.handler");
 
@@ -119,14 +153,18 @@ describe("serverless package", () => {
     const httpApi = JSON.parse(await readFile(join(root, "schema-cache/http-api.json"), "utf8")) as { cors?: Record<string, unknown> };
     const api = resources.find((r) => r.Type === "AWS::ApiGatewayV2::Api" && r.Properties.ProtocolType === "HTTP");
     expect(api).toBeDefined();
-    expect(api?.Properties.CorsConfiguration).toEqual(httpApi.cors === undefined ? undefined : {
-      AllowOrigins: httpApi.cors.allowedOrigins,
-      AllowHeaders: httpApi.cors.allowedHeaders,
-      AllowMethods: httpApi.cors.allowedMethods,
-      ExposeHeaders: httpApi.cors.exposedResponseHeaders,
-      AllowCredentials: httpApi.cors.allowCredentials,
-      MaxAge: httpApi.cors.maxAge,
-    });
+    expect(api?.Properties.CorsConfiguration).toEqual(
+      httpApi.cors === undefined
+        ? undefined
+        : {
+            AllowOrigins: httpApi.cors.allowedOrigins,
+            AllowHeaders: httpApi.cors.allowedHeaders,
+            AllowMethods: httpApi.cors.allowedMethods,
+            ExposeHeaders: httpApi.cors.exposedResponseHeaders,
+            AllowCredentials: httpApi.cors.allowCredentials,
+            MaxAge: httpApi.cors.maxAge,
+          },
+    );
   }, 240_000);
 
   it("refuses to package from a stale schema-cache, naming the command that rebuilds it", async () => {
@@ -148,27 +186,48 @@ describe("serverless package", () => {
     // any other failure (a syntax error, a missing file) would not match.
     await expect(attempt).rejects.toMatchObject({
       code: 1,
-      stdout: expect.stringContaining("Stage 'prod' needs the SSM parameter holding its application secret (a SecureString of at least 32 characters): --param appSecretParameter=/blog/prod/app-secret"),
+      stdout: expect.stringContaining(
+        "Stage 'prod' needs the SSM parameter holding its application secret (a SecureString of at least 32 characters): --param appSecretParameter=/blog/prod/app-secret",
+      ),
     });
     await expect(access(join(scratch, "nosecret"))).rejects.toMatchObject({ code: "ENOENT" });
   }, 120_000);
 
   it("refuses a deployed stage without its signing key's parameter and public set, whatever the test flags", async () => {
-    const attempt = run(join(root, "node_modules/.bin/serverless"), ["package", "--stage", "prod", "--package", join(scratch, "nokey"), "--param", "appSecretParameter=/blog/prod/app-secret"], {
-      cwd: root,
-      env: { ...process.env, AUTH_SIGNING_KEY: signingJwk, NODE_ENV: "test", VITEST: "true" },
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    const attempt = run(
+      join(root, "node_modules/.bin/serverless"),
+      ["package", "--stage", "prod", "--package", join(scratch, "nokey"), "--param", "appSecretParameter=/blog/prod/app-secret"],
+      {
+        cwd: root,
+        env: { ...process.env, AUTH_SIGNING_KEY: signingJwk, NODE_ENV: "test", VITEST: "true" },
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
     await expect(attempt).rejects.toMatchObject({ stdout: expect.stringMatching(/--param authSigningKeyParameter=[\s\S]*--param authPublicKeys=/) });
   }, 120_000);
 
   it("refuses a deployed stage whose email provider has no publicUrl for its links, naming the option", async () => {
-    const attempt = run(join(root, "node_modules/.bin/serverless"), [
-      "package", "--stage", "prod", "--package", join(scratch, "nopublicurl"), ...secretParams,
-      "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client",
-    ], { cwd: root, env: { ...process.env, PUBLIC_URL: "https://from-the-shell.example.com" }, maxBuffer: 16 * 1024 * 1024 });
+    const attempt = run(
+      join(root, "node_modules/.bin/serverless"),
+      [
+        "package",
+        "--stage",
+        "prod",
+        "--package",
+        join(scratch, "nopublicurl"),
+        ...secretParams,
+        "--param",
+        "idpIssuer=https://accounts.example.com",
+        "--param",
+        "idpClientId=ci-client",
+      ],
+      { cwd: root, env: { ...process.env, PUBLIC_URL: "https://from-the-shell.example.com" }, maxBuffer: 16 * 1024 * 1024 },
+    );
     // A shell variable is no substitute: only `--param publicUrl` reaches the functions.
-    await expect(attempt).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining("Stage 'prod' mails links (email provider) but its publicUrl is missing") });
+    await expect(attempt).rejects.toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining("Stage 'prod' mails links (email provider) but its publicUrl is missing"),
+    });
     await expect(access(join(scratch, "nopublicurl"))).rejects.toMatchObject({ code: "ENOENT" });
   }, 120_000);
 
@@ -198,16 +257,24 @@ describe("serverless package", () => {
     const template = JSON.parse(await readFile(join(out, "cloudformation-template-update-stack.json"), "utf8")) as { Resources: Record<string, Resource> };
     const functions = Object.values(template.Resources).filter((r) => r.Type === "AWS::Lambda::Function");
     const readers: Record<string, string[]> = {
-      "functions/rest": ["APP_SECRET"], "functions/rest-read": [], "functions/graphql": ["APP_SECRET"], "functions/graphiql": [],
-      "functions/ws": ["APP_SECRET"], "functions/stream": ["APP_SECRET"], "functions/auth-session": ["APP_SECRET", "AUTH_SIGNING_KEY"],
-      "functions/auth": ["APP_SECRET", "AUTH_SIGNING_KEY", "IDP_CLIENT_SECRET"], "functions/migrate": ["APP_SECRET"],
+      "functions/rest": ["APP_SECRET"],
+      "functions/rest-read": [],
+      "functions/graphql": ["APP_SECRET"],
+      "functions/graphiql": [],
+      "functions/ws": ["APP_SECRET"],
+      "functions/stream": ["APP_SECRET"],
+      "functions/auth-session": ["APP_SECRET", "AUTH_SIGNING_KEY"],
+      "functions/auth": ["APP_SECRET", "AUTH_SIGNING_KEY", "IDP_CLIENT_SECRET"],
+      "functions/migrate": ["APP_SECRET"],
     };
     const seen = new Set<string>();
     for (const fn of functions) {
       const module = String(fn.Properties.Handler).replace(/\.[^./]+$/, "");
       seen.add(module);
       const environment = (fn.Properties.Environment as { Variables: Record<string, string> }).Variables;
-      const named = Object.keys(environment).filter((name) => name.endsWith("_PARAMETER")).sort();
+      const named = Object.keys(environment)
+        .filter((name) => name.endsWith("_PARAMETER"))
+        .sort();
       expect(named, module).toEqual((readers[module] ?? ["(a handler the test does not know)"]).map((secret) => `${secret}_PARAMETER`).sort());
       for (const secret of readers[module] ?? []) expect(environment[`${secret}_PARAMETER`]).toBe(secretParameters[secret as keyof typeof secretParameters]);
       // The public set, for verifying: every function may have it.
@@ -217,18 +284,29 @@ describe("serverless package", () => {
         .filter((statement) => [statement.Action].flat().includes("ssm:GetParameters"))
         .flatMap((statement) => [statement.Resource].flat().map((resource) => (resource as { "Fn::Sub": string })["Fn::Sub"]));
       for (const secret of readers[module] ?? []) {
-        expect(granted, `${module}'s role (${roleId})`).toContain(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${secretParameters[secret as keyof typeof secretParameters]}`);
+        expect(granted, `${module}'s role (${roleId})`).toContain(
+          `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${secretParameters[secret as keyof typeof secretParameters]}`,
+        );
       }
     }
     // Every handler but GraphiQL's, which a deployed stage leaves out unless asked.
-    expect([...seen].sort()).toEqual(Object.keys(readers).filter((module) => module !== "functions/graphiql").sort());
+    expect([...seen].sort()).toEqual(
+      Object.keys(readers)
+        .filter((module) => module !== "functions/graphiql")
+        .sort(),
+    );
   }, 120_000);
 
   it("refuses a secret value given the old way in a deployed stage, naming the parameter that replaces it", async () => {
-    const attempt = run(join(root, "node_modules/.bin/serverless"), [
-      "package", "--stage", "prod", "--package", join(scratch, "byvalue"), ...secretParams, "--param", `appSecret=${knownSecrets.APP_SECRET}`,
-    ], { cwd: root, env: process.env, maxBuffer: 16 * 1024 * 1024 });
-    await expect(attempt).rejects.toMatchObject({ code: 1, stdout: expect.stringContaining("--param appSecret=...  ->  store it as an SSM SecureString and pass --param appSecretParameter=<parameter name>") });
+    const attempt = run(
+      join(root, "node_modules/.bin/serverless"),
+      ["package", "--stage", "prod", "--package", join(scratch, "byvalue"), ...secretParams, "--param", `appSecret=${knownSecrets.APP_SECRET}`],
+      { cwd: root, env: process.env, maxBuffer: 16 * 1024 * 1024 },
+    );
+    await expect(attempt).rejects.toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining("--param appSecret=...  ->  store it as an SSM SecureString and pass --param appSecretParameter=<parameter name>"),
+    });
     await expect(attempt).rejects.toMatchObject({ stdout: expect.not.stringContaining(knownSecrets.APP_SECRET) });
     await expect(access(join(scratch, "byvalue"))).rejects.toMatchObject({ code: "ENOENT" });
   }, 120_000);

@@ -22,7 +22,12 @@ function shownDefault(fallback: string | undefined): string {
 function deployCommand(): string {
   const block = /^# Deploying\n\n((?: {4}.*\n)+)/m.exec(page)?.[1];
   if (!block) throw new Error("docs/deploying.md opens without its deploy command");
-  return block.split("\n").map((line) => line.slice(4)).join("\n").replace(/\\\n\s*/g, " ").trim();
+  return block
+    .split("\n")
+    .map((line) => line.slice(4))
+    .join("\n")
+    .replace(/\\\n\s*/g, " ")
+    .trim();
 }
 
 describe("docs/deploying.md, Deploy parameters", () => {

@@ -88,7 +88,9 @@ export async function driveEveryFunction(d: Driver, mails: string[], prefix: str
   await call("GET", "/auth/providers");
   await call("POST", "/auth/email/register", { body: { email } });
   const registeredAt = Date.now();
-  const registered = await call("POST", "/auth/email/register", { body: { email, token: mailedToken(mails, email), password, user: { username: `u${randomUUID().slice(0, 8)}`, name: "Role Tester" } } });
+  const registered = await call("POST", "/auth/email/register", {
+    body: { email, token: mailedToken(mails, email), password, user: { username: `u${randomUUID().slice(0, 8)}`, name: "Role Tester" } },
+  });
   const login = await call("POST", "/auth/email/login", { body: { email, password } });
   const { access_token: token, refresh_token: refresh, user } = login.body as { access_token: string; refresh_token: string; user: { uuid: string } };
   if (!token) throw new Error(`no login: ${JSON.stringify(registered)} ${JSON.stringify(login)}`);
@@ -156,7 +158,9 @@ export async function driveEveryFunction(d: Driver, mails: string[], prefix: str
     return reply.body as { data: Record<string, Record<string, unknown> | null> };
   };
   const gqlTag = `gql-${randomUUID().slice(0, 8)}`;
-  await gql(`{ Post(slug: "${slug}") { slug author { uuid } comments { results { uuid } } tags { slug } } Posts { results { slug } } Comments { results { uuid } } Tags { results { slug } } Users { results { uuid } } UserFollows { results { follower { uuid } } } PostTags { results { post { slug } } } }`);
+  await gql(
+    `{ Post(slug: "${slug}") { slug author { uuid } comments { results { uuid } } tags { slug } } Posts { results { slug } } Comments { results { uuid } } Tags { results { slug } } Users { results { uuid } } UserFollows { results { follower { uuid } } } PostTags { results { post { slug } } } }`,
+  );
   await gql(`mutation { createPost(Post: { slug: "${gqlTag}", title: "g", content: "g", status: "draft", viewCount: 0 }) { slug } }`);
   await gql(`mutation { createTag(Tag: { slug: "${gqlTag}", name: "t", description: "d", color: "#123456" }) { slug } }`);
   await gql(`mutation { createPostTag(PostTag: { post: "${slug}", tag: "${gqlTag}" }) { tag { slug } } }`);
@@ -179,9 +183,27 @@ export async function driveEveryFunction(d: Driver, mails: string[], prefix: str
   await d.ws("$default", gone, { id: "g1", type: "subscribe", payload: { query: `subscription { Post(slug: "${slug}") { slug title } }` } });
   d.gone(gone);
   const now = new Date().toISOString();
-  const stored = { slug, title: "streamed", content: "text", status: "published", viewCount: 0, author: user.uuid, createdAt: now, updatedAt: now, __version: 9 };
+  const stored = {
+    slug,
+    title: "streamed",
+    content: "text",
+    status: "published",
+    viewCount: 0,
+    author: user.uuid,
+    createdAt: now,
+    updatedAt: now,
+    __version: 9,
+  };
   await d.stream(`${prefix}Post`, "MODIFY", stored);
-  await d.stream(`${prefix}Comment`, "INSERT", { uuid: randomUUID(), content: "streamed", post: slug, author: user.uuid, createdAt: now, updatedAt: now, __version: 1 });
+  await d.stream(`${prefix}Comment`, "INSERT", {
+    uuid: randomUUID(),
+    content: "streamed",
+    post: slug,
+    author: user.uuid,
+    createdAt: now,
+    updatedAt: now,
+    __version: 1,
+  });
   await d.stream(`${prefix}Post`, "REMOVE", stored);
   await d.ws("$default", connection, { id: "s1", type: "complete" });
   await d.ws("$disconnect", connection);
@@ -194,7 +216,10 @@ export async function driveEveryFunction(d: Driver, mails: string[], prefix: str
   const recoveryToken = mailedToken(mails, email);
   await call("GET", `/auth/email/recover?token=${encodeURIComponent(recoveryToken)}`);
   const recovered = await call("POST", "/auth/password/recover", { body: { token: recoveryToken, password: `${password}!` } });
-  const changed = await call("POST", "/auth/password/change", { body: { password: `${password}!`, new_password: password }, token: (recovered.body as { access_token: string }).access_token });
+  const changed = await call("POST", "/auth/password/change", {
+    body: { password: `${password}!`, new_password: password },
+    token: (recovered.body as { access_token: string }).access_token,
+  });
   const last = (changed.body as { access_token: string }).access_token;
   await call("POST", "/auth/email/verification", { body: { email }, token: last });
   await call("GET", `/auth/email/verify?token=${"x".repeat(40)}`);
@@ -211,12 +236,14 @@ export async function driveEveryFunction(d: Driver, mails: string[], prefix: str
 export function streamEvent(table: string, eventName: "INSERT" | "MODIFY" | "REMOVE", item: Record<string, unknown>) {
   const image = marshall(item, { removeUndefinedValues: true });
   return {
-    Records: [{
-      eventID: randomUUID(),
-      eventName,
-      eventSourceARN: `arn:aws:dynamodb:us-east-1:000000000000:table/${table}/stream/2026-01-01T00:00:00.000`,
-      dynamodb: { ApproximateCreationDateTime: Math.floor(Date.now() / 1000), ...(eventName === "REMOVE" ? { OldImage: image } : { NewImage: image }) },
-    }],
+    Records: [
+      {
+        eventID: randomUUID(),
+        eventName,
+        eventSourceARN: `arn:aws:dynamodb:us-east-1:000000000000:table/${table}/stream/2026-01-01T00:00:00.000`,
+        dynamodb: { ApproximateCreationDateTime: Math.floor(Date.now() / 1000), ...(eventName === "REMOVE" ? { OldImage: image } : { NewImage: image }) },
+      },
+    ],
   };
 }
 

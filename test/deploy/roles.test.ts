@@ -38,16 +38,39 @@ beforeAll(async () => {
   // Packaging rewrites .esbuild/, which a running `npm start` serves from: never both at once.
   release = await takeOfflineTurn(600_000);
   const out = join(scratch, "out");
-  await run(join(root, "node_modules/.bin/serverless"), [
-    "package", "--stage", "ci", "--package", out,
-    // The secrets by their SSM parameters' names, the signing key's public set (docs/deploying.md, "Secrets").
-    "--param", "appSecretParameter=/blog/ci/app-secret", "--param", "authSigningKeyParameter=/blog/ci/auth-signing-key",
-    "--param", "idpClientSecretParameter=/blog/ci/idp-client-secret", "--param", `authPublicKeys=${JSON.stringify(publicKeySet(JSON.stringify(generateSigningJwk())))}`,
-    "--param", "idpIssuer=https://accounts.example.com", "--param", "idpClientId=ci-client",
-    "--param", "publicUrl=https://api.example.com", "--param", "alarmEmail=ops@example.com",
-    // Every function the sample has, GraphiQL and the test service's included, so that each is driven.
-    "--param", "graphiql=true", "--param", "testRoutes=true",
-  ], { cwd: root, env: { ...process.env, ALLOW_TEST_USER: "false" }, maxBuffer: 16 * 1024 * 1024 });
+  await run(
+    join(root, "node_modules/.bin/serverless"),
+    [
+      "package",
+      "--stage",
+      "ci",
+      "--package",
+      out,
+      // The secrets by their SSM parameters' names, the signing key's public set (docs/deploying.md, "Secrets").
+      "--param",
+      "appSecretParameter=/blog/ci/app-secret",
+      "--param",
+      "authSigningKeyParameter=/blog/ci/auth-signing-key",
+      "--param",
+      "idpClientSecretParameter=/blog/ci/idp-client-secret",
+      "--param",
+      `authPublicKeys=${JSON.stringify(publicKeySet(JSON.stringify(generateSigningJwk())))}`,
+      "--param",
+      "idpIssuer=https://accounts.example.com",
+      "--param",
+      "idpClientId=ci-client",
+      "--param",
+      "publicUrl=https://api.example.com",
+      "--param",
+      "alarmEmail=ops@example.com",
+      // Every function the sample has, GraphiQL and the test service's included, so that each is driven.
+      "--param",
+      "graphiql=true",
+      "--param",
+      "testRoutes=true",
+    ],
+    { cwd: root, env: { ...process.env, ALLOW_TEST_USER: "false" }, maxBuffer: 16 * 1024 * 1024 },
+  );
   stacks = await loadStacks(out);
   mapFunctions();
 
@@ -78,29 +101,42 @@ beforeAll(async () => {
   };
   const byHandler = (handler: string) => [...functions].find(([, f]) => f.handler === handler)?.[0] as string;
   try {
-    statuses = await driveEveryFunction({
-      http: async (method, path, options = {}) => {
-        const fn = routeFunction(method, path.split("?")[0] as string);
-        const headers: Record<string, string> = { host: "api.example.com", origin: "https://api.example.com" };
-        if (options.token) headers.authorization = `Bearer ${options.token}`;
-        const result = (await invoke(fn, httpEvent(method, path, { body: options.body, headers }))) as { statusCode: number; body?: string };
-        let body: unknown;
-        try {
-          body = result.body ? JSON.parse(result.body) : undefined;
-        } catch {
-          body = result.body;
-        }
-        return { status: result.statusCode, body };
+    statuses = await driveEveryFunction(
+      {
+        http: async (method, path, options = {}) => {
+          const fn = routeFunction(method, path.split("?")[0] as string);
+          const headers: Record<string, string> = { host: "api.example.com", origin: "https://api.example.com" };
+          if (options.token) headers.authorization = `Bearer ${options.token}`;
+          const result = (await invoke(fn, httpEvent(method, path, { body: options.body, headers }))) as { statusCode: number; body?: string };
+          let body: unknown;
+          try {
+            body = result.body ? JSON.parse(result.body) : undefined;
+          } catch {
+            body = result.body;
+          }
+          return { status: result.statusCode, body };
+        },
+        ws: (routeKey, connectionId, body, headers) =>
+          invoke(byHandler("functions/ws.handler"), {
+            requestContext: {
+              routeKey,
+              connectionId,
+              connectedAt: Date.now(),
+              requestTimeEpoch: Date.now(),
+              domainName: "abc123.execute-api.us-east-1.amazonaws.com",
+              stage: "ci",
+              apiId: "abc123",
+            },
+            ...(headers ? { headers } : {}),
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          }),
+        stream: (table, eventName, item) => invoke(byHandler("functions/stream.handler"), streamEvent(table, eventName, item)),
+        migrate: () => invoke(byHandler("functions/migrate.handler"), { dryRun: true }),
+        gone: (connectionId) => void stub.gone.add(connectionId),
       },
-      ws: (routeKey, connectionId, body, headers) => invoke(byHandler("functions/ws.handler"), {
-        requestContext: { routeKey, connectionId, connectedAt: Date.now(), requestTimeEpoch: Date.now(), domainName: "abc123.execute-api.us-east-1.amazonaws.com", stage: "ci", apiId: "abc123" },
-        ...(headers ? { headers } : {}),
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      }),
-      stream: (table, eventName, item) => invoke(byHandler("functions/stream.handler"), streamEvent(table, eventName, item)),
-      migrate: () => invoke(byHandler("functions/migrate.handler"), { dryRun: true }),
-      gone: (connectionId) => void stub.gone.add(connectionId),
-    }, stub.mails, prefix);
+      stub.mails,
+      prefix,
+    );
   } finally {
     recorder.stop();
   }
@@ -195,7 +231,13 @@ describe("every function's role, against what its code calls", () => {
   it("drove every function of the template, each route to the function packaging gave it", () => {
     expect([...functions.keys()].filter((fn) => !invoked.has(fn))).toEqual([]);
     // The flows did what they say: a failed registration or login would leave most routes unexercised.
-    expect(statuses).toMatchObject({ "POST /auth/email/register": "200", "POST /auth/email/login": "200", "POST /posts": "200", "PUT /posts": "200", "POST /comments": "200" });
+    expect(statuses).toMatchObject({
+      "POST /auth/email/register": "200",
+      "POST /auth/email/login": "200",
+      "POST /posts": "200",
+      "PUT /posts": "200",
+      "POST /comments": "200",
+    });
     expect(Object.entries(statuses).filter(([, status]) => status.startsWith("5"))).toEqual([]);
     expect(recorded.get("auth-email-register")?.some((c) => c.action === "ses:SendEmail")).toBe(true);
   });
@@ -204,7 +246,8 @@ describe("every function's role, against what its code calls", () => {
     const missing: string[] = [];
     for (const { name, role, grants } of functionGrants(stacks)) {
       const fn = name.replace(/^blog-ci-/, "");
-      for (const call of recorded.get(fn) ?? []) if (!allows(grants, call)) missing.push(`${fn} (${role}): ${call.action} ${call.table ?? ""}${call.index ? `/${call.index}` : ""}`);
+      for (const call of recorded.get(fn) ?? [])
+        if (!allows(grants, call)) missing.push(`${fn} (${role}): ${call.action} ${call.table ?? ""}${call.index ? `/${call.index}` : ""}`);
     }
     expect([...new Set(missing)]).toEqual([]);
   });
@@ -235,10 +278,16 @@ describe("every function's role, against what its code calls", () => {
     // The public GET route, GraphiQL and the keys route: no write, no auth table, no mail, no connection.
     for (const fn of ["rest-post-get", "graphiql", "auth-jwks"]) {
       const grants = roles.get(fn)?.grants ?? [];
-      expect(grants.filter((g) => isWrite(g.action) || g.action.startsWith("ses:") || g.action.startsWith("execute-api:")), fn).toEqual([]);
+      expect(
+        grants.filter((g) => isWrite(g.action) || g.action.startsWith("ses:") || g.action.startsWith("execute-api:")),
+        fn,
+      ).toEqual([]);
     }
     for (const fn of ["graphiql", "auth-jwks", "auth-providers", "rest-openapi", "rest-fallback"]) {
-      expect(roles.get(fn)?.grants.filter((g) => g.action.startsWith("dynamodb:")), fn).toEqual([]);
+      expect(
+        roles.get(fn)?.grants.filter((g) => g.action.startsWith("dynamodb:")),
+        fn,
+      ).toEqual([]);
     }
   });
 });

@@ -70,7 +70,9 @@ describe("README: add your own model, followed in a copy of the project", () => 
     const out = (await succeed(block)).split("\n");
     // Every line the README shows appears, in the same order ("..." stands for lines left out).
     let at = 0;
-    for (const line of outputOf(block).code.split("\n").filter((l) => l && l !== "...")) {
+    for (const line of outputOf(block)
+      .code.split("\n")
+      .filter((l) => l && l !== "...")) {
       const found = out.indexOf(line, at);
       expect(found, `README shows '${line}', the command printed:\n${out.join("\n")}`).toBeGreaterThanOrEqual(0);
       at = found + 1;
@@ -80,8 +82,15 @@ describe("README: add your own model, followed in a copy of the project", () => 
   it("serves the new routes under npm start as the README shows", { timeout: 500_000 }, async () => {
     offline = await startOffline({ projectDir: copy, args: ["--empty"], testUser: false });
     const block = commandBlock(/^curl /);
-    const answers = (await succeed(block)).replace(/}\s*{/g, "}\n{").split("\n").filter(Boolean).map((l) => JSON.parse(l) as unknown);
-    const shown = outputOf(block).code.split("\n").filter(Boolean).map((l) => JSON.parse(l) as unknown);
+    const answers = (await succeed(block))
+      .replace(/}\s*{/g, "}\n{")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as unknown);
+    const shown = outputOf(block)
+      .code.split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as unknown);
     expect(answers).toEqual(shown);
     // And the operation's route is there (a missing bookmark: 404, in our format).
     const share = await fetch(`${offline.url}/bookmarks/00000000-0000-4000-8000-000000000000/share`);

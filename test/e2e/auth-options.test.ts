@@ -66,7 +66,12 @@ async function call(jar: CookieJar, method: string, path: string, body?: unknown
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, cookies: response.headers.getSetCookie(), location: response.headers.get("location") };
+  return {
+    status: response.status,
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+    cookies: response.headers.getSetCookie(),
+    location: response.headers.get("location"),
+  };
 }
 
 function mailsTo(to: string): { text: string }[] {
@@ -130,7 +135,10 @@ describe("verification 'after', allowed email domains, and an Idp whose keys can
   let idp: JwksDownIdp;
 
   beforeAll(async () => {
-    idp = await startJwksDownIdp({ clientId: DEV_IDP_CLIENT_ID, claims: { sub: "jwks-down-user", email: "down@example.com", email_verified: true, hd: "example.com" } });
+    idp = await startJwksDownIdp({
+      clientId: DEV_IDP_CLIENT_ID,
+      claims: { sub: "jwks-down-user", email: "down@example.com", email_verified: true, hd: "example.com" },
+    });
     await startWith([
       [EMAIL_SERVICE, `${EMAIL_SERVICE}      verification: "after",\n      allowedEmailDomains: ["example.com"],\n`],
       [`issuer: setting("IDP_ISSUER") ?? "${DEV_ISSUER}",`, `issuer: "${idp.issuer}",`],
@@ -195,7 +203,9 @@ describe("verification 'after', allowed email domains, and an Idp whose keys can
 async function issuedToken(idp: JwksDownIdp): Promise<string> {
   const authorize = await fetch(`${idp.issuer}/authorize?redirect_uri=${encodeURIComponent("http://127.0.0.1/cb")}&state=s&nonce=n`, { redirect: "manual" });
   const code = new URL(authorize.headers.get("location") ?? "").searchParams.get("code") ?? "";
-  const answer = (await (await fetch(`${idp.issuer}/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `code=${code}` })).json()) as { id_token: string };
+  const answer = (await (
+    await fetch(`${idp.issuer}/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: `code=${code}` })
+  ).json()) as { id_token: string };
   return answer.id_token;
 }
 
@@ -242,10 +252,13 @@ describe("verification 'none', and the Idp linking to demo accounts (provider's 
 
 describe("closed registration, and an Idp that does not trust the provider's email_verified", () => {
   beforeAll(async () => {
-    await startWith([
-      [EMAIL_SERVICE, `${EMAIL_SERVICE}      registration: "closed",\n`],
-      [IDP_SERVICE, `${IDP_SERVICE}      trustEmailVerification: false,\n`],
-    ], true);
+    await startWith(
+      [
+        [EMAIL_SERVICE, `${EMAIL_SERVICE}      registration: "closed",\n`],
+        [IDP_SERVICE, `${IDP_SERVICE}      trustEmailVerification: false,\n`],
+      ],
+      true,
+    );
   }, 400_000);
 
   afterAll(stop, 60_000);

@@ -44,7 +44,12 @@ class Browser {
     const headers: Record<string, string> = { origin: offline?.url as string, ...options.headers };
     if (options.body !== undefined) headers["content-type"] = "application/json";
     if (this.jar.size > 0) headers.cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join("; ");
-    const response = await fetch(`${offline?.url}${path}`, { method, headers, redirect: "manual", ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }) });
+    const response = await fetch(`${offline?.url}${path}`, {
+      method,
+      headers,
+      redirect: "manual",
+      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    });
     for (const cookie of response.headers.getSetCookie()) {
       const [name, value] = (cookie.split(";")[0] as string).split("=") as [string, string];
       if (/Max-Age=0/i.test(cookie)) this.jar.delete(name);
@@ -90,7 +95,8 @@ async function register(browser: Browser, address: string): Promise<{ access_tok
   return done.body as { access_token: string; refresh_token: string; user: { uuid: string } };
 }
 
-const me = async (browser: Browser, headers: Record<string, string> = {}) => (await browser.fetch("GET", "/auth/me", { headers })).body as { uuid?: string } | null;
+const me = async (browser: Browser, headers: Record<string, string> = {}) =>
+  (await browser.fetch("GET", "/auth/me", { headers })).body as { uuid?: string } | null;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 // Each function's first call under offline is a cold start (esbuild bundle, module init).
@@ -102,7 +108,16 @@ describe("authentication against npm start", { timeout: 120_000 }, () => {
     expect(registered).toMatchObject({ token_type: "Bearer", user: { email: address } });
     expect(browser.jar.get("session")).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect((await me(browser))?.uuid).toBe(registered.user.uuid);
-    const again = await new Browser().fetch("POST", "/auth/email/register", { body: { email: address, password: PASSWORD, user: profile, token: new URL((await browser.fetch("GET", `${linkOf(mails(address)[0]).pathname}${linkOf(mails(address)[0]).search}`)).headers.get("location") as string).searchParams.get("token") } });
+    const again = await new Browser().fetch("POST", "/auth/email/register", {
+      body: {
+        email: address,
+        password: PASSWORD,
+        user: profile,
+        token: new URL(
+          (await browser.fetch("GET", `${linkOf(mails(address)[0]).pathname}${linkOf(mails(address)[0]).search}`)).headers.get("location") as string,
+        ).searchParams.get("token"),
+      },
+    });
     expect(again).toMatchObject({ status: 409, body: { reason: "ACCOUNT_EXISTS" } });
 
     const login = await new Browser().fetch("POST", "/auth/email/login", { body: { email: address.toUpperCase(), password: PASSWORD } });
@@ -123,7 +138,9 @@ describe("authentication against npm start", { timeout: 120_000 }, () => {
     const refresh = (token: string) => new Browser().fetch("POST", "/auth/refresh", { body: { refresh_token: token } });
     const rotated = await Promise.all([refresh(first.refresh_token), refresh(first.refresh_token), refresh(first.refresh_token)]);
     expect(rotated.map((r) => r.status)).toEqual([200, 200, 200]);
-    const pairs = new Set(rotated.map((r) => JSON.stringify([(r.body as { access_token: string }).access_token, (r.body as { refresh_token: string }).refresh_token])));
+    const pairs = new Set(
+      rotated.map((r) => JSON.stringify([(r.body as { access_token: string }).access_token, (r.body as { refresh_token: string }).refresh_token])),
+    );
     expect(pairs.size).toBe(1);
     const second = rotated[0]?.body as { access_token: string; refresh_token: string };
     expect((await me(new Browser(), bearer(second.access_token)))?.uuid).toBe(first.user.uuid);
@@ -226,15 +243,31 @@ describe("authentication against npm start", { timeout: 120_000 }, () => {
     const claims = JSON.parse(Buffer.from(login.access_token.split(".")[1] as string, "base64url").toString()) as { sub: string; sid: string };
     const now = Math.floor(Date.now() / 1000);
     const build = (c: { iss?: string; aud?: string; iat?: number; exp?: number } = {}) =>
-      new SignJWT({ sid: claims.sid }).setIssuer(c.iss ?? "blog").setAudience(c.aud ?? "blog").setSubject(claims.sub).setJti(randomUUID()).setIssuedAt(c.iat ?? now).setExpirationTime(c.exp ?? now + 600);
+      new SignJWT({ sid: claims.sid })
+        .setIssuer(c.iss ?? "blog")
+        .setAudience(c.aud ?? "blog")
+        .setSubject(claims.sub)
+        .setJti(randomUUID())
+        .setIssuedAt(c.iat ?? now)
+        .setExpirationTime(c.exp ?? now + 600);
     const key = await importJWK(JSON.parse(process.env.AUTH_SIGNING_KEY as string) as Record<string, string>, "EdDSA");
     const header = { alg: "EdDSA", typ: "at+jwt", kid: jwks.keys[0]?.kid as string };
     const genuine = await build().setProtectedHeader(header).sign(key);
     expect((await me(new Browser(), bearer(genuine)))?.uuid).toBe(claims.sub);
     const attacks = [
-      new UnsecuredJWT({ sid: claims.sid }).setIssuer("blog").setAudience("blog").setSubject(claims.sub).setIssuedAt(now).setExpirationTime(now + 600).encode(),
-      await build().setProtectedHeader({ alg: "HS256", typ: "at+jwt" }).sign(base64url.decode(jwks.keys[0]?.x as string)),
-      await build({ iat: now - 2000, exp: now - 1000 }).setProtectedHeader(header).sign(key),
+      new UnsecuredJWT({ sid: claims.sid })
+        .setIssuer("blog")
+        .setAudience("blog")
+        .setSubject(claims.sub)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 600)
+        .encode(),
+      await build()
+        .setProtectedHeader({ alg: "HS256", typ: "at+jwt" })
+        .sign(base64url.decode(jwks.keys[0]?.x as string)),
+      await build({ iat: now - 2000, exp: now - 1000 })
+        .setProtectedHeader(header)
+        .sign(key),
       await build({ iss: "https://evil.example" }).setProtectedHeader(header).sign(key),
       await build({ aud: "another-app" }).setProtectedHeader(header).sign(key),
     ];
@@ -246,7 +279,14 @@ describe("authentication against npm start", { timeout: 120_000 }, () => {
     await register(browser, email());
     const evil = { origin: "https://evil.example" };
     expect(await browser.fetch("POST", "/auth/logout", { headers: evil })).toMatchObject({ status: 403, body: { reason: "ORIGIN_REFUSED" } });
-    expect((await browser.fetch("POST", "/posts", { headers: evil, body: { slug: `csrf-${randomUUID().slice(0, 6)}`, title: "t", content: "c", status: "draft", viewCount: 0 } })).status).toBe(403);
+    expect(
+      (
+        await browser.fetch("POST", "/posts", {
+          headers: evil,
+          body: { slug: `csrf-${randomUUID().slice(0, 6)}`, title: "t", content: "c", status: "draft", viewCount: 0 },
+        })
+      ).status,
+    ).toBe(403);
     const gql = await browser.fetch("POST", "/graphql", { headers: evil, body: { query: "{ me { uuid } }" } });
     expect(gql.status).toBe(403);
     expect((await me(browser))?.uuid).toEqual(expect.any(String));
@@ -256,7 +296,13 @@ describe("authentication against npm start", { timeout: 120_000 }, () => {
     const browser = new Browser();
     const login = await register(browser, email());
     const slug = `ws-${randomUUID().slice(0, 8)}`;
-    const socket = createClient({ url: WS_URL, webSocketImpl: WebSocket, connectionParams: { Authorization: `Bearer ${login.access_token}` }, retryAttempts: 0, lazy: true });
+    const socket = createClient({
+      url: WS_URL,
+      webSocketImpl: WebSocket,
+      connectionParams: { Authorization: `Bearer ${login.access_token}` },
+      retryAttempts: 0,
+      lazy: true,
+    });
     sockets.push(socket);
     const seen: unknown[] = [];
     const errors: unknown[] = [];
@@ -264,9 +310,15 @@ describe("authentication against npm start", { timeout: 120_000 }, () => {
     socket.on("connected", () => {
       connected = true;
     });
-    socket.subscribe({ query: `subscription { Post(slug: "${slug}") { slug title author { uuid } } }` }, { next: (v) => seen.push(v.data), error: (e) => errors.push(e), complete: () => undefined });
+    socket.subscribe(
+      { query: `subscription { Post(slug: "${slug}") { slug title author { uuid } } }` },
+      { next: (v) => seen.push(v.data), error: (e) => errors.push(e), complete: () => undefined },
+    );
     const write = (title: string, method = "PATCH") =>
-      browser.fetch(method, method === "POST" ? "/posts" : `/posts/${slug}`, { headers: bearer(login.access_token), body: { slug, title, ...(method === "POST" ? { content: "c", status: "draft", viewCount: 0 } : {}) } });
+      browser.fetch(method, method === "POST" ? "/posts" : `/posts/${slug}`, {
+        headers: bearer(login.access_token),
+        body: { slug, title, ...(method === "POST" ? { content: "c", status: "draft", viewCount: 0 } : {}) },
+      });
     // Writes until one is delivered: the subscription row lands a moment after the ack, and the
     // stream delivers within a second or so; each write is a fresh event.
     let created = false;
@@ -314,17 +366,26 @@ describe("sessions of an old password against npm start", { timeout: 240_000 }, 
     const owner = new Browser();
     const address = email();
     await register(owner, address);
-    await raceLogins(address, PASSWORD, () => owner.fetch("POST", "/auth/password/change", { body: { password: PASSWORD, new_password: "a changed passphrase" } }));
+    await raceLogins(address, PASSWORD, () =>
+      owner.fetch("POST", "/auth/password/change", { body: { password: PASSWORD, new_password: "a changed passphrase" } }),
+    );
     expect((await me(owner))?.uuid).toEqual(expect.any(String));
 
     // One mail per address per resendDelay (10 s in the sample): the registration mail went first,
     // so the request is made again, each answered 202, until the recovery mail arrives.
-    await waitFor(async () => {
-      expect((await new Browser().fetch("POST", "/auth/password/recovery", { body: { email: address } })).status).toBe(202);
-      await sleep(500);
-      return mails(address).length;
-    }, (count) => count >= 2, `the recovery mail to ${address}`, 60_000);
+    await waitFor(
+      async () => {
+        expect((await new Browser().fetch("POST", "/auth/password/recovery", { body: { email: address } })).status).toBe(202);
+        await sleep(500);
+        return mails(address).length;
+      },
+      (count) => count >= 2,
+      `the recovery mail to ${address}`,
+      60_000,
+    );
     const token = linkOf((await waitForMail(address, 2))[1]).searchParams.get("token") as string;
-    await raceLogins(address, "a changed passphrase", () => new Browser().fetch("POST", "/auth/password/recover", { body: { token, password: "a recovered passphrase" } }));
+    await raceLogins(address, "a changed passphrase", () =>
+      new Browser().fetch("POST", "/auth/password/recover", { body: { token, password: "a recovered passphrase" } }),
+    );
   });
 });

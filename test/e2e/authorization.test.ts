@@ -75,7 +75,15 @@ beforeAll(async () => {
   const endpoint = /DynamoDB Local on (http:\/\/\S+)/.exec(offline.output())?.[1];
   if (!endpoint) throw new Error("npm start did not say where DynamoDB Local is");
   const db = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));
-  await db.send(new UpdateCommand({ TableName: migrationTables(app, `${app.name}-${OFFLINE_STAGE}-`).users, Key: { uuid: OWNER }, UpdateExpression: "SET #e = :e", ExpressionAttributeNames: { "#e": "email" }, ExpressionAttributeValues: { ":e": EMAIL } }));
+  await db.send(
+    new UpdateCommand({
+      TableName: migrationTables(app, `${app.name}-${OFFLINE_STAGE}-`).users,
+      Key: { uuid: OWNER },
+      UpdateExpression: "SET #e = :e",
+      ExpressionAttributeNames: { "#e": "email" },
+      ExpressionAttributeValues: { ":e": EMAIL },
+    }),
+  );
   await must("POST", "/posts", post(OPEN, "published"));
   await must("POST", "/posts", post(DRAFT, "draft"));
   await must("POST", "/tags", { slug: TAG, name: "T", description: "", color: "#123456" });
@@ -123,7 +131,13 @@ const REST: Row[] = [
   // The attack: the other user moves their comment onto the owner's draft or a missing post.
   ["move one's comment onto another's draft", "PATCH", () => `/comments/${otherComment}`, () => ({ post: DRAFT }), [401, 400, 403]],
   ["move one's comment onto a missing post", "PATCH", () => `/comments/${otherComment}`, () => ({ post: `nope-${run}` }), [401, 400, 403]],
-  ["replace one's comment onto another's draft", "PUT", () => `/comments/${otherComment}`, () => ({ content: "moved", post: DRAFT, author: OTHER }), [401, 400, 403]],
+  [
+    "replace one's comment onto another's draft",
+    "PUT",
+    () => `/comments/${otherComment}`,
+    () => ({ content: "moved", post: DRAFT, author: OTHER }),
+    [401, 400, 403],
+  ],
   ["comment on a draft", "POST", () => "/comments", (c) => ({ content: "hi", post: DRAFT, author: userOf(c) ?? OWNER }), [401, 400, 200]],
   ["comment on a missing post", "POST", () => "/comments", (c) => ({ content: "hi", post: `nope-${run}`, author: userOf(c) ?? OWNER }), [401, 400, 400]],
   ["comment on a published post", "POST", () => "/comments", (c) => ({ content: "hi", post: OPEN, author: userOf(c) ?? OWNER }), [401, 200, 200]],
@@ -169,7 +183,8 @@ describe("authorization matrix end to end (npm start)", { timeout: 120_000 }, ()
     expect(draftText.length).toBeGreaterThan(3);
     for (const caller of CALLERS) {
       const owner = caller === "owner";
-      const reads = await gql(`{
+      const reads = await gql(
+        `{
         draft: Post(slug: "${DRAFT}") { title }
         open: Post(slug: "${OPEN}") { title comments { results { content post { title } } } tags { slug } }
         draftComment: Comment(uuid: "${draftComment}") { content post { title } }
@@ -178,7 +193,9 @@ describe("authorization matrix end to end (npm start)", { timeout: 120_000 }, ()
         draftComments: Comments(query: "post = '${DRAFT}'") { results { content } }
         tagRows: PostTags(query: "tag = '${TAG}'") { results { post { slug } } }
         owner: User(uuid: "${OWNER}") { username email }
-      }`, caller);
+      }`,
+        caller,
+      );
       expect(reads.errors).toBeUndefined();
       const data = reads.data as Record<string, Record<string, unknown> | null>;
       expect(data.draft).toEqual(owner ? { title: draftText } : null);
@@ -196,14 +213,18 @@ describe("authorization matrix end to end (npm start)", { timeout: 120_000 }, ()
       const code = async (mutation: string) => (await gql(mutation, caller)).errors?.[0]?.extensions?.code ?? "OK";
       expect(await code(`mutation { publishPost(slug: "${DRAFT}", destination: "twitter") }`)).toBe(owner ? "OK" : "NOT_FOUND");
       expect(await code(`mutation { publishPost(slug: "nope-${run}", destination: "twitter") }`)).toBe("NOT_FOUND");
-      expect(await code(`mutation { createComment(Comment: { content: "g", post: "${DRAFT}", author: "${userOf(caller) ?? OWNER}" }) { uuid } }`))
-        .toBe(caller === "anonymous" ? "UNAUTHENTICATED" : owner ? "OK" : "BAD_USER_INPUT");
-      expect(await code(`mutation { updateComment(uuid: "${otherComment}", Comment: { content: "moved", post: "${DRAFT}", author: "${OTHER}" }) { uuid } }`))
-        .toBe(caller === "anonymous" ? "UNAUTHENTICATED" : owner ? "PERMISSION_DENIED" : "BAD_USER_INPUT");
-      expect(await code(`mutation { updateComment(uuid: "${draftComment}", Comment: { content: "x", post: "${DRAFT}", author: "${OTHER}" }) { uuid } }`))
-        .toBe(owner ? "PERMISSION_DENIED" : "NOT_FOUND");
-      expect(await code(`mutation { createPostTag(PostTag: { post: "${OPEN}", tag: "g-${run}" }) { __typename } }`))
-        .toBe(caller === "anonymous" ? "UNAUTHENTICATED" : owner ? "OK" : "PERMISSION_DENIED");
+      expect(await code(`mutation { createComment(Comment: { content: "g", post: "${DRAFT}", author: "${userOf(caller) ?? OWNER}" }) { uuid } }`)).toBe(
+        caller === "anonymous" ? "UNAUTHENTICATED" : owner ? "OK" : "BAD_USER_INPUT",
+      );
+      expect(
+        await code(`mutation { updateComment(uuid: "${otherComment}", Comment: { content: "moved", post: "${DRAFT}", author: "${OTHER}" }) { uuid } }`),
+      ).toBe(caller === "anonymous" ? "UNAUTHENTICATED" : owner ? "PERMISSION_DENIED" : "BAD_USER_INPUT");
+      expect(await code(`mutation { updateComment(uuid: "${draftComment}", Comment: { content: "x", post: "${DRAFT}", author: "${OTHER}" }) { uuid } }`)).toBe(
+        owner ? "PERMISSION_DENIED" : "NOT_FOUND",
+      );
+      expect(await code(`mutation { createPostTag(PostTag: { post: "${OPEN}", tag: "g-${run}" }) { __typename } }`)).toBe(
+        caller === "anonymous" ? "UNAUTHENTICATED" : owner ? "OK" : "PERMISSION_DENIED",
+      );
     }
   });
 
@@ -245,12 +266,19 @@ describe("subscriptions end to end (npm start)", () => {
     clients.push(client);
     return client;
   };
-  interface Feed { data: unknown[]; errors: unknown[] }
+  interface Feed {
+    data: unknown[];
+    errors: unknown[];
+  }
   const listen = (client: Client, query: string): Feed => {
     const feed: Feed = { data: [], errors: [] };
     // A socket-level failure arrives as a CloseEvent or Error, whose fields JSON.stringify drops: kept readable.
     const readable = (e: unknown): unknown =>
-      e instanceof Error ? { error: e.message } : typeof e === "object" && e !== null && "code" in e && "reason" in e ? { closed: (e as { code: unknown }).code, reason: (e as { reason: unknown }).reason } : e;
+      e instanceof Error
+        ? { error: e.message }
+        : typeof e === "object" && e !== null && "code" in e && "reason" in e
+          ? { closed: (e as { code: unknown }).code, reason: (e as { reason: unknown }).reason }
+          : e;
     client.subscribe({ query }, { next: (v) => feed.data.push(v.data), error: (e) => feed.errors.push(readable(e)), complete: () => undefined });
     return feed;
   };
@@ -286,16 +314,21 @@ describe("subscriptions end to end (npm start)", () => {
       comments: `subscription { Comments(query: "post = '${DRAFT}'") { type comment { content } } }`,
       open: `subscription { Post(slug: "${OPEN}") { slug title } }`,
     };
-    const feeds = Object.fromEntries(CALLERS.map((caller) => {
-      const client = connect(caller);
-      return [caller, {
-        draft: listen(client, watched.draft),
-        missing: listen(client, `subscription { Post(slug: "missing-${run}") { slug } }`),
-        comments: listen(client, watched.comments),
-        email: listen(client, `subscription { Users(query: "email = '${EMAIL}'") { type } }`),
-        open: listen(client, watched.open),
-      }];
-    })) as unknown as Record<Caller, Record<string, Feed>>;
+    const feeds = Object.fromEntries(
+      CALLERS.map((caller) => {
+        const client = connect(caller);
+        return [
+          caller,
+          {
+            draft: listen(client, watched.draft),
+            missing: listen(client, `subscription { Post(slug: "missing-${run}") { slug } }`),
+            comments: listen(client, watched.comments),
+            email: listen(client, `subscription { Users(query: "email = '${EMAIL}'") { type } }`),
+            open: listen(client, watched.open),
+          },
+        ];
+      }),
+    ) as unknown as Record<Caller, Record<string, Feed>>;
     // The filter on a hidden field is refused for everyone, before anything is stored.
     await until(() => CALLERS.every((c) => feeds[c].email?.errors.length === 1), "the email filter's refusals");
     for (const caller of CALLERS) expect(JSON.stringify(feeds[caller].email?.errors)).toContain("BAD_QUERY");

@@ -51,7 +51,10 @@ describe("npm start answers CORS as the packaged API declares (attack 8)", { tim
       expect(await actual.text()).toContain("alice@example.com"); // the cookie worked: only CORS keeps the page out
       expect(corsOf(actual.headers)).toEqual(gatewayCors(HTTP_API.cors, { method: "GET", origin: FOREIGN, requestMethod: undefined }).headers);
       expect(corsOf(actual.headers)).toEqual({});
-      const preflight = await fetch(`${offline?.url}${path}`, { method: "OPTIONS", headers: { origin: FOREIGN, "access-control-request-method": "GET", "access-control-request-headers": "content-type" } });
+      const preflight = await fetch(`${offline?.url}${path}`, {
+        method: "OPTIONS",
+        headers: { origin: FOREIGN, "access-control-request-method": "GET", "access-control-request-headers": "content-type" },
+      });
       expect(corsOf(preflight.headers)).toEqual(gatewayCors(HTTP_API.cors, { method: "OPTIONS", origin: FOREIGN, requestMethod: "GET" }).headers);
       expect(corsOf(preflight.headers)).toEqual({});
     }
@@ -75,11 +78,14 @@ const WATCH = `subscription Draft_${randomUUID().replace(/-/g, "_")} { Post(slug
 
 function watch(client: Client): { data: unknown[]; errors: unknown[] } {
   const feed = { data: [] as unknown[], errors: [] as unknown[] };
-  client.subscribe({ query: WATCH }, {
-    next: (value) => feed.data.push(value.data),
-    error: (error) => feed.errors.push(error),
-    complete: () => undefined,
-  });
+  client.subscribe(
+    { query: WATCH },
+    {
+      next: (value) => feed.data.push(value.data),
+      error: (error) => feed.errors.push(error),
+      complete: () => undefined,
+    },
+  );
   return feed;
 }
 
@@ -111,11 +117,12 @@ describe("a WebSocket handshake with Alice's cookie from a foreign Origin is ano
 
 describe("a cookie write from Origin: null is refused whatever its Referer", { timeout: 120_000 }, () => {
   it("answers 403 ORIGIN_REFUSED to Alice's cookie with Origin: null and her own page as Referer, and changes nothing", async () => {
-    const write = (origin: string) => fetch(`${offline?.url}/posts/${DRAFT}`, {
-      method: "PATCH",
-      headers: { "content-type": "application/json", origin, referer: `${offline?.url}/posts/${DRAFT}`, cookie },
-      body: JSON.stringify({ content: "from a sandboxed frame" }),
-    });
+    const write = (origin: string) =>
+      fetch(`${offline?.url}/posts/${DRAFT}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json", origin, referer: `${offline?.url}/posts/${DRAFT}`, cookie },
+        body: JSON.stringify({ content: "from a sandboxed frame" }),
+      });
     const refused = await write("null");
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ reason: "ORIGIN_REFUSED" });

@@ -35,15 +35,18 @@ describe("GraphQL end to end (npm start: serverless offline + DynamoDB Local)", 
       { p: { slug, title: "End to end", content: "c", status: "published", viewCount: 0 } },
     );
     expect(created.createPost).toEqual({ slug, author: { uuid: ALICE } });
-    const read = await client.request<{ Post: { slug: string; author: { username: string; email: string | null } } }>(`query($s: String!) { Post(slug: $s) { slug author { username email } } }`, { s: slug });
+    const read = await client.request<{ Post: { slug: string; author: { username: string; email: string | null } } }>(
+      `query($s: String!) { Post(slug: $s) { slug author { username email } } }`,
+      { s: slug },
+    );
     expect(read.Post).toEqual({ slug, author: { username: "alice", email: null } });
     expect(await alice.request(`{ me { uuid } }`)).toEqual({ me: { uuid: ALICE } });
   });
 
   it("answers introspection", async () => {
-    const answer = await client.request<{ __schema: { queryType: { name: string }; mutationType: { name: string }; subscriptionType: { name: string } | null } }>(
-      `{ __schema { queryType { name } mutationType { name } subscriptionType { name } } }`,
-    );
+    const answer = await client.request<{
+      __schema: { queryType: { name: string }; mutationType: { name: string }; subscriptionType: { name: string } | null };
+    }>(`{ __schema { queryType { name } mutationType { name } subscriptionType { name } } }`);
     expect(answer.__schema).toEqual({ queryType: { name: "Query" }, mutationType: { name: "Mutation" }, subscriptionType: { name: "Subscription" } });
   });
 

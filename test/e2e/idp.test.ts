@@ -70,7 +70,10 @@ describe("Idp browser flow through npm start and its local OpenID provider", () 
 
   it("answers for each demo user what docs/idp.md's table says", async () => {
     const doc = readFileSync(join(PROJECT_DIR, "docs/idp.md"), "utf8");
-    const rows = [...doc.matchAll(/^\| `(\w+)` \| [^|]+ \| (?:yes|no) \| [^|]+ \| (.+) \|$/gm)].map(([, user, outcome]) => ({ user: user as string, outcome: outcome as string }));
+    const rows = [...doc.matchAll(/^\| `(\w+)` \| [^|]+ \| (?:yes|no) \| [^|]+ \| (.+) \|$/gm)].map(([, user, outcome]) => ({
+      user: user as string,
+      outcome: outcome as string,
+    }));
     expect(rows.map((r) => r.user)).toEqual(["alice", "bob", "carol", "mallory"]);
     for (const { user, outcome } of rows) {
       const jar = new CookieJar();
@@ -147,11 +150,21 @@ describe("Idp browser flow through npm start and its local OpenID provider", () 
 
 describe("POST /auth/idp/token through npm start", () => {
   const claims = (extra: Record<string, unknown> = {}) => ({
-    iss: ISSUER, aud: DEV_IDP_CLIENT_ID, sub: `e2e-${randomUUID()}`, email: `e2e-${randomUUID().slice(0, 8)}@example.com`, email_verified: true, hd: "example.com", ...extra,
+    iss: ISSUER,
+    aud: DEV_IDP_CLIENT_ID,
+    sub: `e2e-${randomUUID()}`,
+    email: `e2e-${randomUUID().slice(0, 8)}@example.com`,
+    email_verified: true,
+    hd: "example.com",
+    ...extra,
   });
   const post = async (body: unknown, headers: Record<string, string> = { "content-type": "application/json" }) => {
     const response = await fetch(`${base}/auth/idp/token`, { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) });
-    return { status: response.status, cookies: response.headers.getSetCookie(), body: (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined };
+    return {
+      status: response.status,
+      cookies: response.headers.getSetCookie(),
+      body: (await response.json().catch(() => undefined)) as Record<string, unknown> | undefined,
+    };
   };
 
   it("logs in with {token} and {tokens}; the access token and the session cookie both work", async () => {
@@ -183,8 +196,14 @@ describe("POST /auth/idp/token through npm start", () => {
       expect(refused).toMatchObject({ status: 401, body: { reason: "ID_TOKEN_INVALID" } });
       expect(refused.cookies).toEqual([]);
     }
-    expect(await post({ token: await forgeIdToken(claims({ hd: undefined }), { keyFile }) })).toMatchObject({ status: 403, body: { reason: "HOSTED_DOMAIN_REFUSED" } });
-    expect(await post({ token: await forgeIdToken(claims({ email: "x@elsewhere.example" }), { keyFile }) })).toMatchObject({ status: 403, body: { reason: "EMAIL_DOMAIN_NOT_ALLOWED" } });
+    expect(await post({ token: await forgeIdToken(claims({ hd: undefined }), { keyFile }) })).toMatchObject({
+      status: 403,
+      body: { reason: "HOSTED_DOMAIN_REFUSED" },
+    });
+    expect(await post({ token: await forgeIdToken(claims({ email: "x@elsewhere.example" }), { keyFile }) })).toMatchObject({
+      status: 403,
+      body: { reason: "EMAIL_DOMAIN_NOT_ALLOWED" },
+    });
   });
 });
 
@@ -194,7 +213,16 @@ describe.skipIf(skipWithoutChromium())("Idp browser flow in headless Chromium", 
   beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: requireChromium(),
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--disable-sync",
+        "--disable-quic",
+      ],
     });
   });
 

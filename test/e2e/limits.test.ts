@@ -93,24 +93,33 @@ async function connectedCount(sockets: Socket[]): Promise<number> {
 async function places(userId = aliceId): Promise<{ connectionId: string; expiresAt: number }[]> {
   const out = await db.send(new GetCommand({ TableName: TABLES.userConnections, Key: { userId }, ConsistentRead: true }));
   const map = (out.Item?.places ?? {}) as Record<string, number>;
-  return Object.entries(map).filter(([, expiresAt]) => expiresAt * 1000 > Date.now()).map(([connectionId, expiresAt]) => ({ connectionId, expiresAt }));
+  return Object.entries(map)
+    .filter(([, expiresAt]) => expiresAt * 1000 > Date.now())
+    .map(([connectionId, expiresAt]) => ({ connectionId, expiresAt }));
 }
 
 /** Connection rows of a user: a Scan is fine in a test of a tiny local table; the service never scans it. */
 async function connectionRows(userId = aliceId): Promise<Record<string, unknown>[]> {
-  const out = await db.send(new ScanCommand({ TableName: TABLES.connections, FilterExpression: "userId = :u", ExpressionAttributeValues: { ":u": userId }, ConsistentRead: true }));
+  const out = await db.send(
+    new ScanCommand({ TableName: TABLES.connections, FilterExpression: "userId = :u", ExpressionAttributeValues: { ":u": userId }, ConsistentRead: true }),
+  );
   return out.Items ?? [];
 }
 
-const waitFor = <T>(probe: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeout = 30_000): Promise<T> => waitUntil(probe, done, what, timeout);
+const waitFor = <T>(probe: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeout = 30_000): Promise<T> =>
+  waitUntil(probe, done, what, timeout);
 
 /** Opens Alice sockets one at a time until one is acknowledged (her slot is freed asynchronously by $disconnect). */
 async function openWhenFree(): Promise<Socket> {
   let socket: Socket | undefined;
-  await waitFor(async () => {
-    socket = open(tokens.alice);
-    return socket.outcome;
-  }, (outcome) => outcome === "connected", "a free place for Alice");
+  await waitFor(
+    async () => {
+      socket = open(tokens.alice);
+      return socket.outcome;
+    },
+    (outcome) => outcome === "connected",
+    "a free place for Alice",
+  );
   return socket as Socket;
 }
 
@@ -129,18 +138,33 @@ describe("WebSocket connections per signed-in user", () => {
 
     // The two acknowledged sockets still work: a subscription on one of them is served.
     const feed: unknown[] = [];
-    first.client.subscribe({ query: `subscription { Posts(query: "slug = 'ws-${run}'") { type } }` }, { next: (v) => feed.push(v), error: (e) => feed.push(e), complete: () => undefined });
-    await waitFor(async () => (await db.send(new ScanCommand({ TableName: TABLES.subscriptions, ConsistentRead: true }))).Items ?? [], (items) => items.some((i) => String(i.query).includes(`ws-${run}`)), "the subscription row");
+    first.client.subscribe(
+      { query: `subscription { Posts(query: "slug = 'ws-${run}'") { type } }` },
+      { next: (v) => feed.push(v), error: (e) => feed.push(e), complete: () => undefined },
+    );
+    await waitFor(
+      async () => (await db.send(new ScanCommand({ TableName: TABLES.subscriptions, ConsistentRead: true }))).Items ?? [],
+      (items) => items.some((i) => String(i.query).includes(`ws-${run}`)),
+      "the subscription row",
+    );
     expect(feed).toEqual([]);
 
     // Tabs closed abruptly (no close frame): $disconnect frees their places.
     first.raw()?.terminate();
     second.raw()?.terminate();
-    await waitFor(() => places(), (r) => r.length === 0, "Alice's places to be freed");
+    await waitFor(
+      () => places(),
+      (r) => r.length === 0,
+      "Alice's places to be freed",
+    );
     const again = [await openWhenFree(), await openWhenFree()];
     expect(await connectedCount(again)).toBe(LIMIT);
     for (const socket of again) await socket.client.dispose();
-    await waitFor(() => places(), (r) => r.length === 0, "Alice's places to be freed");
+    await waitFor(
+      () => places(),
+      (r) => r.length === 0,
+      "Alice's places to be freed",
+    );
   });
 
   it("holds the limit through a reconnect storm: exactly the limit acknowledged, one place per acknowledged socket", async () => {
@@ -150,7 +174,11 @@ describe("WebSocket connections per signed-in user", () => {
     expect(await places()).toHaveLength(admitted);
     expect(await connectionRows()).toHaveLength(admitted);
     for (const socket of storm) await socket.client.dispose();
-    await waitFor(() => places(), (r) => r.length === 0, "Alice's places to be freed");
+    await waitFor(
+      () => places(),
+      (r) => r.length === 0,
+      "Alice's places to be freed",
+    );
   });
 
   it("reclaims the place of a socket API Gateway no longer knows (its $disconnect was lost)", async () => {
@@ -159,14 +187,21 @@ describe("WebSocket connections per signed-in user", () => {
     const ghost = `ghost-${run}`;
     const expiresAt = Math.ceil(Date.now() / 1000) + 3600;
     const endpoint = `http://127.0.0.1:${OFFLINE_PORTS.websocket}`;
-    await db.send(new PutCommand({ TableName: TABLES.connections, Item: { connectionId: ghost, endpoint, connectedAt: Date.now(), state: "acknowledged", userId: aliceId, expiresAt, __version: 2 } }));
-    await db.send(new UpdateCommand({
-      TableName: TABLES.userConnections,
-      Key: { userId: aliceId },
-      UpdateExpression: "SET places.#ghost = :expiresAt, #version = #version + :one",
-      ExpressionAttributeNames: { "#ghost": ghost, "#version": "__version" },
-      ExpressionAttributeValues: { ":expiresAt": expiresAt, ":one": 1 },
-    }));
+    await db.send(
+      new PutCommand({
+        TableName: TABLES.connections,
+        Item: { connectionId: ghost, endpoint, connectedAt: Date.now(), state: "acknowledged", userId: aliceId, expiresAt, __version: 2 },
+      }),
+    );
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLES.userConnections,
+        Key: { userId: aliceId },
+        UpdateExpression: "SET places.#ghost = :expiresAt, #version = #version + :one",
+        ExpressionAttributeNames: { "#ghost": ghost, "#version": "__version" },
+        ExpressionAttributeValues: { ":expiresAt": expiresAt, ":one": 1 },
+      }),
+    );
     const next = open(tokens.alice);
     expect(await next.outcome).toBe("connected");
     const held = (await places()).map((r) => r.connectionId);
@@ -201,15 +236,17 @@ describe("list pages cut by the byte budget (Post: 5 MiB)", () => {
       return { slug, title: `Budget ${i}`, content, status: draft ? "draft" : "published", viewCount: i };
     });
     for (let i = 0; i < posts.length; i += 4) {
-      await Promise.all(posts.slice(i, i + 4).map(async (post) => {
-        const response = await fetch(`${offline?.url}/posts`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${tokens.alice}` },
-          body: JSON.stringify(post),
-        });
-        if (response.status !== 200) throw new Error(`POST /posts ${post.slug}: ${response.status} ${await response.text()}`);
-        if (post.status === "published") published.push(post.slug);
-      }));
+      await Promise.all(
+        posts.slice(i, i + 4).map(async (post) => {
+          const response = await fetch(`${offline?.url}/posts`, {
+            method: "POST",
+            headers: { "content-type": "application/json", authorization: `Bearer ${tokens.alice}` },
+            body: JSON.stringify(post),
+          });
+          if (response.status !== 200) throw new Error(`POST /posts ${post.slug}: ${response.status} ${await response.text()}`);
+          if (post.status === "published") published.push(post.slug);
+        }),
+      );
     }
   }, 300_000);
 
@@ -255,7 +292,8 @@ describe("list pages cut by the byte budget (Post: 5 MiB)", () => {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({
-          query: "query($q: String, $offset: String) { Posts(query: $q, limit: 100, offset: $offset) { results { slug title content status } continuationToken } }",
+          query:
+            "query($q: String, $offset: String) { Posts(query: $q, limit: 100, offset: $offset) { results { slug title content status } continuationToken } }",
           variables: { q: `slug LIKE '${prefix}%'`, offset },
         }),
       });

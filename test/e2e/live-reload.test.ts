@@ -44,15 +44,22 @@ function reloadLog(): string {
 const count = (text: string, what: string): number => text.split(what).length - 1;
 const checks = (): number => count(reloadLog(), "changed; checking");
 /** Reloads that have finished, one way or another (served, nothing to serve, refused). */
-const outcomes = (): number => count(reloadLog(), "live reload: serving the new version") + count(reloadLog(), "live reload: no function changed") + count(reloadLog(), "the change does not load") + count(reloadLog(), "live reload: esbuild refused") + count(reloadLog(), "did not come back") + count(reloadLog(), "did not rebuild");
+const outcomes = (): number =>
+  count(reloadLog(), "live reload: serving the new version") +
+  count(reloadLog(), "live reload: no function changed") +
+  count(reloadLog(), "the change does not load") +
+  count(reloadLog(), "live reload: esbuild refused") +
+  count(reloadLog(), "did not come back") +
+  count(reloadLog(), "did not rebuild");
 
 async function call(method: string, path: string, body?: unknown, user?: string): Promise<{ status: number; json: unknown }> {
-  const send = (): Promise<Response> => fetch(`${offline?.url}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...(user ? { "x-test-user": user } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(30_000),
-  });
+  const send = (): Promise<Response> =>
+    fetch(`${offline?.url}${path}`, {
+      method,
+      headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...(user ? { "x-test-user": user } : {}) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(30_000),
+    });
   // A kept-alive connection to the offline a restart replaced is closed under the request: once more on a new one.
   const response = await send().catch((error: unknown) => {
     if ((error as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw error;
@@ -96,7 +103,11 @@ function saveByTruncate(file: string, text: string): void {
 
 /** The last figures the reload printed: "check 1.2 s, 6 of 9 bundles rebuilt in 2.0 s", or the restart's. */
 function lastBreakdown(): string {
-  return /serving the new version \([\d.]+ s: ([^)]*)\)/g.exec([...reloadLog().matchAll(/live reload: serving the new version \([^)]*\)/g)].at(-1)?.[0] ?? "")?.[1] ?? "?";
+  return (
+    /serving the new version \([\d.]+ s: ([^)]*)\)/g.exec(
+      [...reloadLog().matchAll(/live reload: serving the new version \([^)]*\)/g)].at(-1)?.[0] ?? "",
+    )?.[1] ?? "?"
+  );
 }
 
 /** Saves, then waits until `served` holds; records how long that took with the reload's breakdown. */
@@ -115,7 +126,12 @@ async function timeEdit(what: string, edit: () => void, served: () => Promise<bo
 
 /** Waits until the reload loop has answered every check it started (it is idle). */
 async function settled(): Promise<void> {
-  await waitFor(() => [checks(), outcomes()], ([c, o]) => c === o, "the reload loop to finish its checks", SERVED_TIMEOUT_MS);
+  await waitFor(
+    () => [checks(), outcomes()],
+    ([c, o]) => c === o,
+    "the reload loop to finish its checks",
+    SERVED_TIMEOUT_MS,
+  );
 }
 
 function databaseEndpoint(): string {
@@ -174,8 +190,11 @@ afterAll(async () => {
   await offline?.stop();
   project?.remove();
   if (timings.length > 0) {
-    process.stdout.write(`\nlive reload figures (save to first request served; check = the fresh process's import of the app):\n${
-      timings.map((t) => `  ${t.what}: ${t.seconds.toFixed(1)} s (${t.breakdown})`).join("\n")}\n`);
+    process.stdout.write(
+      `\nlive reload figures (save to first request served; check = the fresh process's import of the app):\n${timings
+        .map((t) => `  ${t.what}: ${t.seconds.toFixed(1)} s (${t.breakdown})`)
+        .join("\n")}\n`,
+    );
   }
 }, 60_000);
 
@@ -189,7 +208,12 @@ describe("npm start serves each save of app/ without a restart of its database",
   it("prints one line per request and no route table (npm start -- --routes shows it)", async () => {
     expect((await call("GET", `/tags/none-${run}`)).status).toBe(404);
     const path = `path=/tags/none-${run} `;
-    await waitFor(() => offline?.output() ?? "", (out) => out.includes(path), "the request's line", 30_000);
+    await waitFor(
+      () => offline?.output() ?? "",
+      (out) => out.includes(path),
+      "the request's line",
+      30_000,
+    );
     const out = offline?.output() ?? "";
     const lines = out.split("\n").filter((line) => line.includes(`none-${run}`));
     expect(lines).toEqual([expect.stringMatching(/^INFO +request .*method=GET path=\/tags\/none-\S+ .*status=404 durationMs=[\d.]+ dynamodbCalls=\d+/)]);
@@ -204,8 +228,18 @@ describe("npm start serves each save of app/ without a restart of its database",
     // Served once the reload has restarted offline with the model's routes. Before that, offline's
     // first bundles may already hold the model (they were built after the save) and answer its
     // paths through the catch-all route, without its routes or (until the reload creates it) its table.
-    await waitFor(reloadLog, (log) => /live reload: serving the new version .*\n {2}\+ routes \/clips/.test(log), "the reload that adds the Clip model's routes", SERVED_TIMEOUT_MS + 60_000);
-    await waitFor(() => status("PUT", "/clips", { q: "" }), (s) => s === 200, "the Clip model saved during the start", 30_000);
+    await waitFor(
+      reloadLog,
+      (log) => /live reload: serving the new version .*\n {2}\+ routes \/clips/.test(log),
+      "the reload that adds the Clip model's routes",
+      SERVED_TIMEOUT_MS + 60_000,
+    );
+    await waitFor(
+      () => status("PUT", "/clips", { q: "" }),
+      (s) => s === 200,
+      "the Clip model saved during the start",
+      30_000,
+    );
     const seconds = (Date.now() - clipSaved) / 1000;
     const what = `a new model saved while npm start started (${clipSavedBeforeWatch ? "before" : "after"} the watch began)`;
     timings.push({ what, seconds, breakdown: lastBreakdown() });
@@ -226,32 +260,44 @@ describe("npm start serves each save of app/ without a restart of its database",
     await seeEvent(`before-${run}`, 120_000);
   });
 
-
   it("serves a schema edit and then a policy edit saved in place (truncate and write), keeping the data", { timeout: 2 * SERVED_TIMEOUT_MS }, async () => {
     const long = "x".repeat(50);
     expect((await call("POST", "/tags", tag(kept, long), ALICE)).status).toBe(200);
 
     // Schema: descriptions shrink to 20 characters; the stored 50-character one stays readable.
-    await timeEdit("a schema edit (truncate and write)", () => saveByTruncate(TAG, tagSource({ shortDescription: true, signedInRead: false })), async () => {
-      return (await status("POST", "/tags", tag(`long-${randomUUID().slice(0, 8)}`, long), ALICE)) === 400;
-    });
+    await timeEdit(
+      "a schema edit (truncate and write)",
+      () => saveByTruncate(TAG, tagSource({ shortDescription: true, signedInRead: false })),
+      async () => {
+        return (await status("POST", "/tags", tag(`long-${randomUUID().slice(0, 8)}`, long), ALICE)) === 400;
+      },
+    );
     const refused = await call("POST", "/tags", tag(`long-${run}`, long), ALICE);
     expect(refused.json).toMatchObject({ code: 400, errors: [expect.objectContaining({ path: expect.stringContaining("description") })] });
     expect(await call("GET", `/tags/${kept}`)).toMatchObject({ status: 200, json: { slug: kept, description: long } });
 
     // Policy, the same file saved the same way again: tags readable by signed-in users only
     // (anonymous callers see a 404, as for a missing one).
-    await timeEdit("a policy edit (truncate and write, same file)", () => saveByTruncate(TAG, tagSource({ shortDescription: true, signedInRead: true })),
-      async () => (await status("GET", `/tags/${kept}`)) === 404);
+    await timeEdit(
+      "a policy edit (truncate and write, same file)",
+      () => saveByTruncate(TAG, tagSource({ shortDescription: true, signedInRead: true })),
+      async () => (await status("GET", `/tags/${kept}`)) === 404,
+    );
     expect(await call("GET", `/tags/${kept}`, undefined, ALICE)).toMatchObject({ status: 200, json: { slug: kept } });
     await settled();
   });
 
   it("serves each save made by rename (atomic save), repeated on the same file", { timeout: 2 * SERVED_TIMEOUT_MS }, async () => {
-    await timeEdit("a policy edit (rename over)", () => saveByRename(TAG, tagSource({ shortDescription: true, signedInRead: false })),
-      async () => (await status("GET", `/tags/${kept}`)) === 200);
-    await timeEdit("a policy edit (rename over, same file again)", () => saveByRename(TAG, tagSource({ shortDescription: true, signedInRead: true })),
-      async () => (await status("GET", `/tags/${kept}`)) === 404);
+    await timeEdit(
+      "a policy edit (rename over)",
+      () => saveByRename(TAG, tagSource({ shortDescription: true, signedInRead: false })),
+      async () => (await status("GET", `/tags/${kept}`)) === 200,
+    );
+    await timeEdit(
+      "a policy edit (rename over, same file again)",
+      () => saveByRename(TAG, tagSource({ shortDescription: true, signedInRead: true })),
+      async () => (await status("GET", `/tags/${kept}`)) === 404,
+    );
     await settled();
   });
 
@@ -262,7 +308,12 @@ describe("npm start serves each save of app/ without a restart of its database",
         const before = { checks: checks(), unchanged: count(reloadLog(), "no function changed") };
         if (save === "create") project?.write(notes, `// imported by nothing (round ${round})\nexport const notes = ${round};\n`);
         else unlinkSync(join(dir(), notes));
-        await waitFor(() => count(reloadLog(), "no function changed"), (n) => n > before.unchanged, `the report of ${save} ${notes}, round ${round}`, SERVED_TIMEOUT_MS);
+        await waitFor(
+          () => count(reloadLog(), "no function changed"),
+          (n) => n > before.unchanged,
+          `the report of ${save} ${notes}, round ${round}`,
+          SERVED_TIMEOUT_MS,
+        );
         await settled();
         // One reload per save, naming the file.
         expect(checks(), `${save} ${notes}, round ${round}`).toBe(before.checks + 1);
@@ -281,7 +332,12 @@ describe("npm start serves each save of app/ without a restart of its database",
     saveByTruncate(TAG, `${tagSource({ shortDescription: true, signedInRead: false })}\nexport const = ;\n`);
     for (const file of others) saveByRename(file, readFileSync(join(dir(), file), "utf8"));
     saveByRename(TAG, tagSource({ shortDescription: true, signedInRead: false }));
-    await waitFor(() => status("GET", `/tags/${kept}`), (s) => s === 200, "the burst's final state", SERVED_TIMEOUT_MS);
+    await waitFor(
+      () => status("GET", `/tags/${kept}`),
+      (s) => s === 200,
+      "the burst's final state",
+      SERVED_TIMEOUT_MS,
+    );
     const seconds = (Date.now() - began) / 1000;
     timings.push({ what: "a burst of 6 saves over 5 files", seconds, breakdown: lastBreakdown() });
     process.stdout.write(`live reload: a burst of saves served ${seconds.toFixed(1)} s after the first save\n`);
@@ -292,39 +348,52 @@ describe("npm start serves each save of app/ without a restart of its database",
     expect(reloadLog().split("changed; checking").at(-1)).not.toContain("does not load");
   });
 
-  it("serves a new model (README's Bookmark); the README's subscription client, kept connected through the rebuilds, reconnects through offline's restart and sees the next event", { timeout: SERVED_TIMEOUT_MS + 90_000 }, async () => {
-    // Every reload so far rebuilt bundles under the running offline: the client's socket stayed open.
-    expect(connections()).toBe(1);
-    await timeEdit("a new model (README's Bookmark; offline restarts)", () => {
-      project?.write("app/models/bookmark.ts", readmeModel().code);
-      appendFileSync(join(dir(), "app/models/index.ts"), 'export { Bookmark } from "./bookmark.ts";\n');
-    }, async () => (await status("PUT", "/bookmarks", { q: "" })) === 200);
+  it(
+    "serves a new model (README's Bookmark); the README's subscription client, kept connected through the rebuilds, reconnects through offline's restart and sees the next event",
+    { timeout: SERVED_TIMEOUT_MS + 90_000 },
+    async () => {
+      // Every reload so far rebuilt bundles under the running offline: the client's socket stayed open.
+      expect(connections()).toBe(1);
+      await timeEdit(
+        "a new model (README's Bookmark; offline restarts)",
+        () => {
+          project?.write("app/models/bookmark.ts", readmeModel().code);
+          appendFileSync(join(dir(), "app/models/index.ts"), 'export { Bookmark } from "./bookmark.ts";\n');
+        },
+        async () => (await status("PUT", "/bookmarks", { q: "" })) === 200,
+      );
 
-    // The client lost its socket with the old offline, and got a new one on the new offline.
-    await waitFor(connections, (n) => n >= 2, `watch.mjs to reconnect (stdout: ${watched.stdout}; stderr: ${watched.stderr})`, 60_000);
-    const after = `after-${run}`;
-    await waitFor(async () => {
-      if (!watched.stdout.includes(after)) await call("POST", "/posts", post(`${after}-${randomUUID().slice(0, 4)}`), ALICE);
-      return watched.stdout.includes(after);
-    }, Boolean, `watch.mjs to print an event after the restart (stdout: ${watched.stdout}; stderr: ${watched.stderr})`, 90_000);
-    expect(watched.stdout).toMatch(new RegExp(`^CREATED ${after}-\\w+ by`, "m"));
+      // The client lost its socket with the old offline, and got a new one on the new offline.
+      await waitFor(connections, (n) => n >= 2, `watch.mjs to reconnect (stdout: ${watched.stdout}; stderr: ${watched.stderr})`, 60_000);
+      const after = `after-${run}`;
+      await waitFor(
+        async () => {
+          if (!watched.stdout.includes(after)) await call("POST", "/posts", post(`${after}-${randomUUID().slice(0, 4)}`), ALICE);
+          return watched.stdout.includes(after);
+        },
+        Boolean,
+        `watch.mjs to print an event after the restart (stdout: ${watched.stdout}; stderr: ${watched.stderr})`,
+        90_000,
+      );
+      expect(watched.stdout).toMatch(new RegExp(`^CREATED ${after}-\\w+ by`, "m"));
 
-    const created = await call("POST", "/bookmarks", { url: "https://example.com/", title: "Example" }, ALICE);
-    expect(created).toMatchObject({ status: 200, json: { title: "Example", owner: ALICE } });
-    const log = reloadLog();
-    expect(log).toMatch(/\+ routes .*\/bookmarks/);
-    expect(log).toContain("+ table blog-local-Bookmark");
-    const db = localDynamoDbClient(databaseEndpoint());
-    try {
-      const { Table } = await db.send(new DescribeTableCommand({ TableName: "blog-local-Bookmark" }));
-      expect(Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName)).toContain("by_owner");
-    } finally {
-      db.destroy();
-    }
-    // The data from before the restart of offline is still there: DynamoDB Local kept running.
-    expect(await call("GET", `/tags/${kept}`, undefined, ALICE)).toMatchObject({ status: 200, json: { slug: kept } });
-    await settled();
-  });
+      const created = await call("POST", "/bookmarks", { url: "https://example.com/", title: "Example" }, ALICE);
+      expect(created).toMatchObject({ status: 200, json: { title: "Example", owner: ALICE } });
+      const log = reloadLog();
+      expect(log).toMatch(/\+ routes .*\/bookmarks/);
+      expect(log).toContain("+ table blog-local-Bookmark");
+      const db = localDynamoDbClient(databaseEndpoint());
+      try {
+        const { Table } = await db.send(new DescribeTableCommand({ TableName: "blog-local-Bookmark" }));
+        expect(Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName)).toContain("by_owner");
+      } finally {
+        db.destroy();
+      }
+      // The data from before the restart of offline is still there: DynamoDB Local kept running.
+      expect(await call("GET", `/tags/${kept}`, undefined, ALICE)).toMatchObject({ status: 200, json: { slug: kept } });
+      await settled();
+    },
+  );
 
   it("prints a change that does not compile and keeps serving the last good version", { timeout: SERVED_TIMEOUT_MS }, async () => {
     await settled();

@@ -135,8 +135,20 @@ describe("docs/migrating-from-v3.md walk-through, verbatim against npm start", (
     const [stoppedUsers = 0] = counts(outputs[2], "users");
     const [idents = 0, identsSkipped, identsFailed] = counts(outputs[4], "idents");
     const [usersMigrated = 0, , usersFailed] = counts(outputs[4], "users");
-    const reported = { migrated: stoppedIdents + idents + upgradedByLogin, skipped: identsSkipped, failed: identsFailed, users: stoppedUsers + usersMigrated + usersUpgradedByLogin, usersFailed };
-    expect(reported, JSON.stringify({ reported, outputs: outputs.slice(2, 5).map((o) => o.stdout.split("\n").slice(0, 3)) })).toEqual({ migrated, skipped, failed, users, usersFailed: 0 });
+    const reported = {
+      migrated: stoppedIdents + idents + upgradedByLogin,
+      skipped: identsSkipped,
+      failed: identsFailed,
+      users: stoppedUsers + usersMigrated + usersUpgradedByLogin,
+      usersFailed,
+    };
+    expect(reported, JSON.stringify({ reported, outputs: outputs.slice(2, 5).map((o) => o.stdout.split("\n").slice(0, 3)) })).toEqual({
+      migrated,
+      skipped,
+      failed,
+      users,
+      usersFailed: 0,
+    });
     // A run after that migrates nothing and still reports every conflict.
     expect(counts(outputs[5], "idents")).toEqual([0, skipped, failed]);
     expect(outputs[4]?.stdout).toContain("IDENT_CONFLICT");

@@ -42,7 +42,9 @@ async function unverifiedAccount(): Promise<{ email: string; password: string }>
   const password = "v3 password never confirmed";
   const user = randomUUID();
   const now = new Date().toISOString();
-  await writeRows(client, tables.users, [{ uuid: user, username: "v3-user", email, name: "V3 User", __password: bcrypt.hashSync(password, 4), _creationDate: now, _lastUpdate: now }]);
+  await writeRows(client, tables.users, [
+    { uuid: user, username: "v3-user", email, name: "V3 User", __password: bcrypt.hashSync(password, 4), _creationDate: now, _lastUpdate: now },
+  ]);
   await writeRows(client, tables.idents, [{ uuid: `${email}_email`, _type: "email", _user: user, email, _creationDate: now }]);
   return { email, password };
 }
@@ -79,7 +81,9 @@ function drifted(change: (doc: Doc) => void): ContractChecker {
 describe("OpenAPI conformance against npm start (serverless offline + DynamoDB Local)", () => {
   it("every operation answers, in success and in each failure it can produce, as GET /openapi.json says", async () => {
     run = new Conformance(new ContractChecker(document), transport);
-    await exerciseAll(run, app, { ...BLOG_CASES, ...authCases({ projectDir: PROJECT_DIR, baseUrl: offline?.url ?? "", unverifiedAccount }) }, (method, path) => transport(method, path, {}, undefined));
+    await exerciseAll(run, app, { ...BLOG_CASES, ...authCases({ projectDir: PROJECT_DIR, baseUrl: offline?.url ?? "", unverifiedAccount }) }, (method, path) =>
+      transport(method, path, {}, undefined),
+    );
     const operations = run.checker.operations().length;
     // ACCOUNT_EXISTS on the Idp's token login needs an email assertion the linking options refuse;
     // npm start's Idp admits only verified example.com addresses, which always link (in process:
@@ -100,12 +104,14 @@ describe("OpenAPI conformance against npm start (serverless offline + DynamoDB L
     // A status the plan produces whatever the document lists (413, 415, 404, 400), so forgetting it is caught too.
     const noMediaStatus = run.recheck(drifted((doc) => delete doc.paths["/posts/{slug}"]?.patch?.responses["415"]));
     expect(noMediaStatus.some((m) => m.startsWith("Post.patch 415: status not listed"))).toBe(true);
-    const noField = run.recheck(drifted((doc) => {
-      const post = doc.components.schemas.Post;
-      if (!post) return;
-      delete post.properties.author;
-      post.required = post.required.filter((f) => f !== "author");
-    }));
+    const noField = run.recheck(
+      drifted((doc) => {
+        const post = doc.components.schemas.Post;
+        if (!post) return;
+        delete post.properties.author;
+        post.required = post.required.filter((f) => f !== "author");
+      }),
+    );
     expect(noField.some((m) => m.includes("must NOT have unevaluated properties"))).toBe(true);
     const requiredEmail = run.recheck(drifted((doc) => doc.components.schemas.User?.required.push("email")));
     expect(requiredEmail.some((m) => m.startsWith("User.get 200") && m.includes("email"))).toBe(true);

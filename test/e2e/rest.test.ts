@@ -57,7 +57,10 @@ describe("REST end to end (npm start: serverless offline + DynamoDB Local)", () 
     expect(await send("PUT", "/publisher/publish", { body: { message: "hello" } })).toMatchObject({ status: 200, body: "Published: hello" });
     const slug = `pp-${run}`;
     await send("POST", "/posts", { body: post(slug, "draft"), user: ALICE });
-    expect(await send("PUT", "/publisher/publishpost", { body: { postId: slug }, user: ALICE })).toMatchObject({ status: 200, body: { postId: slug, status: "published" } });
+    expect(await send("PUT", "/publisher/publishpost", { body: { postId: slug }, user: ALICE })).toMatchObject({
+      status: 200,
+      body: { postId: slug, status: "published" },
+    });
   });
 
   it("creates, reads, replaces, patches and deletes with the real key in the path", async () => {
@@ -67,7 +70,11 @@ describe("REST end to end (npm start: serverless offline + DynamoDB Local)", () 
     const etag = created.headers.get("etag");
     expect(etag).toMatch(/^"1-[\w-]{16}"$/);
     expect((await send("GET", `/posts/${slug}`)).body).toMatchObject({ slug, title: `Title ${slug}` });
-    const replaced = await send("PUT", `/posts/${slug}`, { body: { ...post(slug), title: "Replaced", viewCount: 9 }, user: ALICE, headers: { "if-match": etag ?? "" } });
+    const replaced = await send("PUT", `/posts/${slug}`, {
+      body: { ...post(slug), title: "Replaced", viewCount: 9 },
+      user: ALICE,
+      headers: { "if-match": etag ?? "" },
+    });
     expect(replaced).toMatchObject({ status: 200, body: { title: "Replaced", viewCount: 9 } });
     const patched = await send("PATCH", `/posts/${slug}`, { body: { slug, content: "Patched" }, user: ALICE });
     expect(patched.body).toMatchObject({ title: "Replaced", content: "Patched", viewCount: 9 });
@@ -121,7 +128,10 @@ describe("REST end to end (npm start: serverless offline + DynamoDB Local)", () 
   it("runs the Post publish operation for its author", async () => {
     const slug = `op-${run}`;
     await send("POST", "/posts", { body: post(slug), user: ALICE });
-    expect(await send("PUT", `/posts/${slug}/publish`, { body: { destination: "linkedin" }, user: ALICE })).toMatchObject({ status: 200, body: `Post '${slug}' shared on linkedin` });
+    expect(await send("PUT", `/posts/${slug}/publish`, { body: { destination: "linkedin" }, user: ALICE })).toMatchObject({
+      status: 200,
+      body: `Post '${slug}' shared on linkedin`,
+    });
     const invalid = await send("PUT", `/posts/${slug}/publish`, { body: { destination: "fax" }, user: ALICE });
     expect(invalid).toMatchObject({ status: 400, body: { errors: [{ path: "/destination" }] } });
     expect((await send("PUT", `/posts/${slug}/publish`, { body: { destination: "twitter" }, user: BOB })).status).toBe(403);
@@ -129,7 +139,17 @@ describe("REST end to end (npm start: serverless offline + DynamoDB Local)", () 
 
   it("answers every error row in our format", async () => {
     const validation = await send("POST", "/users", { body: { username: "ab", bio: 7, name: "N" }, user: ALICE });
-    expect(validation).toMatchObject({ status: 400, body: { code: 400, message: expect.any(String), errors: expect.arrayContaining([{ path: "/bio", message: expect.any(String) }, { path: "/username", message: expect.any(String) }]) } });
+    expect(validation).toMatchObject({
+      status: 400,
+      body: {
+        code: 400,
+        message: expect.any(String),
+        errors: expect.arrayContaining([
+          { path: "/bio", message: expect.any(String) },
+          { path: "/username", message: expect.any(String) },
+        ]),
+      },
+    });
     // The address is the server's: a client naming it is refused, naming it.
     const owned = await send("POST", "/users", { body: { username: "abc", email: "a@example.com", name: "N" }, user: ALICE });
     expect(owned).toMatchObject({ status: 400, body: { code: 400, errors: [{ path: "/email", message: expect.any(String) }] } });

@@ -46,7 +46,12 @@ let resumed = false;
 async function send(path: string, init: RequestInit = {}): Promise<Answer> {
   const response = await fetch(`${base}${path}`, init);
   const text = await response.text();
-  return { status: response.status, retryAfter: response.headers.get("retry-after"), body: text ? (JSON.parse(text) as unknown) : undefined, afterResume: resumed };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get("retry-after"),
+    body: text ? (JSON.parse(text) as unknown) : undefined,
+    afterResume: resumed,
+  };
 }
 
 const readPost = () => send(`/posts/${slug}`);

@@ -125,7 +125,10 @@ async function startThenStop(stop: (npmPid: number) => void, expectLine: string)
 
     const groups = new Set([pid, ...serverless.map((p) => p.pgid)]);
     const left = await survivors(tree, groups);
-    expect(left.map((p) => `${p.pid} ${p.args}`), `left running:\n${output}`).toEqual([]);
+    expect(
+      left.map((p) => `${p.pid} ${p.args}`),
+      `left running:\n${output}`,
+    ).toEqual([]);
     // The next npm start can bind its ports.
     await portsFreeSoon(10_000);
     expect(head).toContain("DynamoDB Local on http://127.0.0.1:");

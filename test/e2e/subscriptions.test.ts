@@ -63,18 +63,23 @@ interface Feed {
 
 function subscribe(client: Client, query: string): Feed {
   const feed: Feed = { data: [], errors: [], stop: () => undefined };
-  feed.stop = client.subscribe<Record<string, unknown>>({ query }, {
-    next: (value) => feed.data.push(value.data),
-    error: (error) => feed.errors.push(error),
-    complete: () => undefined,
-  });
+  feed.stop = client.subscribe<Record<string, unknown>>(
+    { query },
+    {
+      next: (value) => feed.data.push(value.data),
+      error: (error) => feed.errors.push(error),
+      complete: () => undefined,
+    },
+  );
   return feed;
 }
 
 async function rowsWithId(prefix: string): Promise<Record<string, unknown>[]> {
   // A Scan is fine in a test of a tiny local table; the service itself never scans it.
   try {
-    const out = await db.send(new ScanCommand({ TableName: TABLES.subscriptions, FilterExpression: "begins_with(id, :p)", ExpressionAttributeValues: { ":p": prefix } }));
+    const out = await db.send(
+      new ScanCommand({ TableName: TABLES.subscriptions, FilterExpression: "begins_with(id, :p)", ExpressionAttributeValues: { ":p": prefix } }),
+    );
     return out.Items ?? [];
   } catch (error) {
     // The WebSocket function creates its tables at its first cold start under offline.
@@ -83,7 +88,8 @@ async function rowsWithId(prefix: string): Promise<Record<string, unknown>[]> {
   }
 }
 
-const waitFor = <T>(probe: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeout = DELIVERY_MS): Promise<T> => waitUntil(probe, done, what, timeout);
+const waitFor = <T>(probe: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeout = DELIVERY_MS): Promise<T> =>
+  waitUntil(probe, done, what, timeout);
 
 async function rest(method: string, path: string, user: string, body?: unknown): Promise<Response> {
   const response = await fetch(`${offline?.url}${path}`, {
@@ -122,15 +128,33 @@ describe("GraphQL subscriptions over the WebSocket of npm start (offline + Dynam
     const bobAll = subscribe(bob, ALL);
     const aliceAll = subscribe(alice, ALL);
     const watched = subscribe(alice, `subscription { Post(slug: "${rs}") { slug title status } }`);
-    await waitFor(() => rowsWithId(`bob-${run}`), (rows) => rows.length === 2, "Bob's subscription rows");
-    await waitFor(() => rowsWithId(`alice-${run}`), (rows) => rows.length === 2, "Alice's subscription rows");
+    await waitFor(
+      () => rowsWithId(`bob-${run}`),
+      (rows) => rows.length === 2,
+      "Bob's subscription rows",
+    );
+    await waitFor(
+      () => rowsWithId(`alice-${run}`),
+      (rows) => rows.length === 2,
+      "Alice's subscription rows",
+    );
 
     await rest("POST", "/posts", ALICE, post(rs, "published"));
     await rest("PATCH", `/posts/${rs}`, ALICE, { slug: rs, title: "Patched" });
     await rest("PUT", `/posts/${rs}`, ALICE, post(rs, "published", "Replaced"));
     await rest("POST", "/posts", ALICE, post(draft, "draft"));
     await rest("DELETE", `/posts/${rs}`, ALICE);
-    await graphql(`mutation($p: PostInput!) { createPost(Post: $p) { slug } }`, ALICE, { p: post(gq, "published") });
+    await graphql(
+      `
+        mutation ($p: PostInput!) {
+          createPost(Post: $p) {
+            slug
+          }
+        }
+      `,
+      ALICE,
+      { p: post(gq, "published") },
+    );
     await graphql(`mutation($p: PostInput!) { updatePost(uuid: "${gq}", Post: $p) { slug } }`, ALICE, { p: post(gq, "published", "Updated") });
     await graphql(`mutation { deletePost(uuid: "${gq}") { success } }`, ALICE);
 
@@ -148,7 +172,8 @@ describe("GraphQL subscriptions over the WebSocket of npm start (offline + Dynam
     // deliveries may only be slow.
     await rest("POST", "/posts", ALICE, post(rs, "published", "Control"));
     // Seen as the title where the feed selects it, else as the second creation of the same slug.
-    const control = (feed: Feed) => JSON.stringify(feed.data).includes('"Control"') || JSON.stringify(feed.data).split(`"CREATED","post":{"slug":"${rs}"`).length > 2;
+    const control = (feed: Feed) =>
+      JSON.stringify(feed.data).includes('"Control"') || JSON.stringify(feed.data).split(`"CREATED","post":{"slug":"${rs}"`).length > 2;
     for (const [name, feed] of Object.entries({ published, bobAll, aliceAll, watched })) await waitFor(() => feed, control, `the control event on ${name}`);
     const controlEvent = { Posts: { type: "CREATED", key: { slug: rs }, post: { slug: rs, status: "published", title: "Control" } } };
     expect(ours(published)).toEqual([...expected, controlEvent]);
@@ -172,20 +197,60 @@ describe("GraphQL subscriptions over the WebSocket of npm start (offline + Dynam
     const feed = subscribe(carol, PUBLISHED); // id carol-<run>-1
     // The positive control on the same connection: it stays subscribed and must see the later writes.
     const control = subscribe(carol, ALL); // id carol-<run>-2
-    await waitFor(() => rowsWithId(`carol-${run}`), (rows) => rows.length === 2, "Carol's subscription rows");
-    await graphql(`mutation($p: PostInput!) { createPost(Post: $p) { slug } }`, ALICE, { p: post(slug, "published") });
-    await waitFor(() => ours(feed), (d) => d.length === 1, "the first event");
+    await waitFor(
+      () => rowsWithId(`carol-${run}`),
+      (rows) => rows.length === 2,
+      "Carol's subscription rows",
+    );
+    await graphql(
+      `
+        mutation ($p: PostInput!) {
+          createPost(Post: $p) {
+            slug
+          }
+        }
+      `,
+      ALICE,
+      { p: post(slug, "published") },
+    );
+    await waitFor(
+      () => ours(feed),
+      (d) => d.length === 1,
+      "the first event",
+    );
     feed.stop();
     // Gone, or a completion tombstone (lib/realtime/store.ts: a complete that finds no row, e.g. a
     // repeated one, leaves one so a late subscribe is dropped): no live subscription either way.
-    await waitFor(() => rowsWithId(`carol-${run}-1`), (rows) => rows.every((r) => r.state === "completed"), "the completed subscription's row to go");
+    await waitFor(
+      () => rowsWithId(`carol-${run}-1`),
+      (rows) => rows.every((r) => r.state === "completed"),
+      "the completed subscription's row to go",
+    );
     await graphql(`mutation { deletePost(uuid: "${slug}") { success } }`, ALICE);
     // A second published post after the delete: once the control has it, the delete (and this
     // post) went out to Carol's connection, and the completed subscription must have had neither.
     const later = `complete-later-${run}`;
-    await graphql(`mutation($p: PostInput!) { createPost(Post: $p) { slug } }`, ALICE, { p: post(later, "published") });
-    await waitFor(() => ours(control), (d) => JSON.stringify(d).includes(later), "the control event after complete");
-    expect(ours(control).map((d) => (d as { Posts: { type: string; post: { slug: string } } }).Posts).map((p) => `${p.type} ${p.post.slug}`)).toEqual([`CREATED ${slug}`, `DELETED ${slug}`, `CREATED ${later}`]);
+    await graphql(
+      `
+        mutation ($p: PostInput!) {
+          createPost(Post: $p) {
+            slug
+          }
+        }
+      `,
+      ALICE,
+      { p: post(later, "published") },
+    );
+    await waitFor(
+      () => ours(control),
+      (d) => JSON.stringify(d).includes(later),
+      "the control event after complete",
+    );
+    expect(
+      ours(control)
+        .map((d) => (d as { Posts: { type: string; post: { slug: string } } }).Posts)
+        .map((p) => `${p.type} ${p.post.slug}`),
+    ).toEqual([`CREATED ${slug}`, `DELETED ${slug}`, `CREATED ${later}`]);
     expect(ours(feed)).toHaveLength(1);
   }, 120_000);
 
@@ -193,13 +258,21 @@ describe("GraphQL subscriptions over the WebSocket of npm start (offline + Dynam
     const dave = connect("dave");
     subscribe(dave, PUBLISHED);
     subscribe(dave, `subscription { Post(slug: "x-${run}") { slug } }`);
-    const rows = await waitFor(() => rowsWithId(`dave-${run}`), (r) => r.length === 2, "Dave's subscription rows");
+    const rows = await waitFor(
+      () => rowsWithId(`dave-${run}`),
+      (r) => r.length === 2,
+      "Dave's subscription rows",
+    );
     const connectionId = rows[0]?.connectionId as string;
     dave.terminate();
     await waitFor(
       async () => {
-        const subs = await db.send(new QueryCommand({ TableName: TABLES.subscriptions, KeyConditionExpression: "connectionId = :c", ExpressionAttributeValues: { ":c": connectionId } }));
-        const conn = await db.send(new QueryCommand({ TableName: TABLES.connections, KeyConditionExpression: "connectionId = :c", ExpressionAttributeValues: { ":c": connectionId } }));
+        const subs = await db.send(
+          new QueryCommand({ TableName: TABLES.subscriptions, KeyConditionExpression: "connectionId = :c", ExpressionAttributeValues: { ":c": connectionId } }),
+        );
+        const conn = await db.send(
+          new QueryCommand({ TableName: TABLES.connections, KeyConditionExpression: "connectionId = :c", ExpressionAttributeValues: { ":c": connectionId } }),
+        );
         return (subs.Items?.length ?? 0) + (conn.Items?.length ?? 0);
       },
       (count) => count === 0,
@@ -210,10 +283,18 @@ describe("GraphQL subscriptions over the WebSocket of npm start (offline + Dynam
   it("answers a bad filter with an error message and keeps the connection", async () => {
     const erin = connect("erin");
     const bad = subscribe(erin, `subscription { Posts(query: "status = = 'x'") { type } }`);
-    const errors = await waitFor(() => bad.errors, (e) => e.length === 1, "the error message");
+    const errors = await waitFor(
+      () => bad.errors,
+      (e) => e.length === 1,
+      "the error message",
+    );
     expect(errors[0]).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: "BAD_QUERY" }) })]);
     const good = subscribe(erin, PUBLISHED);
-    await waitFor(() => rowsWithId(`erin-${run}`), (rows) => rows.length === 1, "the valid subscription on the same connection");
+    await waitFor(
+      () => rowsWithId(`erin-${run}`),
+      (rows) => rows.length === 1,
+      "the valid subscription on the same connection",
+    );
     expect(good.errors).toEqual([]);
   }, 120_000);
 });

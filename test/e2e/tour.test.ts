@@ -84,7 +84,9 @@ function shownOutput(block: Block): string {
 
 /** Waits for watch.mjs to print `line`. */
 async function watchPrints(line: string): Promise<void> {
-  await expect.poll(() => watched.stdout.split("\n"), { timeout: DELIVERY_MS, message: `watch.mjs did not print "${line}":\n${watched.stdout}\n${watched.stderr}` }).toContain(line);
+  await expect
+    .poll(() => watched.stdout.split("\n"), { timeout: DELIVERY_MS, message: `watch.mjs did not print "${line}":\n${watched.stdout}\n${watched.stderr}` })
+    .toContain(line);
 }
 
 function claimsOf(jwt: string): Record<string, unknown> {
@@ -93,7 +95,12 @@ function claimsOf(jwt: string): Record<string, unknown> {
 
 function jsonLines(stdout: string): unknown[] {
   // curl -s prints no newline after a body: split between adjacent JSON values.
-  return stdout.replace(/}\s*{/g, "}\n{").replace(/}\s*"/g, '}\n"').split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l) as unknown);
+  return stdout
+    .replace(/}\s*{/g, "}\n{")
+    .replace(/}\s*"/g, '}\n"')
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as unknown);
 }
 
 /** Where npm start's DynamoDB Local listens, as it said. */
@@ -112,7 +119,12 @@ async function publishAsAlice(slug: string): Promise<void> {
     const app = createApp(inProcess).useStore(store);
     const Post = app.model("Post");
     if (!Post) throw new Error("no Post model");
-    await app.domain.create(new Context({ userId: ALICE.uuid }), Post, { slug, title: "Hello from the tour test", content: "Arrives over the WebSocket.", status: "published" });
+    await app.domain.create(new Context({ userId: ALICE.uuid }), Post, {
+      slug,
+      title: "Hello from the tour test",
+      content: "Arrives over the WebSocket.",
+      status: "published",
+    });
   } finally {
     close();
   }
@@ -142,7 +154,10 @@ const steps: Step[] = [
     name: "lists posts over GraphQL with authors and tags",
     match: /"query": "\{ Posts\(/,
     check: async (block) => {
-      const body = JSON.parse(await succeed(block)) as { data: { Posts: { results: { slug: string; author: { username: string }; tags: { name: string }[] }[] } }; errors?: unknown };
+      const body = JSON.parse(await succeed(block)) as {
+        data: { Posts: { results: { slug: string; author: { username: string }; tags: { name: string }[] }[] } };
+        errors?: unknown;
+      };
       expect(body.errors).toBeUndefined();
       const posts = body.data.Posts.results;
       expect(posts).toHaveLength(3);
@@ -154,7 +169,9 @@ const steps: Step[] = [
     name: "reads one post over GraphQL with its comments",
     match: /"query": "query \(\$slug: String!\) \{ Post\(/,
     check: async (block) => {
-      const body = JSON.parse(await succeed(block)) as { data: { Post: { title: string; author: { name: string }; comments: { results: { content: string; author: { username: string } }[] } } } };
+      const body = JSON.parse(await succeed(block)) as {
+        data: { Post: { title: string; author: { name: string }; comments: { results: { content: string; author: { username: string } }[] } } };
+      };
       expect(body.data.Post).toMatchObject({ title: "Hello, serverless", author: { name: "Alice Martin" } });
       expect(body.data.Post.comments.results.map((c) => c.author.username).sort()).toEqual(["bob", "carol"]);
     },
@@ -167,7 +184,9 @@ const steps: Step[] = [
       background.push(child);
       child.stdout?.on("data", (c: Buffer) => (watched.stdout += c.toString("utf8")));
       child.stderr?.on("data", (c: Buffer) => (watched.stderr += c.toString("utf8")));
-      await expect.poll(() => watched.stdout, { timeout: DELIVERY_MS, message: `watch.mjs did not connect: ${watched.stderr}` }).toContain("connected: watching");
+      await expect
+        .poll(() => watched.stdout, { timeout: DELIVERY_MS, message: `watch.mjs did not connect: ${watched.stderr}` })
+        .toContain("connected: watching");
       // The subscribe message follows the ack, and a post written before the server stored the
       // subscription is missed: the tour's writes come next, so first make sure one arrives
       // (the first probe, in practice).
@@ -176,7 +195,10 @@ const steps: Step[] = [
       for (let n = 1; !watched.stdout.includes(`CREATED ${slug}-`); n++) {
         if (Date.now() > deadline) throw new Error(`no delivery within ${DELIVERY_MS} ms:\n${watched.stdout}\n${watched.stderr}`);
         await publishAsAlice(`${slug}-${n}`);
-        await expect.poll(() => watched.stdout, { timeout: 5_000 }).toContain(`CREATED ${slug}-`).catch(() => undefined);
+        await expect
+          .poll(() => watched.stdout, { timeout: 5_000 })
+          .toContain(`CREATED ${slug}-`)
+          .catch(() => undefined);
       }
       expect(watched.stdout).toMatch(new RegExp(`CREATED ${slug}-\\d+ by alice`));
     },

@@ -78,7 +78,9 @@ describe("a function's one composition call", () => {
     const whole = { ...restParts(), mail, openIdClient: openIdProtocol, legacyPasswords: [v3HashVerifier] };
     await expect(authFunction(whole)).resolves.toBeTypeOf("function");
     const { openIdClient: _client, ...noClient } = whole;
-    await expect(authFunction(noClient as typeof whole)).rejects.toThrow(/the auth function is composed without the OpenID client \(`openIdClient: openIdProtocol`\)/);
+    await expect(authFunction(noClient as typeof whole)).rejects.toThrow(
+      /the auth function is composed without the OpenID client \(`openIdClient: openIdProtocol`\)/,
+    );
     const { mail: _mail, legacyPasswords: _verifiers, ...neither } = whole;
     await expect(authFunction(neither as typeof whole)).rejects.toThrow(/without a mail transport \(`mail: sesTransport`\), the legacy password verifiers/);
   });

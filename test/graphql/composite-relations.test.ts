@@ -42,7 +42,12 @@ class Pair extends Model {
 /** Children of a pair, read by `left` (an index ordered by rank) and matched on `right` too. */
 class Vote extends Model {
   static override readonly schema = Type.Object({
-    uuid: Type.String(), left: Type.String({ minLength: 1 }), right: Type.String({ minLength: 1 }), rank: Type.Integer(), voter: Type.String(), private: Type.Boolean(),
+    uuid: Type.String(),
+    left: Type.String({ minLength: 1 }),
+    right: Type.String({ minLength: 1 }),
+    rank: Type.Integer(),
+    voter: Type.String(),
+    private: Type.Boolean(),
   });
   static override readonly indexes = [{ name: "by_left", hash: "left", range: "rank" }];
   declare voter: string;
@@ -55,7 +60,13 @@ class Vote extends Model {
 
 /** Join rows of pairs and labels; a hidden row is read by no one, so its label never shows. */
 class PairLabel extends Model {
-  static override readonly schema = Type.Object({ uuid: Type.String(), left: Type.String(), right: Type.String(), label: Type.String(), hidden: Type.Boolean() });
+  static override readonly schema = Type.Object({
+    uuid: Type.String(),
+    left: Type.String(),
+    right: Type.String(),
+    label: Type.String(),
+    hidden: Type.Boolean(),
+  });
   static override readonly relations: RelationDeclarations = { label: belongsTo(() => Label) };
   static override readonly indexes = [{ name: "by_left", hash: "left", range: "uuid" }];
   declare hidden: boolean;
@@ -65,7 +76,12 @@ class PairLabel extends Model {
 }
 
 /** Pairs sharing a left part, so that one read by `left` holds the children of several parents. */
-const PAIRS = [["a", "x"], ["a", "y"], ["b", "x"], ["c", "z"]] as const;
+const PAIRS = [
+  ["a", "x"],
+  ["a", "y"],
+  ["b", "x"],
+  ["c", "z"],
+] as const;
 const VOTES: Record<string, number> = { "a/x": 4, "a/y": 2, "b/x": 1, "c/z": 0 };
 const LABELS: Record<string, string[]> = { "a/x": ["red", "blue"], "a/y": ["green"], "b/x": [], "c/z": ["red"] };
 
@@ -75,10 +91,13 @@ function blogOf(store: "memory" | "dynamodb", commands: string[]): Application {
   const definition = { name: "pairs", version: "1", models: [Label, Pair, PairLabel, Vote], serviceTypes: [], services: {} };
   if (store === "memory") return new Application(definition, inProcess).useStore(memoryStore);
   const documents = createDocumentClient(process.env.DYNAMODB_ENDPOINT);
-  documents.middlewareStack.add((next, context) => (args) => {
-    commands.push((context.commandName ?? "unknown").replace(/Command$/, ""));
-    return next(args);
-  }, { step: "initialize", name: "countCommands" });
+  documents.middlewareStack.add(
+    (next, context) => (args) => {
+      commands.push((context.commandName ?? "unknown").replace(/Command$/, ""));
+      return next(args);
+    },
+    { step: "initialize", name: "countCommands" },
+  );
   return new Application(definition, inProcess).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
 }
 
@@ -140,7 +159,10 @@ for (const store of ["memory", "dynamodb"] as const) {
           const base = pair.right === "x" ? 0 : 10;
           // Vote n=1 is private to OTHER (odd n are OTHER's).
           const visible = Array.from({ length: VOTES[key] ?? 0 }, (_, n) => n).filter((n) => n !== 1 || user === OTHER);
-          expect(pair.votes.results.map((v) => v.rank), key).toEqual(visible.slice(0, 2).map((n) => base + n));
+          expect(
+            pair.votes.results.map((v) => v.rank),
+            key,
+          ).toEqual(visible.slice(0, 2).map((n) => base + n));
           expect(pair.votes.continuationToken !== null, key).toBe(visible.length > 2);
           expect(pair.labels.map((l) => l.slug).sort(), key).toEqual([...(LABELS[key] ?? [])].sort());
         }
@@ -152,22 +174,38 @@ for (const store of ["memory", "dynamodb"] as const) {
     });
 
     it("resumes a pair's children from its continuation token, and answers a single pair alike", async () => {
-      const data = await g.data(`{ Pair(left: "a", right: "x") { votes(limit: 2, query: "ORDER BY rank ASC") { results { rank } continuationToken } labels { slug } } }`, { user: VOTER });
+      const data = await g.data(
+        `{ Pair(left: "a", right: "x") { votes(limit: 2, query: "ORDER BY rank ASC") { results { rank } continuationToken } labels { slug } } }`,
+        { user: VOTER },
+      );
       const first = (data.Pair as { votes: { results: { rank: number }[]; continuationToken: string } }).votes;
       expect(first.results.map((v) => v.rank)).toEqual([0, 2]);
-      const next = await g.data(`query($o: String) { Pair(left: "a", right: "x") { votes(limit: 2, query: "ORDER BY rank ASC", offset: $o) { results { rank } continuationToken } } }`, {
-        user: VOTER, variables: { o: first.continuationToken },
-      });
+      const next = await g.data(
+        `query($o: String) { Pair(left: "a", right: "x") { votes(limit: 2, query: "ORDER BY rank ASC", offset: $o) { results { rank } continuationToken } } }`,
+        {
+          user: VOTER,
+          variables: { o: first.continuationToken },
+        },
+      );
       expect((next.Pair as PairView).votes).toEqual({ results: [{ rank: 3 }], continuationToken: null });
     });
 
     it("gives over REST the parent by its composite key and the same children by querying the child on both key parts", async () => {
       const got = await call(rest, httpEvent("GET", "/pairs/a/x", { routeKey: "GET /pairs/{left}/{right}" }));
       expect(got.body).toMatchObject({ left: "a", right: "x", title: "a/x" });
-      const children = await call(rest, httpEvent("PUT", "/votes", { routeKey: "PUT /votes", body: { q: "left = 'a' AND right = 'x' ORDER BY rank ASC", limit: 2 }, headers: { "x-test-user": VOTER } }));
+      const children = await call(
+        rest,
+        httpEvent("PUT", "/votes", {
+          routeKey: "PUT /votes",
+          body: { q: "left = 'a' AND right = 'x' ORDER BY rank ASC", limit: 2 },
+          headers: { "x-test-user": VOTER },
+        }),
+      );
       expect(children.statusCode).toBe(200);
       const graph = await g.data(`{ Pair(left: "a", right: "x") { votes(limit: 2, query: "ORDER BY rank ASC") { results { uuid rank } } } }`, { user: VOTER });
-      expect((children.body as { results: { uuid: string }[] }).results.map((v) => v.uuid)).toEqual((graph.Pair as { votes: { results: { uuid: string }[] } }).votes.results.map((v) => v.uuid));
+      expect((children.body as { results: { uuid: string }[] }).results.map((v) => v.uuid)).toEqual(
+        (graph.Pair as { votes: { results: { uuid: string }[] } }).votes.results.map((v) => v.uuid),
+      );
     });
   });
 }

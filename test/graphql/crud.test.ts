@@ -20,10 +20,18 @@ beforeAll(async () => {
 
 describe("GraphQL queries and mutations (memory store)", () => {
   it("creates, reads, updates and deletes through the domain, keyed by the real key", async () => {
-    const created = await g.data(`mutation { createPost(Post: {slug: "gql-1", title: "One", content: "c", status: "draft", viewCount: 3}) { slug title author { uuid } createdAt updatedAt } }`, { user: ALICE });
+    const created = await g.data(
+      `mutation { createPost(Post: {slug: "gql-1", title: "One", content: "c", status: "draft", viewCount: 3}) { slug title author { uuid } createdAt updatedAt } }`,
+      { user: ALICE },
+    );
     expect(created.createPost).toMatchObject({ slug: "gql-1", title: "One", author: { uuid: ALICE }, createdAt: expect.stringMatching(/^\d{4}-/) });
-    expect(await g.data(`{ Post(slug: "gql-1") { slug status viewCount } }`, { user: ALICE })).toEqual({ Post: { slug: "gql-1", status: "draft", viewCount: 3 } });
-    const updated = await g.data(`mutation { updatePost(uuid: "gql-1", Post: {slug: "gql-1", title: "Two", content: "c", status: "published"}) { title status viewCount author { uuid } } }`, { user: ALICE });
+    expect(await g.data(`{ Post(slug: "gql-1") { slug status viewCount } }`, { user: ALICE })).toEqual({
+      Post: { slug: "gql-1", status: "draft", viewCount: 3 },
+    });
+    const updated = await g.data(
+      `mutation { updatePost(uuid: "gql-1", Post: {slug: "gql-1", title: "Two", content: "c", status: "published"}) { title status viewCount author { uuid } } }`,
+      { user: ALICE },
+    );
     expect(updated.updatePost).toEqual({ title: "Two", status: "published", viewCount: null, author: { uuid: ALICE } });
     expect(await g.data(`mutation { deletePost(uuid: "gql-1") { success } }`, { user: ALICE })).toEqual({ deletePost: { success: true } });
     expect(await g.data(`{ Post(slug: "gql-1") { slug } }`)).toEqual({ Post: null });
@@ -36,11 +44,17 @@ describe("GraphQL queries and mutations (memory store)", () => {
   });
 
   it("lists with the query language, limit and continuation token", async () => {
-    for (const n of [1, 2, 3]) await g.data(`mutation($p: PostInput!) { createPost(Post: $p) { slug } }`, { user: BOB, variables: { p: { slug: `list-${n}`, title: `T${n}`, content: "c", status: "published" } } });
+    for (const n of [1, 2, 3])
+      await g.data(`mutation($p: PostInput!) { createPost(Post: $p) { slug } }`, {
+        user: BOB,
+        variables: { p: { slug: `list-${n}`, title: `T${n}`, content: "c", status: "published" } },
+      });
     const first = await g.data(`{ Posts(query: "slug LIKE 'list-%'", limit: 2) { results { slug } continuationToken } }`);
     const page = first.Posts as { results: { slug: string }[]; continuationToken: string };
     expect(page.results).toHaveLength(2);
-    const next = await g.data(`query($o: String) { Posts(query: "slug LIKE 'list-%'", limit: 2, offset: $o) { results { slug } continuationToken } }`, { variables: { o: page.continuationToken } });
+    const next = await g.data(`query($o: String) { Posts(query: "slug LIKE 'list-%'", limit: 2, offset: $o) { results { slug } continuationToken } }`, {
+      variables: { o: page.continuationToken },
+    });
     const rest = next.Posts as { results: { slug: string }[]; continuationToken: null };
     expect([...page.results, ...rest.results].map((r) => r.slug).sort()).toEqual(["list-1", "list-2", "list-3"]);
     expect(rest.continuationToken).toBeNull();
@@ -50,9 +64,21 @@ describe("GraphQL queries and mutations (memory store)", () => {
     const bad = await g.post(`mutation { createPost(Post: {slug: "has space", title: ""}) { slug } }`, { user: ALICE });
     expect(bad.statusCode).toBe(200);
     expect(bad.body.data).toEqual({ createPost: null });
-    expect(bad.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", errors: expect.arrayContaining([{ path: "/content", message: "is required" }, { path: "/slug", message: expect.any(String) }]) });
+    expect(bad.body.errors?.[0]?.extensions).toMatchObject({
+      code: "BAD_USER_INPUT",
+      errors: expect.arrayContaining([
+        { path: "/content", message: "is required" },
+        { path: "/slug", message: expect.any(String) },
+      ]),
+    });
     const input = await g.post(`{ __type(name: "PostInput") { inputFields { name } } }`);
-    expect((input.body.data?.__type as { inputFields: { name: string }[] }).inputFields.map((f) => f.name)).toEqual(["slug", "title", "content", "status", "viewCount"]);
+    expect((input.body.data?.__type as { inputFields: { name: string }[] }).inputFields.map((f) => f.name)).toEqual([
+      "slug",
+      "title",
+      "content",
+      "status",
+      "viewCount",
+    ]);
   });
 
   it("maps domain errors to codes, with partial data where other fields succeeded", async () => {
@@ -78,8 +104,14 @@ describe("GraphQL queries and mutations (memory store)", () => {
 
   it("resolves relations, hiding another user's email inside nested selections", async () => {
     await g.data(`mutation { createPost(Post: {slug: "rel", title: "R", content: "c", status: "published"}) { slug } }`, { user: ALICE });
-    await g.data(`mutation { createTag(Tag: {slug: "t1", name: "One", description: "", color: "#112233"}) { slug } createPostTag(PostTag: {post: "rel", tag: "t1"}) { post { slug } } }`, { user: ALICE });
-    await g.data(`mutation($c: CommentInput!) { createComment(Comment: $c) { uuid } }`, { user: BOB, variables: { c: { content: "nice", post: "rel", author: BOB } } });
+    await g.data(
+      `mutation { createTag(Tag: {slug: "t1", name: "One", description: "", color: "#112233"}) { slug } createPostTag(PostTag: {post: "rel", tag: "t1"}) { post { slug } } }`,
+      { user: ALICE },
+    );
+    await g.data(`mutation($c: CommentInput!) { createComment(Comment: $c) { uuid } }`, {
+      user: BOB,
+      variables: { c: { content: "nice", post: "rel", author: BOB } },
+    });
     const query = `{ Post(slug: "rel") { author { username email } tags { slug name } comments(limit: 5) { results { content author { username email } post { slug } } continuationToken } } }`;
     const asBob = await g.data(query, { user: BOB });
     expect(asBob.Post).toEqual({
@@ -95,9 +127,14 @@ describe("GraphQL queries and mutations (memory store)", () => {
 
   it("exposes model and service operations by the naming rule, GET operations as queries", async () => {
     await g.data(`mutation { createPost(Post: {slug: "op", title: "O", content: "c", status: "published"}) { slug } }`, { user: ALICE });
-    const result = await g.data(`mutation { publishPost(slug: "op", destination: "twitter") testbeanTestOperation(counter: 4095) publisherPublish(message: "m") }`, { user: ALICE });
+    const result = await g.data(
+      `mutation { publishPost(slug: "op", destination: "twitter") testbeanTestOperation(counter: 4095) publisherPublish(message: "m") }`,
+      { user: ALICE },
+    );
     expect(result).toEqual({ publishPost: "Post 'op' shared on twitter", testbeanTestOperation: "fff", publisherPublish: "Published: m" });
-    expect(await g.data(`mutation { publisherPublishPost(postId: "op") { postId status } }`, { user: ALICE })).toEqual({ publisherPublishPost: { postId: "op", status: "published" } });
+    expect(await g.data(`mutation { publisherPublishPost(postId: "op") { postId status } }`, { user: ALICE })).toEqual({
+      publisherPublishPost: { postId: "op", status: "published" },
+    });
     expect(await g.data(`{ versionVersion }`)).toEqual({ versionVersion: g.app.version });
     const invalid = await g.post(`mutation { publishPost(slug: "op", destination: "myspace") }`, { user: ALICE });
     expect(invalid.body.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", errors: [{ path: "/destination" }] });
@@ -105,7 +142,11 @@ describe("GraphQL queries and mutations (memory store)", () => {
 
   it("serves composite keys", async () => {
     await g.data(`mutation { createUserFollow(UserFollow: {follower: "${BOB}", following: "${ALICE}"}) { following { username } } }`, { user: BOB });
-    expect(await g.data(`{ UserFollow(follower: "${BOB}", following: "${ALICE}") { follower { username } } }`)).toEqual({ UserFollow: { follower: { username: "bob" } } });
-    expect(await g.data(`mutation { deleteUserFollow(follower: "${BOB}", following: "${ALICE}") { success } }`, { user: BOB })).toEqual({ deleteUserFollow: { success: true } });
+    expect(await g.data(`{ UserFollow(follower: "${BOB}", following: "${ALICE}") { follower { username } } }`)).toEqual({
+      UserFollow: { follower: { username: "bob" } },
+    });
+    expect(await g.data(`mutation { deleteUserFollow(follower: "${BOB}", following: "${ALICE}") { success } }`, { user: BOB })).toEqual({
+      deleteUserFollow: { success: true },
+    });
   });
 });

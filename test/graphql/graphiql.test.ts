@@ -69,7 +69,18 @@ describe("GraphiQL page", () => {
     for (const path of ["/graphiql/graphiql.js", stale, "/graphiql/../../etc/passwd", "/graphiql/%2e%2e%2fpackage.json"]) {
       expect((await raw(path)).statusCode, path).toBe(404);
     }
-    const request = { method: "GET", path: "/graphiql", headers: {}, query: {}, cookies: [], body: undefined, requestId: "r", routeKey: "$default", sourceIp: undefined, payloadVersion: "2.0" as const };
+    const request = {
+      method: "GET",
+      path: "/graphiql",
+      headers: {},
+      query: {},
+      cookies: [],
+      body: undefined,
+      requestId: "r",
+      routeKey: "$default",
+      sourceIp: undefined,
+      payloadVersion: "2.0" as const,
+    };
     expect((await serveGraphiQL(request, false)).statusCode).toBe(404);
   });
 
@@ -89,10 +100,22 @@ describe.skipIf(skipWithoutChromium())("GraphiQL in headless Chromium", () => {
   beforeAll(async () => {
     const g = graphqlBlog({}, app);
     await g.app.domain.create(as(ALICE), model(g.app, "Post"), post("graphiql-seen"));
-    server = await serveHandlers([["/graphiql", graphiql], ["/graphql", g.handler]]);
+    server = await serveHandlers([
+      ["/graphiql", graphiql],
+      ["/graphql", g.handler],
+    ]);
     browser = await chromium.launch({
       executablePath: requireChromium(),
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--disable-sync",
+        "--disable-quic",
+      ],
     });
   });
 
@@ -128,7 +151,10 @@ describe.skipIf(skipWithoutChromium())("GraphiQL in headless Chromium", () => {
     });
     await page.goto(`${server.url}/graphiql`);
     await expect.poll(async () => page.locator(".graphiql-query-editor").innerText(), { timeout: 20_000 }).toContain("query PublishedPosts");
-    expect([...encodings.values()].every((e) => e === "br"), JSON.stringify([...encodings])).toBe(true);
+    expect(
+      [...encodings.values()].every((e) => e === "br"),
+      JSON.stringify([...encodings]),
+    ).toBe(true);
 
     await page.locator(".graphiql-execute-button").click();
     await expect.poll(async () => page.locator(".result-window").innerText(), { timeout: 20_000 }).toContain('"slug": "graphiql-seen"');

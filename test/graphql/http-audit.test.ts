@@ -14,7 +14,11 @@ function lambdaFetch(handler: Handler): typeof fetch {
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => (headers[name] = value));
     const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.text();
-    const event = httpEvent(request.method, `${url.pathname}${url.search}`, { routeKey: `${request.method} /graphql`, headers, ...(body !== undefined ? { rawBody: body } : {}) });
+    const event = httpEvent(request.method, `${url.pathname}${url.search}`, {
+      routeKey: `${request.method} /graphql`,
+      headers,
+      ...(body !== undefined ? { rawBody: body } : {}),
+    });
     const answer = await handler(event, lambdaContext());
     return new Response(answer.body ?? null, { status: answer.statusCode, headers: answer.headers ?? {} });
   };
@@ -53,7 +57,14 @@ describe("GraphQL-over-HTTP conformance (graphql-http's server audit, in process
   it("refuses a non-object `extensions` with 400, in POST bodies and GET parameters", async () => {
     const handler = graphqlHandler(blog()) as unknown as Handler;
     for (const extensions of ["x", 1, [], true]) {
-      const answer = await handler(httpEvent("POST", "/graphql", { routeKey: "POST /graphql", headers: { accept: "application/graphql-response+json" }, body: { query: "{ __typename }", extensions } }), lambdaContext());
+      const answer = await handler(
+        httpEvent("POST", "/graphql", {
+          routeKey: "POST /graphql",
+          headers: { accept: "application/graphql-response+json" },
+          body: { query: "{ __typename }", extensions },
+        }),
+        lambdaContext(),
+      );
       expect(answer.statusCode, JSON.stringify(extensions)).toBe(400);
     }
     const get = await handler(httpEvent("GET", "/graphql?query=%7B__typename%7D&extensions=%22x%22", { routeKey: "GET /graphql" }), lambdaContext());

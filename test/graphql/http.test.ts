@@ -55,10 +55,30 @@ describe("GraphQL over HTTP", () => {
 
   it("answers introspection like any GraphQL server", async () => {
     const answer = await g.data(`{ __schema { queryType { name } mutationType { name } subscriptionType { name } types { name kind } } }`);
-    const schema = answer.__schema as { queryType: { name: string }; mutationType: { name: string }; subscriptionType: { name: string }; types: { name: string; kind: string }[] };
+    const schema = answer.__schema as {
+      queryType: { name: string };
+      mutationType: { name: string };
+      subscriptionType: { name: string };
+      types: { name: string; kind: string }[];
+    };
     expect([schema.queryType.name, schema.mutationType.name, schema.subscriptionType.name]).toEqual(["Query", "Mutation", "Subscription"]);
     const names = schema.types.map((t) => t.name);
-    for (const name of ["Post", "User", "Comment", "Tag", "PostTag", "UserFollow", "PostResults", "UserResults", "DeleteResult", "PostInput", "Long", "Date", "Any"]) expect(names).toContain(name);
+    for (const name of [
+      "Post",
+      "User",
+      "Comment",
+      "Tag",
+      "PostTag",
+      "UserFollow",
+      "PostResults",
+      "UserResults",
+      "DeleteResult",
+      "PostInput",
+      "Long",
+      "Date",
+      "Any",
+    ])
+      expect(names).toContain(name);
     expect(schema.types.find((t) => t.name === "PostInput")?.kind).toBe("INPUT_OBJECT");
   });
 
@@ -81,12 +101,19 @@ describe("GraphQL over HTTP", () => {
   });
 
   it("hides internals: an unexpected failure is INTERNAL_SERVER_ERROR with the request id", async () => {
-    const broken = graphqlBlog({}, (await import("../support/blog.ts")).blog(() => {
-      throw new Error("secret database detail");
-    }));
+    const broken = graphqlBlog(
+      {},
+      (await import("../support/blog.ts")).blog(() => {
+        throw new Error("secret database detail");
+      }),
+    );
     const answer = await broken.post(`{ versionVersion Post(slug: "x") { slug } }`);
     expect(answer.body.data).toEqual({ versionVersion: broken.app.version, Post: null });
-    expect(answer.body.errors?.[0]).toMatchObject({ message: "Internal error", path: ["Post"], extensions: { code: "INTERNAL_SERVER_ERROR", requestId: expect.any(String) } });
+    expect(answer.body.errors?.[0]).toMatchObject({
+      message: "Internal error",
+      path: ["Post"],
+      extensions: { code: "INTERNAL_SERVER_ERROR", requestId: expect.any(String) },
+    });
     expect(JSON.stringify(answer.body)).not.toContain("secret");
   });
 

@@ -12,7 +12,8 @@ async function refusal(query: string, variables?: Record<string, unknown>): Prom
 describe("abuse limits, before any resolver runs", () => {
   it("refuses depth beyond 10 (QUERY_TOO_DEEP) and allows 10", async () => {
     // Comments 1, results 2, post 3, comments 4, results 5, post 6, comments 7, results 8, post 9.
-    const nest = (leaf: string) => `{ Comments(limit: 1) { results { post { comments(limit: 1) { results { post { comments(limit: 1) { results { post { ${leaf} } } } } } } } } } }`;
+    const nest = (leaf: string) =>
+      `{ Comments(limit: 1) { results { post { comments(limit: 1) { results { post { comments(limit: 1) { results { post { ${leaf} } } } } } } } } } }`;
     expect(await refusal(nest("slug"))).toBeUndefined();
     expect(await refusal(nest("comments(limit: 1) { continuationToken }"))).toBe("QUERY_TOO_DEEP");
   });
@@ -39,7 +40,9 @@ describe("abuse limits, before any resolver runs", () => {
     const nested = (outer: string, inner: string) => `{ Posts${outer} { results { slug comments${inner} { results { content } } } } }`;
     expect(await refusal(nested("(limit: 50)", "(limit: 50)"))).toBeUndefined();
     expect(await refusal(nested("", ""))).toBe("QUERY_TOO_COSTLY");
-    expect(await refusal(`query($n: Long) { Posts(limit: $n) { results { comments(limit: $n) { results { content } } } } }`, { n: 1000 })).toBe("QUERY_TOO_COSTLY");
+    expect(await refusal(`query($n: Long) { Posts(limit: $n) { results { comments(limit: $n) { results { content } } } } }`, { n: 1000 })).toBe(
+      "QUERY_TOO_COSTLY",
+    );
     expect(await refusal(`{ Posts(limit: 50) { results { author { username } tags { name } } } }`)).toBeUndefined();
   });
 
@@ -138,15 +141,23 @@ describe("abuse limits, before any resolver runs", () => {
     const chain = (n: number, on: string, body: string) =>
       Array.from({ length: n }, (_, i) => `fragment F${i} on ${on} { ${body} ${i + 1 < n ? `...F${i + 1} ...F${i + 1}` : ""} }`).join("\n");
     const roots = await g.post(`{ ...F0 }\n${chain(40, "Query", "versionVersion")}`);
-    expect(roots.body.errors?.map((e) => [e.extensions.code, e.extensions.actual])).toEqual([["TOO_MANY_ROOT_FIELDS", 2 ** 40 - 1], ["QUERY_TOO_COSTLY", 2 ** 40 - 1]]);
+    expect(roots.body.errors?.map((e) => [e.extensions.code, e.extensions.actual])).toEqual([
+      ["TOO_MANY_ROOT_FIELDS", 2 ** 40 - 1],
+      ["QUERY_TOO_COSTLY", 2 ** 40 - 1],
+    ]);
     // 15 aliases (and root fields) through four levels pass; 31 through five do not.
     expect((await g.post(`{ ...F0 }\n${chain(4, "Query", "v: versionVersion")}`)).body.errors).toBeUndefined();
     const aliases = await g.post(`{ ...F0 }\n${chain(5, "Query", "v: versionVersion")}`);
-    expect(aliases.body.errors?.map((e) => [e.extensions.code, e.extensions.actual])).toEqual([["TOO_MANY_ALIASES", 31], ["TOO_MANY_ROOT_FIELDS", 31]]);
+    expect(aliases.body.errors?.map((e) => [e.extensions.code, e.extensions.actual])).toEqual([
+      ["TOO_MANY_ALIASES", 31],
+      ["TOO_MANY_ROOT_FIELDS", 31],
+    ]);
     const cost = await g.post(`{ Posts(limit: 10) { results { ...F0 } } }\n${chain(30, "Post", "slug")}`);
     expect(cost.body.errors?.map((e) => [e.extensions.code, e.extensions.actual])).toEqual([["QUERY_TOO_COSTLY", 1 + 10 + 10 * (2 ** 30 - 1)]]);
     // Depth through spreads: a fragment at depth 2 whose own fields nest 2 more.
-    const deep = await refusal(`{ Comments(limit: 1) { results { ...C } } } fragment C on Comment { post { comments(limit: 1) { results { post { comments(limit: 1) { results { post { comments(limit: 1) { results { slug: content } } } } } } } } } }`);
+    const deep = await refusal(
+      `{ Comments(limit: 1) { results { ...C } } } fragment C on Comment { post { comments(limit: 1) { results { post { comments(limit: 1) { results { post { comments(limit: 1) { results { slug: content } } } } } } } } } }`,
+    );
     expect(deep).toBe("QUERY_TOO_DEEP");
   });
 });

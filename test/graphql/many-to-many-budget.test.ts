@@ -59,7 +59,9 @@ afterAll(() => documents.destroy());
 async function things(store: "memory" | "dynamodb") {
   const prefix = `m2m-${randomUUID().slice(0, 8)}-`;
   const factory: RepositoryFactory = store === "memory" ? memoryStore : (name, table) => new DynamoRepository(documents, tableName(prefix, name), table);
-  const app = new Application({ name: "things", version: "0", models: [Thing, Label, ThingLabel], serviceTypes: [], services: {} }, inProcess).useStore(factory);
+  const app = new Application({ name: "things", version: "0", models: [Thing, Label, ThingLabel], serviceTypes: [], services: {} }, inProcess).useStore(
+    factory,
+  );
   if (store === "dynamodb") await createModelTables(app, prefix);
   const [thing, label, join] = ["Thing", "Label", "ThingLabel"].map((n) => app.model(n) as ModelInfo) as [ModelInfo, ModelInfo, ModelInfo];
   await app.domain.create(as(), thing, { id: "t1" });
@@ -93,7 +95,8 @@ describe.each(["memory", "dynamodb"] as const)("a many-to-many relation list und
     let pages = 0;
     do {
       const args: string = offset ? `, offset: ${JSON.stringify(offset)}` : "";
-      const page: Page = (await g.data(`{ ThingLabels(query: "thing = 't1'", limit: 20${args}) { results { label { id } } continuationToken } }`)).ThingLabels as Page;
+      const page: Page = (await g.data(`{ ThingLabels(query: "thing = 't1'", limit: 20${args}) { results { label { id } } continuationToken } }`))
+        .ThingLabels as Page;
       expect(page.results.length).toBeLessThanOrEqual(5);
       seen.push(...page.results.map((r) => r.label.id));
       offset = page.continuationToken;

@@ -13,10 +13,13 @@ import { inProcess } from "../support/parts.ts";
 const prefix = `gql-${randomUUID().slice(0, 8)}-`;
 const documents = createDocumentClient(process.env.DYNAMODB_ENDPOINT);
 const commands: string[] = [];
-documents.middlewareStack.add((next, context) => (args) => {
-  commands.push(context.commandName ?? "unknown");
-  return next(args);
-}, { step: "initialize", name: "countCommands" });
+documents.middlewareStack.add(
+  (next, context) => (args) => {
+    commands.push(context.commandName ?? "unknown");
+    return next(args);
+  },
+  { step: "initialize", name: "countCommands" },
+);
 
 const app = new Application(definition, inProcess).useStore((name, table) => new DynamoRepository(documents, tableName(prefix, name), table));
 const users = Array.from({ length: 5 }, (_, i) => `user-${i}-${randomUUID()}`);
@@ -25,14 +28,23 @@ let restore: () => void;
 beforeAll(async () => {
   restore = enableTestUser();
   await createModelTables(app, prefix);
-  const [User, Post, Tag, PostTag] = ["User", "Post", "Tag", "PostTag"].map((n) => model(app, n)) as [ReturnType<typeof model>, ReturnType<typeof model>, ReturnType<typeof model>, ReturnType<typeof model>];
+  const [User, Post, Tag, PostTag] = ["User", "Post", "Tag", "PostTag"].map((n) => model(app, n)) as [
+    ReturnType<typeof model>,
+    ReturnType<typeof model>,
+    ReturnType<typeof model>,
+    ReturnType<typeof model>,
+  ];
   await Promise.all(users.map((u, i) => app.domain.create(as(u), User, { username: `writer${i}`, name: `W${i}` }, { email: `w${i}@example.com` })));
-  await Promise.all(["red", "green", "blue"].map((slug) => app.domain.create(as(users[0]), Tag, { slug, name: slug.toUpperCase(), description: "", color: "#000000" })));
+  await Promise.all(
+    ["red", "green", "blue"].map((slug) => app.domain.create(as(users[0]), Tag, { slug, name: slug.toUpperCase(), description: "", color: "#000000" })),
+  );
   await Promise.all(Array.from({ length: 50 }, (_, i) => app.domain.create(as(users[i % 5]), Post, post(`p${i}`))));
-  await Promise.all(Array.from({ length: 50 }, (_, i) => [
-    app.domain.create(as(users[i % 5]), PostTag, { post: `p${i}`, tag: ["red", "green", "blue"][i % 3] }),
-    app.domain.create(as(users[i % 5]), PostTag, { post: `p${i}`, tag: ["red", "green", "blue"][(i + 1) % 3] }),
-  ]).flat());
+  await Promise.all(
+    Array.from({ length: 50 }, (_, i) => [
+      app.domain.create(as(users[i % 5]), PostTag, { post: `p${i}`, tag: ["red", "green", "blue"][i % 3] }),
+      app.domain.create(as(users[i % 5]), PostTag, { post: `p${i}`, tag: ["red", "green", "blue"][(i + 1) % 3] }),
+    ]).flat(),
+  );
 }, 120_000);
 
 afterAll(() => {

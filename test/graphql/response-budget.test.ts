@@ -54,7 +54,8 @@ describe("the response's byte budget", () => {
 
   it("answers RESPONSE_TOO_LARGE, not an answer Lambda refuses, when records read by key pass 6 MB", async () => {
     const g = await bigBlog();
-    const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `p${i}: Post(slug: "big-${String(i).padStart(2, "0")}") { slug content }`).join(" ")} }`;
+    const aliases = (n: number) =>
+      `{ ${Array.from({ length: n }, (_, i) => `p${i}: Post(slug: "big-${String(i).padStart(2, "0")}") { slug content }`).join(" ")} }`;
     const refused = await g.post(aliases(15));
     expect(Buffer.byteLength(JSON.stringify(refused.body))).toBeLessThan(LAMBDA_PAYLOAD);
     expect(refused.body.data).toBeNull();

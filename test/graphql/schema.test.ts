@@ -17,7 +17,20 @@ describe("generated schema of the blog", () => {
 
   it("holds every type name of the spec's listing and the exact PostInput fields", () => {
     const schema = buildSchema(committed);
-    for (const name of ["Query", "Mutation", "Subscription", "Post", "User", "Comment", "Tag", "PostTag", "UserFollow", "PostResults", "UserResults", "DeleteResult"]) {
+    for (const name of [
+      "Query",
+      "Mutation",
+      "Subscription",
+      "Post",
+      "User",
+      "Comment",
+      "Tag",
+      "PostTag",
+      "UserFollow",
+      "PostResults",
+      "UserResults",
+      "DeleteResult",
+    ]) {
       expect(schema.getType(name), name).toBeDefined();
     }
     const input = schema.getType("PostInput");
@@ -26,7 +39,9 @@ describe("generated schema of the blog", () => {
 
   it("names operations by rule: <operation><Model>, <service><Operation>; GET operations are queries", () => {
     const schema = buildGraphQLSchema(app);
-    expect(Object.keys(schema.getMutationType()?.getFields() ?? {})).toEqual(expect.arrayContaining(["publishPost", "publisherPublish", "publisherPublishPost", "testbeanTestOperation"]));
+    expect(Object.keys(schema.getMutationType()?.getFields() ?? {})).toEqual(
+      expect.arrayContaining(["publishPost", "publisherPublish", "publisherPublishPost", "testbeanTestOperation"]),
+    );
     expect(Object.keys(schema.getQueryType()?.getFields() ?? {})).toEqual(expect.arrayContaining(["versionVersion", "me", "Posts", "PostTags", "UserFollow"]));
     const publish = schema.getMutationType()?.getFields().publishPost;
     expect(publish?.args.map((a) => a.name)).toEqual(["slug", "destination"]);
@@ -55,6 +70,10 @@ describe("type-system validation at build time", () => {
 
   it("assumeValid skips graphql-js's validation (so only a build-checked schema may use it); the default keeps it", () => {
     expect(validateSchema(buildGraphQLSchema(reserved, graphqlOptions(reserved), { assumeValid: true }))).toEqual([]);
-    expect(validateSchema(buildGraphQLSchema(reserved)).map((e) => e.message).join()).toMatch(/__touchNote/);
+    expect(
+      validateSchema(buildGraphQLSchema(reserved))
+        .map((e) => e.message)
+        .join(),
+    ).toMatch(/__touchNote/);
   });
 });

@@ -21,7 +21,12 @@ export async function serveHandlers(routes: [prefix: string, handler: Handler][]
         const headers = Object.fromEntries(Object.entries(req.headers).flatMap(([k, v]) => (typeof v === "string" ? [[k, v]] : [])));
         const body = chunks.length > 0 ? Buffer.concat(chunks).toString("utf8") : undefined;
         const event = httpEvent(req.method ?? "GET", url, { headers, ...(body !== undefined ? { rawBody: body } : {}) });
-        const result = (await route[1](event, lambdaContext())) as { statusCode: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean };
+        const result = (await route[1](event, lambdaContext())) as {
+          statusCode: number;
+          headers?: Record<string, string>;
+          body?: string;
+          isBase64Encoded?: boolean;
+        };
         // As API Gateway does: a base64 body (compressed assets) goes out as its bytes.
         res.writeHead(result.statusCode, result.headers ?? {}).end(result.isBase64Encoded ? Buffer.from(result.body ?? "", "base64") : (result.body ?? ""));
       })();

@@ -25,10 +25,13 @@ export function graphqlBlog(overrides: Partial<GraphQLOptions> = {}, app: Applic
     ...(ask.accept ? { accept: ask.accept } : {}),
   });
   const post = async (query: string, ask: Ask = {}): Promise<Answer & { body: GraphQLBody }> =>
-    (await call(handler, httpEvent("POST", "/graphql", {
-      body: { query, ...(ask.variables ? { variables: ask.variables } : {}), ...(ask.operationName ? { operationName: ask.operationName } : {}) },
-      headers: headers(ask),
-    }))) as Answer & { body: GraphQLBody };
+    (await call(
+      handler,
+      httpEvent("POST", "/graphql", {
+        body: { query, ...(ask.variables ? { variables: ask.variables } : {}), ...(ask.operationName ? { operationName: ask.operationName } : {}) },
+        headers: headers(ask),
+      }),
+    )) as Answer & { body: GraphQLBody };
   const get = async (query: string, ask: Ask = {}): Promise<Answer & { body: GraphQLBody }> => {
     const search = new URLSearchParams({ query, ...(ask.variables ? { variables: JSON.stringify(ask.variables) } : {}) });
     return (await call(handler, httpEvent("GET", `/graphql?${search.toString()}`, { headers: headers(ask) }))) as Answer & { body: GraphQLBody };

@@ -27,7 +27,10 @@ function handlerModule(routeKey: string): string {
   if (routeKey === "GET /graphql" || routeKey === "POST /graphql") return "functions/graphql.ts";
   // API Gateway's catch-all: the REST function answers the routes it does not know.
   if (routeKey === "$default") return "functions/rest.ts";
-  const functions = JSON.parse(readFileSync(join(ROOT, "schema-cache", "functions.json"), "utf8")) as Record<string, { handler: string; events?: { httpApi?: { method: string; path: string } }[] }>;
+  const functions = JSON.parse(readFileSync(join(ROOT, "schema-cache", "functions.json"), "utf8")) as Record<
+    string,
+    { handler: string; events?: { httpApi?: { method: string; path: string } }[] }
+  >;
   for (const fn of Object.values(functions)) {
     if (fn.events?.some((e) => e.httpApi && `${e.httpApi.method} ${e.httpApi.path}` === routeKey)) return `${fn.handler.replace(/\.handler$/, "")}.ts`;
   }
@@ -41,7 +44,9 @@ async function invoke(module: string, event: unknown): Promise<unknown> {
   return handler(event, lambdaContext());
 }
 
-const samples = readdirSync(EVENTS).filter((f) => f.endsWith(".json")).sort();
+const samples = readdirSync(EVENTS)
+  .filter((f) => f.endsWith(".json"))
+  .sort();
 let restoreEnv: () => void = () => undefined;
 
 beforeAll(async () => {
@@ -57,7 +62,15 @@ beforeAll(async () => {
   } finally {
     client.destroy();
   }
-  await runSeed({ createApp, data: seed, credentials: undefined, endpoint, tablePrefix: prefix, client: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }, log: () => undefined });
+  await runSeed({
+    createApp,
+    data: seed,
+    credentials: undefined,
+    endpoint,
+    tablePrefix: prefix,
+    client: { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS },
+    log: () => undefined,
+  });
 }, 180_000);
 
 afterAll(() => restoreEnv());

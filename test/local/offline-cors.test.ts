@@ -76,10 +76,15 @@ async function offlineLikeServer(cors: HttpApiCors | undefined, port: number) {
     return h.continue;
   });
   // offline's routes carry Hapi CORS too (`origin: *` on its 404 route).
-  server.route({ method: "*", path: "/{p*}", handler: () => {
-    calls.count++;
-    return { me: "alice" };
-  }, options: { cors: { origin: ["*"], credentials: true } } });
+  server.route({
+    method: "*",
+    path: "/{p*}",
+    handler: () => {
+      calls.count++;
+      return { me: "alice" };
+    },
+    options: { cors: { origin: ["*"], credentials: true } },
+  });
   plugin.hooks["offline:start:ready"]?.();
   return server;
 }

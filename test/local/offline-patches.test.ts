@@ -97,7 +97,9 @@ describe("the CORS patch on serverless-offline's Hapi", () => {
 describe("the Content-Type patch on the HTTP server offline listens with", () => {
   it("reaches offline's Lambda event: a body without Content-Type stays one the handler refuses", async () => {
     keepMissingContentTypes();
-    const { default: LambdaProxyIntegrationEventV2 } = (await import(pathToFileURL(packageFile(OFFLINE_PACKAGE, "events/http/lambda-events/LambdaProxyIntegrationEventV2.js")).href)) as {
+    const { default: LambdaProxyIntegrationEventV2 } = (await import(
+      pathToFileURL(packageFile(OFFLINE_PACKAGE, "events/http/lambda-events/LambdaProxyIntegrationEventV2.js")).href
+    )) as {
       default: new (request: unknown, stage: string, routeKey: string) => { create(): { headers: Record<string, string> } };
     };
     const hapi = await offlineHttpServer(0);
@@ -116,10 +118,13 @@ describe("the Content-Type patch on the HTTP server offline listens with", () =>
     try {
       const status = await new Promise<number>((resolve, reject) => {
         const body = Buffer.from('{"title":"no media type"}');
-        const sent = httpRequest({ host: "127.0.0.1", port: hapi.info.port, method: "POST", path: "/posts", headers: { "content-length": String(body.length) } }, (response) => {
-          response.resume();
-          response.on("end", () => resolve(response.statusCode ?? 0));
-        });
+        const sent = httpRequest(
+          { host: "127.0.0.1", port: hapi.info.port, method: "POST", path: "/posts", headers: { "content-length": String(body.length) } },
+          (response) => {
+            response.resume();
+            response.on("end", () => resolve(response.statusCode ?? 0));
+          },
+        );
         sent.on("error", reject);
         sent.end(body);
       });
@@ -150,9 +155,15 @@ describe("the trimmed-iterator patch on serverless-offline-dynamodb-streams' cli
 
   it("resumes after the last record read when DynamoDB Local trims the iterator", async () => {
     recoverTrimmedIterators();
-    const { DynamoDBStreamsClient } = createRequire(packageFile(STREAMS_PACKAGE, "dynamodb-streams.js"))("@aws-sdk/client-dynamodb-streams") as typeof import("@aws-sdk/client-dynamodb-streams");
+    const { DynamoDBStreamsClient } = createRequire(packageFile(STREAMS_PACKAGE, "dynamodb-streams.js"))(
+      "@aws-sdk/client-dynamodb-streams",
+    ) as typeof import("@aws-sdk/client-dynamodb-streams");
     const { GetRecordsCommand, GetShardIteratorCommand } = offlineStreamsClient();
-    const client = new DynamoDBStreamsClient({ region: "us-east-1", endpoint: "http://127.0.0.1:9", credentials: { accessKeyId: "local", secretAccessKey: "local" } });
+    const client = new DynamoDBStreamsClient({
+      region: "us-east-1",
+      endpoint: "http://127.0.0.1:9",
+      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    });
     // Fault injection: DynamoDB Local's answers, without DynamoDB Local, in front of the transport.
     const asked: { command: string; input: Record<string, unknown> }[] = [];
     const answer = (command: string, input: Record<string, unknown>): StreamsOutput => {
@@ -169,7 +180,10 @@ describe("the trimmed-iterator patch on serverless-offline-dynamodb-streams' cli
       throw new Error(`unexpected ${command} ${JSON.stringify(input)}`);
     };
     client.middlewareStack.add(
-      (_next, context) => async (args) => ({ output: answer(String(context.commandName), (args.input ?? {}) as Record<string, unknown>) as never, response: {} }),
+      (_next, context) => async (args) => ({
+        output: answer(String(context.commandName), (args.input ?? {}) as Record<string, unknown>) as never,
+        response: {},
+      }),
       { step: "initialize", name: "offlinePatchesFaults" },
     );
     const send = client.send.bind(client) as unknown as (command: object) => Promise<StreamsOutput>;
@@ -179,6 +193,10 @@ describe("the trimmed-iterator patch on serverless-offline-dynamodb-streams' cli
     const page = await send(new GetRecordsCommand({ ShardIterator: latest.ShardIterator }));
     // The record written after startup arrives; the one before it is not replayed.
     expect(page.Records?.map((r) => r.dynamodb.SequenceNumber)).toEqual(["101"]);
-    expect(asked.filter((a) => a.command === "GetShardIteratorCommand").map((a) => a.input.ShardIteratorType)).toEqual(["TRIM_HORIZON", "LATEST", "AFTER_SEQUENCE_NUMBER"]);
+    expect(asked.filter((a) => a.command === "GetShardIteratorCommand").map((a) => a.input.ShardIteratorType)).toEqual([
+      "TRIM_HORIZON",
+      "LATEST",
+      "AFTER_SEQUENCE_NUMBER",
+    ]);
   });
 });

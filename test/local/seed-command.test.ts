@@ -19,7 +19,10 @@ const run = promisify(execFile);
 async function seedCommand(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = { ...process.env, DYNAMODB_ENDPOINT: endpoint, TABLE_PREFIX: PREFIX };
   try {
-    const { stdout, stderr } = await run(process.execPath, [join(PROJECT_DIR, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/seed.ts", ...args], { cwd: PROJECT_DIR, env });
+    const { stdout, stderr } = await run(process.execPath, [join(PROJECT_DIR, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/seed.ts", ...args], {
+      cwd: PROJECT_DIR,
+      env,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

@@ -18,7 +18,14 @@ describe("seeding the sample application", () => {
 
     const first = await seedApplication(app, seed);
     expect(totals(first)).toEqual({ created: seed.users.length + seed.records.length, existing: 0 });
-    expect(first.models).toMatchObject({ User: { created: 3 }, Post: { created: 6 }, Tag: { created: 4 }, PostTag: { created: 6 }, Comment: { created: 3 }, UserFollow: { created: 3 } });
+    expect(first.models).toMatchObject({
+      User: { created: 3 },
+      Post: { created: 6 },
+      Tag: { created: 4 },
+      PostTag: { created: 6 },
+      Comment: { created: 3 },
+      UserFollow: { created: 3 },
+    });
     // Lifecycle events fired as for any client write (subscriptions see the seed).
     expect(events.filter((e) => e === "Post.Created")).toHaveLength(6);
     expect(await isEmpty(app)).toBe(false);
@@ -68,7 +75,10 @@ describe("seeding the sample application", () => {
     const again = await seedApplication(app, seed, { credentials: seedCredentials });
     expect(again.credentials).toBe(3);
     expect((await app.repository(model(app, "User")).get({ uuid: alice.uuid }))?.password).toEqual(hash);
-    const provider = app.services().map((e) => e.service).find((s): s is EmailPasswordProvider => s instanceof EmailPasswordProvider);
+    const provider = app
+      .services()
+      .map((e) => e.service)
+      .find((s): s is EmailPasswordProvider => s instanceof EmailPasswordProvider);
     const login = await provider?.login(alice.email, alice.password);
     expect(login).toMatchObject({ token_type: "Bearer", user: { uuid: alice.uuid } });
     await expect(provider?.login(alice.email, "not-the-password")).rejects.toThrow();
@@ -76,7 +86,10 @@ describe("seeding the sample application", () => {
 
   it("refuses invalid seed data through the domain's validation", async () => {
     const app = blog();
-    const bad = { users: seed.users, records: [{ model: "Post", as: seed.users[0]?.uuid ?? "", data: { slug: "x", title: "", content: "c", status: "nope" } }] };
+    const bad = {
+      users: seed.users,
+      records: [{ model: "Post", as: seed.users[0]?.uuid ?? "", data: { slug: "x", title: "", content: "c", status: "nope" } }],
+    };
     await expect(seedApplication(app, bad)).rejects.toMatchObject({ status: 400 });
   });
 });
@@ -84,7 +97,10 @@ describe("seeding the sample application", () => {
 describe("npm run seed's target", () => {
   it("is the local stage by default", () => {
     expect(seedTarget([], "blog", {})).toEqual({ stage: "local", endpoint: "http://127.0.0.1:8000", tablePrefix: "blog-local-", local: true });
-    expect(seedTarget([], "blog", { DYNAMODB_ENDPOINT: "http://127.0.0.1:9000", TABLE_PREFIX: "x-" })).toMatchObject({ endpoint: "http://127.0.0.1:9000", tablePrefix: "x-" });
+    expect(seedTarget([], "blog", { DYNAMODB_ENDPOINT: "http://127.0.0.1:9000", TABLE_PREFIX: "x-" })).toMatchObject({
+      endpoint: "http://127.0.0.1:9000",
+      tablePrefix: "x-",
+    });
   });
 
   it("refuses a deployed stage unless --force names that same stage", () => {
@@ -92,6 +108,11 @@ describe("npm run seed's target", () => {
     expect(() => seedTarget(["--stage", "prod", "--force", "dev"], "blog", {})).toThrow(/--force prod/);
     expect(() => seedTarget(["--stage", "prod", "--force"], "blog", {})).toThrow();
     expect(() => seedTarget(["--force", "local", "--stage", "../x"], "blog", {})).toThrow(SeedRefused);
-    expect(seedTarget(["--stage", "prod", "--force", "prod"], "blog", {})).toEqual({ stage: "prod", endpoint: undefined, tablePrefix: "blog-prod-", local: false });
+    expect(seedTarget(["--stage", "prod", "--force", "prod"], "blog", {})).toEqual({
+      stage: "prod",
+      endpoint: undefined,
+      tablePrefix: "blog-prod-",
+      local: false,
+    });
   });
 });

@@ -46,11 +46,7 @@ type Line = Record<string, unknown>;
 
 /** Each request's own line (the one with its message "request"), with the id it was served under. */
 async function served(requests: { id: string; event: APIGatewayProxyEventV2 }[]): Promise<Map<string, Line>> {
-  const lines = await stdoutLinesOf(() =>
-    Promise.all(
-      requests.map(({ id, event }) => rest(event, { ...lambdaContext(), awsRequestId: id } as Context)),
-    ),
-  );
+  const lines = await stdoutLinesOf(() => Promise.all(requests.map(({ id, event }) => rest(event, { ...lambdaContext(), awsRequestId: id } as Context))));
   const parsed = lines.map((l) => JSON.parse(l) as Line);
   return new Map(parsed.filter((l) => l.message === "request").map((l) => [l.requestId as string, l]));
 }
@@ -77,9 +73,17 @@ describe("two invocations served at once in one process", () => {
     for (let round = 0; round < 3; round++) {
       holdUntil(2);
       const ids = { read: `read-${round}`, list: `list-${round}` };
-      const lines = await served(round % 2 === 0
-        ? [{ id: ids.read, event: read(slug) }, { id: ids.list, event: list() }]
-        : [{ id: ids.list, event: list() }, { id: ids.read, event: read(slug) }]);
+      const lines = await served(
+        round % 2 === 0
+          ? [
+              { id: ids.read, event: read(slug) },
+              { id: ids.list, event: list() },
+            ]
+          : [
+              { id: ids.list, event: list() },
+              { id: ids.read, event: read(slug) },
+            ],
+      );
       expect(barrier?.arrived).toBe(2);
       expect([...lines.keys()].sort()).toEqual([ids.list, ids.read]);
       const ofRead = parseEmf(JSON.stringify(lines.get(ids.read)));
@@ -102,7 +106,9 @@ describe("two invocations served at once in one process", () => {
       return { statusCode: 204, headers: {}, body: undefined };
     });
     const lines = await stdoutLinesOf(() =>
-      Promise.all(["a", "b", "c"].map((id) => echo(httpEvent("GET", `/${id}`, { routeKey: "GET /{id}" }), { ...lambdaContext(), awsRequestId: id } as Context))),
+      Promise.all(
+        ["a", "b", "c"].map((id) => echo(httpEvent("GET", `/${id}`, { routeKey: "GET /{id}" }), { ...lambdaContext(), awsRequestId: id } as Context)),
+      ),
     );
     const inside = lines.map((l) => JSON.parse(l) as Line).filter((l) => l.message === "inside");
     expect(inside).toHaveLength(9);

@@ -21,7 +21,16 @@ describe("the request log line carries the invocation's metrics (Lambda, info le
     expect(lines).toHaveLength(1);
     const line = lines[0] as string;
     const parsed = parseEmf(line);
-    expect(parsed).toMatchObject({ level: "info", message: "request", status: 200, route: "GET /posts/{slug}", Service: "rest", Route: "GET /posts/{slug}", StatusClass: "2xx", Requests: 1 });
+    expect(parsed).toMatchObject({
+      level: "info",
+      message: "request",
+      status: 200,
+      route: "GET /posts/{slug}",
+      Service: "rest",
+      Route: "GET /posts/{slug}",
+      StatusClass: "2xx",
+      Requests: 1,
+    });
     expect(parsed.Latency).toBe(parsed.durationMs);
     expect(line.match(/"requestId":/g)).toHaveLength(1);
     expect(line.match(/"status":/g)).toHaveLength(1);

@@ -43,7 +43,11 @@ describe("metrics under npm start (serverless offline)", () => {
       await call(rest, httpEvent("GET", `/posts/${slug}-absent`, { routeKey: "GET /posts/{slug}" }));
     });
     const lines = (await readFile(file, "utf8")).trim().split("\n").map(parseEmf);
-    expect(lines.map((l) => [l.Route, l.StatusClass])).toEqual([["POST /posts", "2xx"], ["GET /posts/{slug}", "2xx"], ["GET /posts/{slug}", "4xx"]]);
+    expect(lines.map((l) => [l.Route, l.StatusClass])).toEqual([
+      ["POST /posts", "2xx"],
+      ["GET /posts/{slug}", "2xx"],
+      ["GET /posts/{slug}", "4xx"],
+    ]);
     delete process.env._X_AMZN_TRACE_ID;
     for (const line of lines) expect(line).not.toHaveProperty("traceId");
     expect(lines[0]?.DynamoDBWriteUnits).toBeGreaterThan(0);

@@ -27,7 +27,8 @@ documentClient().middlewareStack.add(
   (next) => async (args) => {
     seen.calls++;
     const result = await next(args);
-    for (const c of [(result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity ?? []].flat()) seen.units += c.CapacityUnits ?? 0;
+    for (const c of [(result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity ?? []].flat())
+      seen.units += c.CapacityUnits ?? 0;
     return result;
   },
   { step: "initialize", name: "testCounter" },

@@ -13,7 +13,11 @@ const app = blog();
 const transport = new FakeTransport();
 const realtime = realtimeFor(app, transport, memoryRepositories());
 const ws = websocketHandler(async () => realtime);
-const stream = streamHandler(app, async () => realtime, () => "blog-prod-");
+const stream = streamHandler(
+  app,
+  async () => realtime,
+  () => "blog-prod-",
+);
 const ARN = "arn:aws:dynamodb:eu-west-1:123456789012:table/blog-prod-Post/stream/2026-01-01T00:00:00.000";
 
 function event(routeKey: string, connectionId: string, extra: Partial<WebSocketEvent> = {}): WebSocketEvent {
@@ -35,7 +39,11 @@ async function subscribe(connectionId: string): Promise<void> {
 describe("WebSocket and stream metrics", () => {
   it("counts accepted connections and stored subscriptions on their routes' lines", async () => {
     const lines = await emfLinesOf(() => subscribe("m1"));
-    expect(lines.map((l) => [l.Service, l.Route, l.StatusClass])).toEqual([["ws", "$connect", "2xx"], ["ws", "$default", "2xx"], ["ws", "$default", "2xx"]]);
+    expect(lines.map((l) => [l.Service, l.Route, l.StatusClass])).toEqual([
+      ["ws", "$connect", "2xx"],
+      ["ws", "$default", "2xx"],
+      ["ws", "$default", "2xx"],
+    ]);
     expect(lines[0]).toMatchObject({ WebSocketConnections: 1 });
     expect(lines[2]).toMatchObject({ Subscriptions: 1 });
     expect(lines[1]).not.toHaveProperty("Subscriptions");

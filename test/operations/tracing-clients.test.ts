@@ -68,18 +68,38 @@ describe("the WebSocket management API", () => {
       if (!segment) throw new Error(`no subsegment named by the request to ${url}`);
       return segment;
     });
-    expect(live).toMatchObject({ name: "ApiGatewayManagementApi", namespace: "aws", aws: { operation: "PostToConnection" }, http: { response: { status: 200 } } });
+    expect(live).toMatchObject({
+      name: "ApiGatewayManagementApi",
+      namespace: "aws",
+      aws: { operation: "PostToConnection" },
+      http: { response: { status: 200 } },
+    });
     expect(live?.error).toBeUndefined();
-    expect(gone).toMatchObject({ error: true, aws: { operation: "PostToConnection" }, http: { response: { status: 410 } }, cause: { exceptions: [{ type: "GoneException" }] } });
+    expect(gone).toMatchObject({
+      error: true,
+      aws: { operation: "PostToConnection" },
+      http: { response: { status: 410 } },
+      cause: { exceptions: [{ type: "GoneException" }] },
+    });
   });
 });
 
 describe("SES", () => {
   it("sends a mail as a subsegment that names no address, subject or body", async () => {
     const transport = new SesTransport("noreply@example.com");
-    const mail = { to: `someone-${randomUUID()}@example.com`, subject: `subject-${randomUUID()}`, text: `text-${randomUUID()}`, html: `<p>html-${randomUUID()}</p>` };
+    const mail = {
+      to: `someone-${randomUUID()}@example.com`,
+      subject: `subject-${randomUUID()}`,
+      text: `text-${randomUUID()}`,
+      html: `<p>html-${randomUUID()}</p>`,
+    };
     const [packet] = await daemon.invocation(1, () => transport.send(mail));
     for (const value of [mail.to, mail.subject, mail.text, "noreply@example.com"]) expect(packet).not.toContain(value);
-    expect(parsePacket(packet)).toMatchObject({ name: "SESv2", namespace: "aws", aws: { operation: "SendEmail", request_id: expect.any(String) }, http: { response: { status: 200 } } });
+    expect(parsePacket(packet)).toMatchObject({
+      name: "SESv2",
+      namespace: "aws",
+      aws: { operation: "SendEmail", request_id: expect.any(String) },
+      http: { response: { status: 200 } },
+    });
   });
 });

@@ -31,12 +31,20 @@ beforeAll(async () => {
   daemon = await startXrayDaemon(ROOT);
   // As the template sets on every function of a stage deployed with `--param tracing=true`.
   process.env.TRACING = "true";
-  await admin.send(new CreateTableCommand({
-    TableName: table,
-    AttributeDefinitions: [{ AttributeName: "pk", AttributeType: "S" }, { AttributeName: "sk", AttributeType: "S" }],
-    KeySchema: [{ AttributeName: "pk", KeyType: "HASH" }, { AttributeName: "sk", KeyType: "RANGE" }],
-    BillingMode: "PAY_PER_REQUEST",
-  }));
+  await admin.send(
+    new CreateTableCommand({
+      TableName: table,
+      AttributeDefinitions: [
+        { AttributeName: "pk", AttributeType: "S" },
+        { AttributeName: "sk", AttributeType: "S" },
+      ],
+      KeySchema: [
+        { AttributeName: "pk", KeyType: "HASH" },
+        { AttributeName: "sk", KeyType: "RANGE" },
+      ],
+      BillingMode: "PAY_PER_REQUEST",
+    }),
+  );
   documents = createDocumentClient();
   documents.middlewareStack.add(
     (next) => async (args) => {
@@ -81,7 +89,14 @@ describe("a sampled invocation's DynamoDB calls", () => {
     const segments = packets.map(parsePacket);
     expect(segments.map((s) => s.aws.operation).sort()).toEqual(["GetItem", "PutItem", "Query"]);
     for (const segment of segments) {
-      expect(segment).toMatchObject({ name: "DynamoDB", namespace: "aws", type: "subsegment", trace_id: ROOT, parent_id: parent, http: { response: { status: 200 } } });
+      expect(segment).toMatchObject({
+        name: "DynamoDB",
+        namespace: "aws",
+        type: "subsegment",
+        trace_id: ROOT,
+        parent_id: parent,
+        http: { response: { status: 200 } },
+      });
       expect(segment.id).toMatch(/^[0-9a-f]{16}$/);
       expect(segment.aws).toMatchObject({ table_name: table, region: process.env.AWS_REGION, retries: 0 });
       expect(segment.aws.request_id).toEqual(expect.any(String));

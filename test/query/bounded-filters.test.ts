@@ -32,7 +32,13 @@ async function restQuery(q: string): Promise<{ statusCode: number; body: unknown
 }
 
 async function graphqlQuery(q: string): Promise<{ data?: unknown; errors?: { message: string; extensions: { code: string } }[] }> {
-  const answer = await graphql(httpEvent("POST", "/graphql", { routeKey: "POST /graphql", body: { query: "query ($q: String) { Posts(query: $q) { results { slug } } }", variables: { q } } }), lambdaContext());
+  const answer = await graphql(
+    httpEvent("POST", "/graphql", {
+      routeKey: "POST /graphql",
+      body: { query: "query ($q: String) { Posts(query: $q) { results { slug } } }", variables: { q } },
+    }),
+    lambdaContext(),
+  );
   return JSON.parse(answer.body ?? "") as { errors?: { message: string; extensions: { code: string } }[] };
 }
 
@@ -70,7 +76,10 @@ describe("bounded filters on every face", () => {
 
   it("a long pattern within the limits still filters, on both faces", async () => {
     const content = "a".repeat(20_000) + "xb";
-    const created = await call(rest, httpEvent("POST", "/posts", { body: { ...post("long-a"), content, status: "published" }, headers: { "x-test-user": ALICE } }));
+    const created = await call(
+      rest,
+      httpEvent("POST", "/posts", { body: { ...post("long-a"), content, status: "published" }, headers: { "x-test-user": ALICE } }),
+    );
     expect(created.statusCode).toBe(200);
     const pattern = `%${"a".repeat(MAX_LIKE_LENGTH - 4)}_b`;
     const hit = await restQuery(`content LIKE '${pattern}'`);
@@ -84,12 +93,18 @@ describe("bounded filters on every face", () => {
     const message = `the filter has more than ${orBranches} OR branches; at most ${orBranches} are allowed at column ${column}`;
     expect((await restQuery(ors(orBranches + 1))).body).toMatchObject({ code: 400, message, errors: [{ path: "/q", message }] });
     const terms200 = (await graphqlQuery(ands(terms + 1))).errors?.[0]?.message;
-    expect(terms200).toBe(`the filter has more than ${terms} terms (comparisons, LIKE, IN, CONTAINS, IS NULL); at most ${terms} are allowed at column ${ands(terms).length + 6}`);
-    expect((await restQuery(inList(inValues + 1))).body).toMatchObject({ errors: [{ path: "/q", message: expect.stringMatching(new RegExp(`^the filter has more than ${inValues} IN values;`)) }] });
+    expect(terms200).toBe(
+      `the filter has more than ${terms} terms (comparisons, LIKE, IN, CONTAINS, IS NULL); at most ${terms} are allowed at column ${ands(terms).length + 6}`,
+    );
+    expect((await restQuery(inList(inValues + 1))).body).toMatchObject({
+      errors: [{ path: "/q", message: expect.stringMatching(new RegExp(`^the filter has more than ${inValues} IN values;`)) }],
+    });
     // The issue's filter is refused where it passed the limit: the text after it is never read.
     const unreadable = `${ISSUE_FILTER} OR slug = 'unterminated`;
     const passed = ISSUE_FILTER.slice(0, ISSUE_FILTER.indexOf(" OR ", orBranches * 14 - 4)).length + 2;
-    expect((await restQuery(unreadable)).body).toMatchObject({ errors: [{ message: `the filter has more than ${orBranches} OR branches; at most ${orBranches} are allowed at column ${passed}` }] });
+    expect((await restQuery(unreadable)).body).toMatchObject({
+      errors: [{ message: `the filter has more than ${orBranches} OR branches; at most ${orBranches} are allowed at column ${passed}` }],
+    });
   });
 
   it("accepts filters at each limit, on both faces", async () => {
@@ -105,8 +120,15 @@ describe("bounded filters on subscriptions", () => {
     const transport = new FakeTransport();
     const realtime = realtimeFor(app, transport, memoryRepositories(), {}, connectionAuthenticator({ env: { IS_OFFLINE: "true", ALLOW_TEST_USER: "true" } }));
     const connectionId = "wide-filter";
-    const send = (message: unknown) => realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: "r" });
-    await realtime.protocol.connect({ connectionId, endpoint: ENDPOINT, connectedAt: Date.now(), headers: { "sec-websocket-protocol": "graphql-transport-ws" }, cookies: [] });
+    const send = (message: unknown) =>
+      realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: "r" });
+    await realtime.protocol.connect({
+      connectionId,
+      endpoint: ENDPOINT,
+      connectedAt: Date.now(),
+      headers: { "sec-websocket-protocol": "graphql-transport-ws" },
+      cookies: [],
+    });
     await send({ type: MessageType.ConnectionInit });
     // Within the 2,000 characters a subscription filter may have, but past the OR branches.
     const q = ors(orBranches + 1);
@@ -115,7 +137,10 @@ describe("bounded filters on subscriptions", () => {
     await send({ id: "wide", type: MessageType.Subscribe, payload: { query, variables: { q } } });
     await send({ id: "narrow", type: MessageType.Subscribe, payload: { query, variables: { q: ors(orBranches) } } });
     const wide = transport.messages(connectionId).find((m) => m.id === "wide") as { type: string; payload: { extensions: { code: string } }[] };
-    expect(wide).toMatchObject({ type: MessageType.Error, payload: [{ message: expect.stringContaining(`more than ${orBranches} OR branches`), extensions: { code: "BAD_QUERY" } }] });
+    expect(wide).toMatchObject({
+      type: MessageType.Error,
+      payload: [{ message: expect.stringContaining(`more than ${orBranches} OR branches`), extensions: { code: "BAD_QUERY" } }],
+    });
     expect(transport.messages(connectionId).filter((m) => m.id === "narrow")).toEqual([]);
     expect((await realtime.store.subscriptionsOf(connectionId)).map((row) => row.id)).toEqual(["narrow"]);
   });
@@ -139,9 +164,19 @@ describe("a model's own filter limits (static limits.filter)", () => {
   it("are what lists and subscription filters of that model are held to", async () => {
     await narrowApp.domain.create(as(), narrow, { id: "a", n: 1 });
     expect((await list("n = 1 OR n = 2 OR n = 3")).results).toHaveLength(1);
-    await expect(list("n = 1 OR n = 2 OR n = 3 OR n = 4")).rejects.toMatchObject({ status: 400, code: "BAD_QUERY", message: "the filter has more than 3 OR branches; at most 3 are allowed at column 25" });
-    await expect(list("n = 1 AND n = 1 AND n = 1 AND n = 1 AND n = 1")).rejects.toMatchObject({ code: "BAD_QUERY", message: expect.stringContaining("more than 4 terms") });
-    await expect(list("n IN [1, 2, 3]")).rejects.toMatchObject({ code: "BAD_QUERY", message: "the filter has more than 2 IN values; at most 2 are allowed at column 13" });
+    await expect(list("n = 1 OR n = 2 OR n = 3 OR n = 4")).rejects.toMatchObject({
+      status: 400,
+      code: "BAD_QUERY",
+      message: "the filter has more than 3 OR branches; at most 3 are allowed at column 25",
+    });
+    await expect(list("n = 1 AND n = 1 AND n = 1 AND n = 1 AND n = 1")).rejects.toMatchObject({
+      code: "BAD_QUERY",
+      message: expect.stringContaining("more than 4 terms"),
+    });
+    await expect(list("n IN [1, 2, 3]")).rejects.toMatchObject({
+      code: "BAD_QUERY",
+      message: "the filter has more than 2 IN values; at most 2 are allowed at column 13",
+    });
     expect(() => narrowApp.domain.checkedFilter(as(), narrow, "n IN [1, 2, 3]")).toThrow(/more than 2 IN values/);
     expect(narrowApp.domain.checkedFilter(as(), narrow, "n IN [1, 2]")).toBeDefined();
   });

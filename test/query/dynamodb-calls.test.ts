@@ -92,7 +92,11 @@ let loadCalls: Call[] = [];
 beforeAll(async () => {
   await ensureTables(admin, [tableDefinition(comment, prefix)]);
   calls.length = 0;
-  await putItems(documents, tableName, Array.from({ length: TOTAL }, (_, i) => commentAt(i)));
+  await putItems(
+    documents,
+    tableName,
+    Array.from({ length: TOTAL }, (_, i) => commentAt(i)),
+  );
   loadCalls = [...calls];
 }, 120_000);
 
@@ -179,9 +183,7 @@ describe("DynamoDB calls behind a query", () => {
     // read again (before, page 2 re-read everything page 1 had crossed after its last item).
     expect(scanned).toBeGreaterThanOrEqual(TOTAL);
     expect(scanned).toBeLessThan(TOTAL * 1.2);
-    console.info(
-      `${filter}: page 1 took ${first.calls.length} Scans, page 2 took ${second.calls.length}; ${scanned} items read for 3 matches`,
-    );
+    console.info(`${filter}: page 1 took ${first.calls.length} Scans, page 2 took ${second.calls.length}; ${scanned} items read for 3 matches`);
   });
 
   it("compares with numbers beyond 2^53, and refuses those DynamoDB cannot hold before any call", async () => {

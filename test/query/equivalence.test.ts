@@ -169,18 +169,14 @@ const escapeLike = (text: string): string => text.replace(/[\\%_]/g, "\\$&");
 
 /** Patterns of every shape the planner distinguishes: exact, prefix%, %suffix, %inner%, `_`, bare `%`. */
 const likePattern: fc.Arbitrary<string> = fc.oneof(
-  fc
-    .tuple(fc.constantFrom("", ...STRINGS), fc.constantFrom("exact", "prefix", "suffix", "infix"))
-    .map(([text, how]) => {
-      const literal = escapeLike(text);
-      if (how === "prefix") return `${literal}%`;
-      if (how === "suffix") return `%${literal}`;
-      if (how === "infix") return `%${literal}%`;
-      return literal;
-    }),
-  fc
-    .array(fc.constantFrom("a", "b", "c", "é", "😀", "%", "_", "\\%", "\\_", "\\\\", "\\", "'"), { minLength: 1, maxLength: 4 })
-    .map((parts) => parts.join("")),
+  fc.tuple(fc.constantFrom("", ...STRINGS), fc.constantFrom("exact", "prefix", "suffix", "infix")).map(([text, how]) => {
+    const literal = escapeLike(text);
+    if (how === "prefix") return `${literal}%`;
+    if (how === "suffix") return `%${literal}`;
+    if (how === "infix") return `%${literal}%`;
+    return literal;
+  }),
+  fc.array(fc.constantFrom("a", "b", "c", "é", "😀", "%", "_", "\\%", "\\_", "\\\\", "\\", "'"), { minLength: 1, maxLength: 4 }).map((parts) => parts.join("")),
 );
 
 const ORDERING: CompareOperator[] = ["<", "<=", ">", ">="];
@@ -195,9 +191,19 @@ function predicateFor({ field, kind }: FieldSpec): fc.Arbitrary<Expression> {
     const operator = fc.constantFrom(...operators);
     options.push(
       { arbitrary: fc.record({ kind: fc.constant("compare" as const), field: fc.constant(field), operator, value: valueOf(kind) }), weight: 3 },
-      { arbitrary: fc.record({ kind: fc.constant("in" as const), field: fc.constant(field), values: fc.array(valueOf(kind), { minLength: 1, maxLength: 4 }) }), weight: 3 },
+      {
+        arbitrary: fc.record({ kind: fc.constant("in" as const), field: fc.constant(field), values: fc.array(valueOf(kind), { minLength: 1, maxLength: 4 }) }),
+        weight: 3,
+      },
       // Past DynamoDB's 100 IN operands the planner must leave the test to the residual.
-      { arbitrary: fc.record({ kind: fc.constant("in" as const), field: fc.constant(field), values: fc.array(valueOf(kind), { minLength: 100, maxLength: 102 }) }), weight: 1 },
+      {
+        arbitrary: fc.record({
+          kind: fc.constant("in" as const),
+          field: fc.constant(field),
+          values: fc.array(valueOf(kind), { minLength: 100, maxLength: 102 }),
+        }),
+        weight: 1,
+      },
     );
   }
   if (kind === "string" || kind === "any") {
@@ -239,9 +245,9 @@ function rangeConditionArb(range: string, kind: "string" | "number"): fc.Arbitra
     value,
   });
   if (kind === "number") return compare;
-  const prefix = fc.tuple(fc.constantFrom("", ...STRINGS), fc.boolean()).map(
-    ([text, open]): Expression => ({ kind: "like", field: range, pattern: `${escapeLike(text)}${open ? "%" : ""}` }),
-  );
+  const prefix = fc
+    .tuple(fc.constantFrom("", ...STRINGS), fc.boolean())
+    .map(([text, open]): Expression => ({ kind: "like", field: range, pattern: `${escapeLike(text)}${open ? "%" : ""}` }));
   return fc.oneof(compare, prefix);
 }
 
@@ -257,14 +263,12 @@ const queryArb: fc.Arbitrary<Query> = fc
       const where: Expression | undefined = rest.length === 0 ? undefined : rest.length === 1 ? rest[0] : { kind: "and", operands: rest };
       return fc.constant<Query>(where === undefined ? { orderBy: [] } : { where, orderBy: [] });
     }
-    return fc
-      .tuple(key.hashValue, fc.array(rangeConditionArb(key.range, key.rangeKind), { maxLength: 2 }))
-      .map(([hashValue, ranges]): Query => {
-        const conjuncts: Expression[] = [...ranges, ...rest];
-        conjuncts.splice(position % (conjuncts.length + 1), 0, { kind: "compare", field: key.hash, operator: "=", value: hashValue });
-        const where: Expression = conjuncts.length === 1 && conjuncts[0] ? conjuncts[0] : { kind: "and", operands: conjuncts };
-        return { where, orderBy: direction === undefined ? [] : [{ field: key.range, direction }] };
-      });
+    return fc.tuple(key.hashValue, fc.array(rangeConditionArb(key.range, key.rangeKind), { maxLength: 2 })).map(([hashValue, ranges]): Query => {
+      const conjuncts: Expression[] = [...ranges, ...rest];
+      conjuncts.splice(position % (conjuncts.length + 1), 0, { kind: "compare", field: key.hash, operator: "=", value: hashValue });
+      const where: Expression = conjuncts.length === 1 && conjuncts[0] ? conjuncts[0] : { kind: "and", operands: conjuncts };
+      return { where, orderBy: direction === undefined ? [] : [{ field: key.range, direction }] };
+    });
   });
 
 /** Undefined: no paging check for that query, which keeps the run short (limit 1 costs a read per record). */
@@ -290,13 +294,7 @@ function joined(pages: readonly Page[], limit: number, context: string): Item[] 
   return items;
 }
 
-async function readBoth(
-  repository: Repository,
-  query: Query,
-  limit: number | undefined,
-  label: string,
-  context: string,
-): Promise<Item[]> {
+async function readBoth(repository: Repository, query: Query, limit: number | undefined, label: string, context: string): Promise<Item[]> {
   const request = { ...(query.where ? { where: query.where } : {}), orderBy: query.orderBy };
   const [whole, ...more] = await allPages(repository, { ...request, limit: 1000 });
   expect(more, `${context}\n${label}: more than one page under a limit above the data size`).toEqual([]);
@@ -379,7 +377,9 @@ describe("query language: memory, evaluate and DynamoDB Local agree", () => {
         { numRuns: RUNS, plugins: [fc.interruptAfterTimeLimit(TIME_BUDGET_MS)] },
       );
       // Time-boxed: a run cut short by the budget must not pass on however few runs it made.
-      console.info(`[query equivalence] ${details.numRuns} runs of at least ${RUNS} (seed ${details.seed}${details.interrupted ? ", interrupted by the time budget" : ""})`);
+      console.info(
+        `[query equivalence] ${details.numRuns} runs of at least ${RUNS} (seed ${details.seed}${details.interrupted ? ", interrupted by the time budget" : ""})`,
+      );
       if (details.failed) throw new Error(fc.defaultReportMessage(details));
       expect(details.numRuns, "runs made before the time budget").toBeGreaterThanOrEqual(RUNS);
     },

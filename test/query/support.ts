@@ -11,12 +11,7 @@ const BATCH_WRITE_MAX = 25;
  * A model class built on the fly, so that test tables come out of the same `describeModel` and
  * `tableDefinition` code as the application's (key attribute types follow the schema).
  */
-export function modelInfo(
-  name: string,
-  key: readonly string[],
-  properties: Record<string, JsonSchema>,
-  indexes: readonly IndexDeclaration[] = [],
-): ModelInfo {
+export function modelInfo(name: string, key: readonly string[], properties: Record<string, JsonSchema>, indexes: readonly IndexDeclaration[] = []): ModelInfo {
   const cls = class extends Model {
     static override readonly FRAMEWORK_PRIMARY_KEY = key;
     static override readonly schema = { type: "object" as const, properties };
@@ -48,11 +43,19 @@ async function batchWrite(client: DynamoDBDocumentClient, tableName: string, req
 }
 
 export function putItems(client: DynamoDBDocumentClient, tableName: string, items: readonly Item[]): Promise<void> {
-  return batchWrite(client, tableName, items.map((item) => ({ PutRequest: { Item: item } })));
+  return batchWrite(
+    client,
+    tableName,
+    items.map((item) => ({ PutRequest: { Item: item } })),
+  );
 }
 
 export function deleteItems(client: DynamoDBDocumentClient, tableName: string, keys: readonly Key[]): Promise<void> {
-  return batchWrite(client, tableName, keys.map((key) => ({ DeleteRequest: { Key: key } })));
+  return batchWrite(
+    client,
+    tableName,
+    keys.map((key) => ({ DeleteRequest: { Key: key } })),
+  );
 }
 
 /** Every page of a listing, following `next` until it is absent. */

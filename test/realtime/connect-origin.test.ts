@@ -44,8 +44,12 @@ async function scene() {
   async function open(headers: Record<string, string>, payload?: Record<string, unknown>) {
     const connectionId = `c-${randomUUID().slice(0, 8)}`;
     const base = { connectionId, connectedAt: Date.now(), requestTimeEpoch: Date.now(), domainName: WS_HOST, stage: "prod", apiId: "abc123" };
-    const frame = (routeKey: string, body?: unknown) => handler({ requestContext: { ...base, routeKey }, ...(body ? { body: JSON.stringify(body) } : {}) } as WebSocketEvent);
-    const connect = await handler({ requestContext: { ...base, routeKey: "$connect" }, headers: { Host: WS_HOST, "Sec-WebSocket-Protocol": "graphql-transport-ws", ...headers } });
+    const frame = (routeKey: string, body?: unknown) =>
+      handler({ requestContext: { ...base, routeKey }, ...(body ? { body: JSON.stringify(body) } : {}) } as WebSocketEvent);
+    const connect = await handler({
+      requestContext: { ...base, routeKey: "$connect" },
+      headers: { Host: WS_HOST, "Sec-WebSocket-Protocol": "graphql-transport-ws", ...headers },
+    });
     const row = await realtime.store.getConnection(connectionId);
     await frame("$default", { type: MessageType.ConnectionInit, ...(payload ? { payload } : {}) });
     await frame("$default", { id: "s1", type: MessageType.Subscribe, payload: { query: `subscription { Post(slug: "${slug}") { slug content } }` } });

@@ -32,15 +32,25 @@ function setup(latencyMs: number, options: Parameters<typeof realtimeFor>[3] = {
 }
 
 async function subscriber({ realtime }: Setup, connectionId: string, query: string, user?: string, id = "s"): Promise<void> {
-  await realtime.protocol.connect({ connectionId, endpoint: ENDPOINT, connectedAt: Date.now(), headers: { "sec-websocket-protocol": "graphql-transport-ws" }, cookies: [] });
-  const frame = (message: unknown) => realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
+  await realtime.protocol.connect({
+    connectionId,
+    endpoint: ENDPOINT,
+    connectedAt: Date.now(),
+    headers: { "sec-websocket-protocol": "graphql-transport-ws" },
+    cookies: [],
+  });
+  const frame = (message: unknown) =>
+    realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
   await frame({ type: MessageType.ConnectionInit, ...(user ? { payload: { testUser: user } } : {}) });
   await frame({ id, type: MessageType.Subscribe, payload: { query } });
 }
 
 /** What reached a connection after the ack: the `next` payloads' data. */
 function received(transport: FakeTransport, connectionId: string): unknown[] {
-  return transport.messages(connectionId).filter((m) => m.type === MessageType.Next).map((m) => (m.payload as { data: unknown }).data);
+  return transport
+    .messages(connectionId)
+    .filter((m) => m.type === MessageType.Next)
+    .map((m) => (m.payload as { data: unknown }).data);
 }
 
 describe("fan-out of 1,000 subscriptions", () => {
@@ -53,12 +63,20 @@ describe("fan-out of 1,000 subscriptions", () => {
     expect(await s.realtime.store.subscriptionsFor(["Post"])).toHaveLength(1000);
     const before = s.transport.attempts;
     s.transport.maxInFlight = 0;
-    const report = await s.realtime.fanout.deliver({ name: "Post.Created", model: "Post", kind: "Created", key: { slug: "p1" }, record: { ...post("p1"), author: ALICE, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 } });
+    const report = await s.realtime.fanout.deliver({
+      name: "Post.Created",
+      model: "Post",
+      kind: "Created",
+      key: { slug: "p1" },
+      record: { ...post("p1"), author: ALICE, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 },
+    });
     expect(report).toEqual({ subscriptions: 1000, executions: 1, delivered: 1000, gone: 0, failed: 0, timedOut: 0, retries: 0 });
     expect(s.transport.attempts - before).toBe(1000);
     // Parallel up to the bound and never beyond it: the pool, not the clock, is what is checked.
     expect(s.transport.maxInFlight).toBe(50);
-    expect(received(s.transport, "c500")).toEqual([{ Posts: { type: "CREATED", key: { slug: "p1" }, post: { slug: "p1", status: "published", title: "Title of p1" } } }]);
+    expect(received(s.transport, "c500")).toEqual([
+      { Posts: { type: "CREATED", key: { slug: "p1" }, post: { slug: "p1", status: "published", title: "Title of p1" } } },
+    ]);
   });
 
   it("removes gone connections, retries throttling, and lets neither a failing nor a hanging connection stop the rest", async () => {
@@ -73,7 +91,13 @@ describe("fan-out of 1,000 subscriptions", () => {
     });
     s.transport.on("c11", async () => Promise.reject(apiError("InternalServerErrorException", 500)));
     s.transport.on("c12", () => new Promise<void>(() => undefined));
-    const report = await s.realtime.fanout.deliver({ name: "Post.Updated", model: "Post", kind: "Updated", key: { slug: "p2" }, record: { ...post("p2"), author: ALICE, createdAt: "x", updatedAt: "y" } });
+    const report = await s.realtime.fanout.deliver({
+      name: "Post.Updated",
+      model: "Post",
+      kind: "Updated",
+      key: { slug: "p2" },
+      record: { ...post("p2"), author: ALICE, createdAt: "x", updatedAt: "y" },
+    });
     expect(report).toMatchObject({ subscriptions: 1000, delivered: 993, gone: 5, failed: 1, timedOut: 1, retries: 2 });
     expect(received(s.transport, "c10")).toHaveLength(1);
     expect(received(s.transport, "c999")).toHaveLength(1);
@@ -88,7 +112,13 @@ describe("fan-out of 1,000 subscriptions", () => {
     const s = setup(0, { postAttempts: 3, retryBaseMs: 1 });
     await subscriber(s, "busy", PUBLISHED);
     s.transport.on("busy", async () => Promise.reject(apiError("LimitExceededException", 429)));
-    const report = await s.realtime.fanout.deliver({ name: "Post.Created", model: "Post", kind: "Created", key: { slug: "p" }, record: { ...post("p"), author: ALICE, createdAt: "x", updatedAt: "y" } });
+    const report = await s.realtime.fanout.deliver({
+      name: "Post.Created",
+      model: "Post",
+      kind: "Created",
+      key: { slug: "p" },
+      record: { ...post("p"), author: ALICE, createdAt: "x", updatedAt: "y" },
+    });
     expect(report).toMatchObject({ delivered: 0, failed: 1, retries: 2 });
   });
 });
@@ -111,7 +141,9 @@ describe("what each subscriber receives", () => {
     expect(received(s.transport, "alice")).toEqual([draft, published, archived]);
     expect(received(s.transport, "bob")).toEqual([published]);
     expect(received(s.transport, "anon")).toEqual([published]);
-    expect(received(s.transport, "published")).toEqual([{ Posts: { type: "UPDATED", key: { slug: "secret" }, post: { slug: "secret", status: "published", title: "Title of secret" } } }]);
+    expect(received(s.transport, "published")).toEqual([
+      { Posts: { type: "UPDATED", key: { slug: "secret" }, post: { slug: "secret", status: "published", title: "Title of secret" } } },
+    ]);
   });
 
   it("delivers the record after each change and null once deleted to a single-record subscription", async () => {
@@ -144,7 +176,11 @@ describe("what each subscriber receives", () => {
   it("shares an execution only among viewers shown the same fields: each still gets their own redaction", async () => {
     const s = setup(0, { maxConnectionsPerUser: 20 });
     const users = `subscription { Users { type user { uuid username email } } }`;
-    const viewers = [...Array.from({ length: 20 }, (_, i) => [`self${i}`, ALICE] as const), ...Array.from({ length: 20 }, (_, i) => [`bob${i}`, BOB] as const), ...Array.from({ length: 20 }, (_, i) => [`anon${i}`, undefined] as const)];
+    const viewers = [
+      ...Array.from({ length: 20 }, (_, i) => [`self${i}`, ALICE] as const),
+      ...Array.from({ length: 20 }, (_, i) => [`bob${i}`, BOB] as const),
+      ...Array.from({ length: 20 }, (_, i) => [`anon${i}`, undefined] as const),
+    ];
     await Promise.all(viewers.map(([connectionId, user]) => subscriber(s, connectionId, users, user)));
     await s.app.domain.create(as(ALICE), model(s.app, "User"), { username: "alice", name: "Alice" }, { email: "alice@example.com" });
     // Alice sees her email; Bob and anonymous viewers are shown the same redacted record, one execution.
@@ -168,16 +204,24 @@ describe("what each subscriber receives", () => {
     const s = setup(0, { maxSubscriptionsPerConnection: 25 });
     const count = PARSED_FILTERS_KEPT + 50;
     // Distinct filter texts; only the first 10 match the post delivered below (viewCount 0).
-    await Promise.all(Array.from({ length: count / 25 }, (_, c) => c).map(async (c) => {
-      const query = (n: number) => `subscription { Posts(query: "viewCount ${n < 10 ? "<=" : ">="} ${n < 10 ? n : n + 1}") { key } }`;
-      await subscriber(s, `f${c}`, query(c * 25), undefined, "s0");
-      for (let k = 1; k < 25; k++) {
-        const body = JSON.stringify({ id: `s${k}`, type: MessageType.Subscribe, payload: { query: query(c * 25 + k) } });
-        await s.realtime.protocol.message({ connectionId: `f${c}`, endpoint: ENDPOINT, body, receivedAt: Date.now(), requestId: `f${c}-${k}` });
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: count / 25 }, (_, c) => c).map(async (c) => {
+        const query = (n: number) => `subscription { Posts(query: "viewCount ${n < 10 ? "<=" : ">="} ${n < 10 ? n : n + 1}") { key } }`;
+        await subscriber(s, `f${c}`, query(c * 25), undefined, "s0");
+        for (let k = 1; k < 25; k++) {
+          const body = JSON.stringify({ id: `s${k}`, type: MessageType.Subscribe, payload: { query: query(c * 25 + k) } });
+          await s.realtime.protocol.message({ connectionId: `f${c}`, endpoint: ENDPOINT, body, receivedAt: Date.now(), requestId: `f${c}-${k}` });
+        }
+      }),
+    );
     expect(await s.realtime.store.subscriptionsFor(["Post"])).toHaveLength(count);
-    const report = await s.realtime.fanout.deliver({ name: "Post.Created", model: "Post", kind: "Created", key: { slug: "vc" }, record: { ...post("vc"), viewCount: 0, author: ALICE, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 } });
+    const report = await s.realtime.fanout.deliver({
+      name: "Post.Created",
+      model: "Post",
+      kind: "Created",
+      key: { slug: "vc" },
+      record: { ...post("vc"), viewCount: 0, author: ALICE, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 },
+    });
     expect(report.delivered).toBe(10);
     expect((s.realtime.fanout as unknown as { filters: Map<string, unknown> }).filters.size).toBe(PARSED_FILTERS_KEPT);
   });

@@ -16,7 +16,10 @@ const AWS_DOMAIN = "abc123.execute-api.eu-west-1.amazonaws.com";
 
 function event(routeKey: string, connectionId: string, extra: Partial<WebSocketEvent> = {}): WebSocketEvent {
   const now = Date.now();
-  return { requestContext: { routeKey, connectionId, connectedAt: now, requestTimeEpoch: now, domainName: AWS_DOMAIN, stage: "prod", apiId: "abc123" }, ...extra };
+  return {
+    requestContext: { routeKey, connectionId, connectedAt: now, requestTimeEpoch: now, domainName: AWS_DOMAIN, stage: "prod", apiId: "abc123" },
+    ...extra,
+  };
 }
 
 describe("the WebSocket Lambda", () => {
@@ -46,7 +49,9 @@ describe("the WebSocket Lambda", () => {
   it("addresses the management API offline, on the API's domain, or through the API id behind a custom domain", () => {
     expect(managementEndpoint({ domainName: "localhost", stage: "local" }, { IS_OFFLINE: "true" })).toBe("http://127.0.0.1:3001");
     expect(managementEndpoint({ domainName: AWS_DOMAIN, stage: "prod" }, {})).toBe(`https://${AWS_DOMAIN}/prod`);
-    expect(managementEndpoint({ domainName: "ws.example.com", stage: "prod", apiId: "abc123" }, { AWS_REGION: "eu-west-1" })).toBe(`https://${AWS_DOMAIN}/prod`);
+    expect(managementEndpoint({ domainName: "ws.example.com", stage: "prod", apiId: "abc123" }, { AWS_REGION: "eu-west-1" })).toBe(
+      `https://${AWS_DOMAIN}/prod`,
+    );
     expect(managementEndpoint({ domainName: "x", stage: "y" }, { WEBSOCKET_MANAGEMENT_ENDPOINT: "http://elsewhere" })).toBe("http://elsewhere");
   });
 });
@@ -86,14 +91,29 @@ describe("DynamoDB stream records as lifecycle events", () => {
     const streamed = blog();
     const fake = new FakeTransport();
     const rt = realtimeFor(streamed, fake, memoryRepositories());
-    await rt.protocol.connect({ connectionId: "w", endpoint: "http://x", connectedAt: Date.now(), headers: { "sec-websocket-protocol": "graphql-transport-ws" }, cookies: [] });
+    await rt.protocol.connect({
+      connectionId: "w",
+      endpoint: "http://x",
+      connectedAt: Date.now(),
+      headers: { "sec-websocket-protocol": "graphql-transport-ws" },
+      cookies: [],
+    });
     for (const frame of [{ type: "connection_init" }, { id: "1", type: "subscribe", payload: { query: "subscription { Posts { type post { title } } }" } }]) {
       await rt.protocol.message({ connectionId: "w", endpoint: "http://x", body: JSON.stringify(frame), receivedAt: Date.now(), requestId: "r" });
     }
-    const consume = streamHandler(streamed, async () => rt, () => "blog-prod-");
-    const batch: DynamoDBStreamEvent = { Records: [record("INSERT", awsArn, stored), record("MODIFY", awsArn, { ...stored, title: "Second" }), record("REMOVE", awsArn, stored)] };
+    const consume = streamHandler(
+      streamed,
+      async () => rt,
+      () => "blog-prod-",
+    );
+    const batch: DynamoDBStreamEvent = {
+      Records: [record("INSERT", awsArn, stored), record("MODIFY", awsArn, { ...stored, title: "Second" }), record("REMOVE", awsArn, stored)],
+    };
     await consume(batch);
-    const nexts = fake.messages("w").filter((m) => m.type === "next").map((m) => (m.payload as { data: unknown }).data);
+    const nexts = fake
+      .messages("w")
+      .filter((m) => m.type === "next")
+      .map((m) => (m.payload as { data: unknown }).data);
     expect(nexts).toEqual([
       { Posts: { type: "CREATED", post: { title: "Title of s1" } } },
       { Posts: { type: "UPDATED", post: { title: "Second" } } },

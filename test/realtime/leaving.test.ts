@@ -32,14 +32,25 @@ describe("a record leaving a subscriber's sight", () => {
     const Post = model(app, "Post");
     await app.domain.create(as(ALICE), Post, post("leaving", "published"));
     const open = async (connectionId: string, query: string) => {
-      await realtime.protocol.connect({ connectionId, endpoint: ENDPOINT, connectedAt: Date.now(), headers: { "sec-websocket-protocol": "graphql-transport-ws" }, cookies: [] });
-      const frame = (message: unknown) => realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
+      await realtime.protocol.connect({
+        connectionId,
+        endpoint: ENDPOINT,
+        connectedAt: Date.now(),
+        headers: { "sec-websocket-protocol": "graphql-transport-ws" },
+        cookies: [],
+      });
+      const frame = (message: unknown) =>
+        realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
       await frame({ type: MessageType.ConnectionInit });
       await frame({ id: "s", type: MessageType.Subscribe, payload: { query } });
     };
     await open("list", `subscription { Posts(query: "status = 'published'") { type key post { slug status } } }`);
     await open("record", `subscription { Post(slug: "leaving") { slug status } }`);
-    const data = (connectionId: string) => transport.messages(connectionId).filter((m) => m.type === MessageType.Next).map((m) => (m.payload as { data: unknown }).data);
+    const data = (connectionId: string) =>
+      transport
+        .messages(connectionId)
+        .filter((m) => m.type === MessageType.Next)
+        .map((m) => (m.payload as { data: unknown }).data);
     const repository = app.repository(Post);
     const published = (await repository.get({ slug: "leaving" })) as Item;
 

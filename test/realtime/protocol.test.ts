@@ -59,16 +59,36 @@ describe("graphql-transport-ws over stateless Lambdas (rows in DynamoDB Local)",
   it("refuses a handshake that does not offer graphql-transport-ws, and one whose identity is refused", async () => {
     const bare = await realtime.protocol.connect({ connectionId: fresh(), endpoint: ENDPOINT, connectedAt: Date.now(), headers: {}, cookies: [] });
     expect(bare.statusCode).toBe(400);
-    const legacy = await realtime.protocol.connect({ connectionId: fresh(), endpoint: ENDPOINT, connectedAt: Date.now(), headers: { "sec-websocket-protocol": "graphql-ws" }, cookies: [] });
+    const legacy = await realtime.protocol.connect({
+      connectionId: fresh(),
+      endpoint: ENDPOINT,
+      connectedAt: Date.now(),
+      headers: { "sec-websocket-protocol": "graphql-ws" },
+      cookies: [],
+    });
     expect(legacy.statusCode).toBe(400);
-    const refusing = realtimeFor(app, transport, await dynamoRepositories(), {}, { handshake: () => Promise.reject(new Error("bad cookie")), init: async () => undefined });
-    const refused = await refusing.protocol.connect({ connectionId: fresh(), endpoint: ENDPOINT, connectedAt: Date.now(), headers: OFFERED, cookies: ["session=x"] });
+    const refusing = realtimeFor(
+      app,
+      transport,
+      await dynamoRepositories(),
+      {},
+      { handshake: () => Promise.reject(new Error("bad cookie")), init: async () => undefined },
+    );
+    const refused = await refusing.protocol.connect({
+      connectionId: fresh(),
+      endpoint: ENDPOINT,
+      connectedAt: Date.now(),
+      headers: OFFERED,
+      cookies: ["session=x"],
+    });
     expect(refused.statusCode).toBe(401);
   });
 
   it("acknowledges connection_init, then closes a second one with 4429", async () => {
     const id = await ready();
-    expect(await send(id, { type: MessageType.ConnectionInit })).toEqual({ closed: { code: CloseCode.TooManyInitialisationRequests, reason: "Too many initialisation requests" } });
+    expect(await send(id, { type: MessageType.ConnectionInit })).toEqual({
+      closed: { code: CloseCode.TooManyInitialisationRequests, reason: "Too many initialisation requests" },
+    });
     expect(transport.disconnected).toContain(id);
     expect(await realtime.store.getConnection(id)).toBeUndefined();
   });
@@ -99,7 +119,10 @@ describe("graphql-transport-ws over stateless Lambdas (rows in DynamoDB Local)",
     const b = await ready();
     expect((await send(b, { type: "subscribe", payload: { query: "{}" } })).closed?.code).toBe(CloseCode.BadRequest);
     const c = await ready();
-    expect((await send(c, { type: MessageType.Next, id: "1", payload: {} })).closed).toEqual({ code: CloseCode.BadRequest, reason: "Unexpected message of type next received" });
+    expect((await send(c, { type: MessageType.Next, id: "1", payload: {} })).closed).toEqual({
+      code: CloseCode.BadRequest,
+      reason: "Unexpected message of type next received",
+    });
   });
 
   it("answers ping with pong (echoing the payload) and ignores pong, also before the ack", async () => {
@@ -113,7 +136,9 @@ describe("graphql-transport-ws over stateless Lambdas (rows in DynamoDB Local)",
   it("closes a subscribe before the ack with 4401, after an error for that id", async () => {
     const id = await open();
     expect((await subscribe(id, "s1", POSTS)).closed?.code).toBe(CloseCode.Unauthorized);
-    expect(transport.messages(id)).toEqual([{ id: "s1", type: MessageType.Error, payload: [{ message: "Unauthorized", extensions: { code: "CONNECTION_CLOSED", closeCode: 4401 } }] }]);
+    expect(transport.messages(id)).toEqual([
+      { id: "s1", type: MessageType.Error, payload: [{ message: "Unauthorized", extensions: { code: "CONNECTION_CLOSED", closeCode: 4401 } }] },
+    ]);
     expect(transport.disconnected).toContain(id);
   });
 
@@ -145,7 +170,7 @@ describe("graphql-transport-ws over stateless Lambdas (rows in DynamoDB Local)",
       ["bad-filter", POSTS, { q: "status = = 'x'" }, "BAD_QUERY"],
       ["unknown-field", POSTS, { q: "colour = 'red'" }, "BAD_QUERY"],
       ["wrong-type", POSTS, { q: "viewCount = 'many'" }, "BAD_QUERY"],
-      ["query-op", "{ Post(slug: \"alices-post\") { slug } }", undefined, "OPERATION_NOT_SUPPORTED"],
+      ["query-op", '{ Post(slug: "alices-post") { slug } }', undefined, "OPERATION_NOT_SUPPORTED"],
       ["invalid", "subscription { Posts { nope } }", undefined, "GRAPHQL_VALIDATION_FAILED"],
       ["syntax", "subscription {", undefined, "GRAPHQL_PARSE_FAILED"],
       ["variables", POSTS, { q: 42 }, "BAD_USER_INPUT"],
@@ -162,7 +187,13 @@ describe("graphql-transport-ws over stateless Lambdas (rows in DynamoDB Local)",
 
   it("holds its limits: an error for the subscription over one, nothing stored, the socket kept", async () => {
     const roomy = realtime;
-    realtime = realtimeFor(app, transport, await dynamoRepositories(), { maxSubscriptionsPerConnection: 2, maxFilterLength: 30, maxMessageBytes: 600 }, offlineUsers);
+    realtime = realtimeFor(
+      app,
+      transport,
+      await dynamoRepositories(),
+      { maxSubscriptionsPerConnection: 2, maxFilterLength: 30, maxMessageBytes: 600 },
+      offlineUsers,
+    );
     try {
       const id = await ready();
       const code = () => (transport.messages(id).at(-1) as { id?: string; payload?: { extensions: { code: string } }[] }).payload?.[0]?.extensions.code;
@@ -171,15 +202,15 @@ describe("graphql-transport-ws over stateless Lambdas (rows in DynamoDB Local)",
       await subscribe(id, "large", POSTS, { q: "status = 'draft'", padding: "x".repeat(600) });
       expect(code()).toBe("MESSAGE_TOO_LARGE");
       expect(await subscribe(id, "a", POSTS, { q: "status = 'draft'" })).toEqual({});
-      expect(await subscribe(id, "b", "subscription { Post(slug: \"alices-post\") { slug } }")).toEqual({});
-      await subscribe(id, "c", "subscription { Post(slug: \"alices-post\") { slug } }");
+      expect(await subscribe(id, "b", 'subscription { Post(slug: "alices-post") { slug } }')).toEqual({});
+      await subscribe(id, "c", 'subscription { Post(slug: "alices-post") { slug } }');
       expect(transport.messages(id).at(-1)).toMatchObject({ id: "c", type: MessageType.Error });
       expect(code()).toBe("TOO_MANY_SUBSCRIPTIONS");
       expect((await realtime.store.subscriptionsOf(id)).map((row) => row.id).sort()).toEqual(["a", "b"]);
       expect(transport.disconnected).not.toContain(id);
       // A completed subscription frees its place.
       await send(id, { id: "a", type: MessageType.Complete });
-      expect(await subscribe(id, "c", "subscription { Post(slug: \"alices-post\") { slug } }")).toEqual({});
+      expect(await subscribe(id, "c", 'subscription { Post(slug: "alices-post") { slug } }')).toEqual({});
     } finally {
       realtime = roomy;
     }
@@ -189,18 +220,28 @@ describe("graphql-transport-ws over stateless Lambdas (rows in DynamoDB Local)",
     // A draft Bob may not read and a slug nobody has get the same answer: existence never leaks.
     const bob = await ready({ testUser: BOB });
     const before = transport.messages(bob).length;
-    expect(await subscribe(bob, "d", "subscription { Post(slug: \"alices-draft\") { slug } }")).toEqual({});
-    expect(await subscribe(bob, "m", "subscription { Post(slug: \"no-such-post\") { slug } }")).toEqual({});
+    expect(await subscribe(bob, "d", 'subscription { Post(slug: "alices-draft") { slug } }')).toEqual({});
+    expect(await subscribe(bob, "m", 'subscription { Post(slug: "no-such-post") { slug } }')).toEqual({});
     expect(transport.messages(bob).length).toBe(before);
-    expect((await realtime.store.subscriptionsOf(bob)).map((row) => row.key)).toEqual(expect.arrayContaining([{ slug: "alices-draft" }, { slug: "no-such-post" }]));
+    expect((await realtime.store.subscriptionsOf(bob)).map((row) => row.key)).toEqual(
+      expect.arrayContaining([{ slug: "alices-draft" }, { slug: "no-such-post" }]),
+    );
     const alice = await ready({ testUser: ALICE });
-    expect(await subscribe(alice, "d", "subscription { Post(slug: \"alices-draft\") { slug } }")).toEqual({});
-    expect(await realtime.store.subscriptionsOf(alice)).toMatchObject([{ userId: ALICE, kind: "record", topic: 'Post#["alices-draft"]', key: { slug: "alices-draft" } }]);
+    expect(await subscribe(alice, "d", 'subscription { Post(slug: "alices-draft") { slug } }')).toEqual({});
+    expect(await realtime.store.subscriptionsOf(alice)).toMatchObject([
+      { userId: ALICE, kind: "record", topic: 'Post#["alices-draft"]', key: { slug: "alices-draft" } },
+    ]);
 
     const deployed = realtimeFor(app, transport, await dynamoRepositories(), {}, connectionAuthenticator({ env: { ALLOW_TEST_USER: "true" } }));
     const connectionId = fresh();
     await deployed.protocol.connect({ connectionId, endpoint: ENDPOINT, connectedAt: Date.now(), headers: { ...OFFERED, "x-test-user": ALICE }, cookies: [] });
-    await deployed.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify({ type: "connection_init", payload: { testUser: ALICE } }), receivedAt: Date.now(), requestId: "x" });
+    await deployed.protocol.message({
+      connectionId,
+      endpoint: ENDPOINT,
+      body: JSON.stringify({ type: "connection_init", payload: { testUser: ALICE } }),
+      receivedAt: Date.now(),
+      requestId: "x",
+    });
     expect((await deployed.store.getConnection(connectionId))?.userId).toBeUndefined();
   });
 
@@ -210,18 +251,33 @@ describe("graphql-transport-ws over stateless Lambdas (rows in DynamoDB Local)",
     await send(connectionId, { type: MessageType.ConnectionInit });
     expect((await realtime.store.getConnection(connectionId))?.userId).toBe(ALICE);
     const tokened = await open();
-    expect((await send(tokened, { type: MessageType.ConnectionInit, payload: { accessToken: "eyJ.x.y" } })).closed).toEqual({ code: CloseCode.Forbidden, reason: "Forbidden" });
-    const verified = realtimeFor(app, transport, await dynamoRepositories(), {}, connectionAuthenticator({ verifyAccessToken: async (t) => (t === "good" ? BOB : Promise.reject(new Error("bad"))) }));
+    expect((await send(tokened, { type: MessageType.ConnectionInit, payload: { accessToken: "eyJ.x.y" } })).closed).toEqual({
+      code: CloseCode.Forbidden,
+      reason: "Forbidden",
+    });
+    const verified = realtimeFor(
+      app,
+      transport,
+      await dynamoRepositories(),
+      {},
+      connectionAuthenticator({ verifyAccessToken: async (t) => (t === "good" ? BOB : Promise.reject(new Error("bad"))) }),
+    );
     const ok = fresh();
     await verified.protocol.connect({ connectionId: ok, endpoint: ENDPOINT, connectedAt: Date.now(), headers: OFFERED, cookies: [] });
-    await verified.protocol.message({ connectionId: ok, endpoint: ENDPOINT, body: JSON.stringify({ type: "connection_init", payload: { authorization: "Bearer good" } }), receivedAt: Date.now(), requestId: "y" });
+    await verified.protocol.message({
+      connectionId: ok,
+      endpoint: ENDPOINT,
+      body: JSON.stringify({ type: "connection_init", payload: { authorization: "Bearer good" } }),
+      receivedAt: Date.now(),
+      requestId: "y",
+    });
     expect((await verified.store.getConnection(ok))?.userId).toBe(BOB);
   });
 
   it("removes the connection and all its subscriptions on $disconnect", async () => {
     const id = await ready();
     await subscribe(id, "a", POSTS);
-    await subscribe(id, "b", "subscription { Post(slug: \"alices-post\") { slug } }");
+    await subscribe(id, "b", 'subscription { Post(slug: "alices-post") { slug } }');
     expect(await realtime.store.subscriptionsOf(id)).toHaveLength(2);
     await realtime.protocol.disconnect(id);
     expect(await realtime.store.subscriptionsOf(id)).toEqual([]);

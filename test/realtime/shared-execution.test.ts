@@ -28,7 +28,15 @@ describe("the text two delivered values share", () => {
   });
 
   it("is none for values GraphQL may render otherwise than their JSON", () => {
-    for (const odd of [{ when: new Date(0) }, { tags: new Set(["a"]) }, { n: Number.NaN }, { n: Number.POSITIVE_INFINITY }, { big: 1n }, [new Map()], new Date(0)]) {
+    for (const odd of [
+      { when: new Date(0) },
+      { tags: new Set(["a"]) },
+      { n: Number.NaN },
+      { n: Number.POSITIVE_INFINITY },
+      { big: 1n },
+      [new Map()],
+      new Date(0),
+    ]) {
       expect(plainValueKey(odd)).toBeUndefined();
     }
   });
@@ -36,8 +44,8 @@ describe("the text two delivered values share", () => {
 
 describe("a next frame around a payload serialised once", () => {
   it("is byte for byte what graphql-ws writes", () => {
-    const payload = { data: { Posts: { type: "CREATED", post: { slug: "é\"\\</script>" } } }, errors: [{ message: "x" }] };
-    for (const id of ["s", "1", "ü \"quoted\" \\ back", "\u2028"]) {
+    const payload = { data: { Posts: { type: "CREATED", post: { slug: 'é"\\</script>' } } }, errors: [{ message: "x" }] };
+    for (const id of ["s", "1", 'ü "quoted" \\ back', "\u2028"]) {
       expect(nextFrame(id, JSON.stringify(payload))).toBe(stringifyMessage({ id, type: MessageType.Next, payload }));
     }
   });

@@ -7,18 +7,25 @@ import { ENDPOINT, FakeTransport, memoryRepositories, realtimeFor } from "./supp
 
 /** The blog with its realtime face on memory stores, events fanned out, and a way to subscribe. */
 function subscribedBlog() {
-    const app = blog();
-    const transport = new FakeTransport();
-    const realtime = realtimeFor(app, transport, memoryRepositories());
-    app.events.on("*", async (event) => {
-      await realtime.fanout.deliver(event);
+  const app = blog();
+  const transport = new FakeTransport();
+  const realtime = realtimeFor(app, transport, memoryRepositories());
+  app.events.on("*", async (event) => {
+    await realtime.fanout.deliver(event);
+  });
+  const open = async (connectionId: string, query: string) => {
+    await realtime.protocol.connect({
+      connectionId,
+      endpoint: ENDPOINT,
+      connectedAt: Date.now(),
+      headers: { "sec-websocket-protocol": "graphql-transport-ws" },
+      cookies: [],
     });
-    const open = async (connectionId: string, query: string) => {
-      await realtime.protocol.connect({ connectionId, endpoint: ENDPOINT, connectedAt: Date.now(), headers: { "sec-websocket-protocol": "graphql-transport-ws" }, cookies: [] });
-      const frame = (message: unknown) => realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
-      await frame({ type: MessageType.ConnectionInit });
-      await frame({ id: "s", type: MessageType.Subscribe, payload: { query } });
-    };
+    const frame = (message: unknown) =>
+      realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
+    await frame({ type: MessageType.ConnectionInit });
+    await frame({ id: "s", type: MessageType.Subscribe, payload: { query } });
+  };
   return { app, transport, realtime, open };
 }
 
@@ -47,7 +54,9 @@ describe("a costly subscription filter", () => {
     expect(order).toHaveLength(6);
     expect(order.at(-1)).toBe("costly");
     // The costly one still gets its event.
-    expect(transport.messages("costly").filter((m) => m.type === MessageType.Next)).toEqual([{ id: "s", type: MessageType.Next, payload: { data: { Posts: { type: "CREATED", key: { slug: "long" } } } } }]);
+    expect(transport.messages("costly").filter((m) => m.type === MessageType.Next)).toEqual([
+      { id: "s", type: MessageType.Next, payload: { data: { Posts: { type: "CREATED", key: { slug: "long" } } } } },
+    ]);
   });
 });
 
@@ -71,8 +80,11 @@ describe("the per-event matching budget", () => {
     const Post = model(app, "Post");
 
     await app.domain.create(as(ALICE), Post, post("long", "published", { content }));
-    expect(nexts("costly")).toEqual([{ id: "s", type: MessageType.Next, payload: { data: null, errors: [expect.objectContaining({ extensions: { code: "FILTER_TOO_COSTLY" } })] } }]);
-    for (let i = 0; i < 3; i++) expect(nexts(`cheap-${i}`)).toEqual([{ id: "s", type: MessageType.Next, payload: { data: { Posts: { type: "CREATED", key: { slug: "long" } } } } }]);
+    expect(nexts("costly")).toEqual([
+      { id: "s", type: MessageType.Next, payload: { data: null, errors: [expect.objectContaining({ extensions: { code: "FILTER_TOO_COSTLY" } })] } },
+    ]);
+    for (let i = 0; i < 3; i++)
+      expect(nexts(`cheap-${i}`)).toEqual([{ id: "s", type: MessageType.Next, payload: { data: { Posts: { type: "CREATED", key: { slug: "long" } } } } }]);
 
     // A draft the anonymous subscriber may not read: not even the error tells of it.
     await app.domain.create(as(ALICE), Post, post("hidden", "draft", { content }));

@@ -21,16 +21,29 @@ async function acknowledged(realtime: Realtime, transport: FakeTransport): Promi
   const connectionId = `burst-${process.pid}-${++counter}`;
   const headers = { "sec-websocket-protocol": GRAPHQL_TRANSPORT_WS_PROTOCOL };
   expect((await realtime.protocol.connect({ connectionId, endpoint: ENDPOINT, connectedAt: Date.now(), headers, cookies: [] })).statusCode).toBe(200);
-  await realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify({ type: MessageType.ConnectionInit }), receivedAt: Date.now(), requestId: "init" });
+  await realtime.protocol.message({
+    connectionId,
+    endpoint: ENDPOINT,
+    body: JSON.stringify({ type: MessageType.ConnectionInit }),
+    receivedAt: Date.now(),
+    requestId: "init",
+  });
   expect(transport.messages(connectionId)).toEqual([{ type: MessageType.ConnectionAck }]);
   return connectionId;
 }
 
 function subscribeAll(realtime: Realtime, connectionId: string, ids: string[]) {
-  return Promise.all(ids.map((id) => realtime.protocol.message({
-    connectionId, endpoint: ENDPOINT, receivedAt: Date.now(), requestId: `s-${id}`,
-    body: JSON.stringify({ id, type: MessageType.Subscribe, payload: { query: POSTS, variables: { q: "status = 'published'" } } }),
-  })));
+  return Promise.all(
+    ids.map((id) =>
+      realtime.protocol.message({
+        connectionId,
+        endpoint: ENDPOINT,
+        receivedAt: Date.now(),
+        requestId: `s-${id}`,
+        body: JSON.stringify({ id, type: MessageType.Subscribe, payload: { query: POSTS, variables: { q: "status = 'published'" } } }),
+      }),
+    ),
+  );
 }
 
 /**
@@ -72,10 +85,19 @@ describe("refusals at the subscription limit are cheaper than admissions (Dynamo
     await subscribeAll(realtime, connectionId, ["b"]);
     counted.reset();
     await subscribeAll(realtime, connectionId, ["refused"]);
-    expect(transport.messages(connectionId).find((m) => m.id === "refused")).toMatchObject({ type: MessageType.Error, payload: [{ extensions: { code: "TOO_MANY_SUBSCRIPTIONS", limit: 2 } }] });
+    expect(transport.messages(connectionId).find((m) => m.id === "refused")).toMatchObject({
+      type: MessageType.Error,
+      payload: [{ extensions: { code: "TOO_MANY_SUBSCRIPTIONS", limit: 2 } }],
+    });
     expect(counted.calls).toEqual({ reads: 1, writes: 0 });
     // An admission, for comparison: the connection row, the id's row, the place, the subscription.
-    await realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify({ id: "a", type: MessageType.Complete }), receivedAt: Date.now(), requestId: "c" });
+    await realtime.protocol.message({
+      connectionId,
+      endpoint: ENDPOINT,
+      body: JSON.stringify({ id: "a", type: MessageType.Complete }),
+      receivedAt: Date.now(),
+      requestId: "c",
+    });
     counted.reset();
     await subscribeAll(realtime, connectionId, ["c"]);
     expect(counted.calls).toEqual({ reads: 2, writes: 2 });
@@ -92,7 +114,10 @@ describe("refusals at the subscription limit are cheaper than admissions (Dynamo
     expect(outcomes.every((outcome) => outcome.closed === undefined)).toBe(true);
     const live = (await realtime.store.subscriptionsOf(connectionId)).map((row) => row.id);
     expect(live).toHaveLength(25);
-    const refused = transport.messages(connectionId).filter((m) => m.type === MessageType.Error).map((m) => m.id as string);
+    const refused = transport
+      .messages(connectionId)
+      .filter((m) => m.type === MessageType.Error)
+      .map((m) => m.id as string);
     expect(new Set(refused).size).toBe(275);
     expect([...live, ...refused].sort()).toEqual([...ids].sort());
     // Each admission writes its place and its row; each refusal at most one failed place write
@@ -119,7 +144,13 @@ describe("subscriptions per connection under a burst (DynamoDB Local)", () => {
     expect([...live, ...refused].sort()).toEqual([...ids].sort());
     for (const error of errors) expect(error).toMatchObject({ payload: [{ extensions: { code: "TOO_MANY_SUBSCRIPTIONS", limit: 25 } }] });
     // Completing frees exactly one place, which the next subscribe takes; a burst after it gets one.
-    await realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify({ id: live[0], type: MessageType.Complete }), receivedAt: Date.now(), requestId: "c" });
+    await realtime.protocol.message({
+      connectionId,
+      endpoint: ENDPOINT,
+      body: JSON.stringify({ id: live[0], type: MessageType.Complete }),
+      receivedAt: Date.now(),
+      requestId: "c",
+    });
     await subscribeAll(realtime, connectionId, ["late-1", "late-2", "late-3"]);
     const after = (await realtime.store.subscriptionsOf(connectionId)).map((row) => row.id);
     expect(after).toHaveLength(25);

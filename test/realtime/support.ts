@@ -66,7 +66,11 @@ export class FakeTransport implements Transport {
 }
 
 export function memoryRepositories(): RealtimeRepositories {
-  return { connections: new MemoryRepository(connectionShape), subscriptions: new MemoryRepository(subscriptionShape), userConnections: new MemoryRepository(userConnectionShape) };
+  return {
+    connections: new MemoryRepository(connectionShape),
+    subscriptions: new MemoryRepository(subscriptionShape),
+    userConnections: new MemoryRepository(userConnectionShape),
+  };
 }
 
 let tables: Promise<void> | undefined;
@@ -106,5 +110,11 @@ export function realtimeFor(
   auth?: ConnectionAuthenticator,
   now?: () => number,
 ): Realtime {
-  return createRealtime(app, { repositories, transport, options: { ...DEFAULT_REALTIME_OPTIONS, ...options }, ...(auth ? { auth } : {}), ...(now ? { now } : {}) });
+  return createRealtime(app, {
+    repositories,
+    transport,
+    options: { ...DEFAULT_REALTIME_OPTIONS, ...options },
+    ...(auth ? { auth } : {}),
+    ...(now ? { now } : {}),
+  });
 }

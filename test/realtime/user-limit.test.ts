@@ -79,7 +79,9 @@ describe("connections per user", () => {
     const second = await s.open(alice);
     expect(s.acknowledged(second.id)).toBe(true);
     // A frame graphql-ws closes the socket for (4400): the close frees the place too.
-    expect((await s.realtime.protocol.message({ connectionId: second.id, endpoint: ENDPOINT, body: "{", receivedAt: Date.now(), requestId: "x" })).closed?.code).toBe(CloseCode.BadRequest);
+    expect(
+      (await s.realtime.protocol.message({ connectionId: second.id, endpoint: ENDPOINT, body: "{", receivedAt: Date.now(), requestId: "x" })).closed?.code,
+    ).toBe(CloseCode.BadRequest);
     expect(await s.places(alice)).toEqual([]);
 
     const third = await s.open(alice);
@@ -87,7 +89,13 @@ describe("connections per user", () => {
     s.transport.on(third.id, async () => {
       throw apiError("GoneException", 410);
     });
-    await s.realtime.protocol.message({ connectionId: third.id, endpoint: ENDPOINT, body: JSON.stringify({ type: MessageType.Ping }), receivedAt: Date.now(), requestId: "y" });
+    await s.realtime.protocol.message({
+      connectionId: third.id,
+      endpoint: ENDPOINT,
+      body: JSON.stringify({ type: MessageType.Ping }),
+      receivedAt: Date.now(),
+      requestId: "y",
+    });
     expect(await s.places(alice)).toEqual([]);
     expect(s.acknowledged((await s.open(alice)).id)).toBe(true);
   });

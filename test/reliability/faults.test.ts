@@ -61,7 +61,10 @@ describe("DynamoDB faults injected in the SDK's middleware stack", () => {
     // 429 when the SDK gives up first; 503 when its backoff outlasts the Lambda's remaining time
     // (the test context gives 10 s) and middy ends the request: both tell the client to retry.
     expect([429, 503]).toContain(refused.statusCode);
-    expect(refused).toMatchObject({ headers: { "retry-after": expect.stringMatching(/^[12]$/) }, body: { code: refused.statusCode, message: expect.any(String) } });
+    expect(refused).toMatchObject({
+      headers: { "retry-after": expect.stringMatching(/^[12]$/) },
+      body: { code: refused.statusCode, message: expect.any(String) },
+    });
     expect((await stored(slug)).statusCode).toBe(404);
   }, 60_000);
 
@@ -70,7 +73,10 @@ describe("DynamoDB faults injected in the SDK's middleware stack", () => {
     const slug = `t-${randomUUID().slice(0, 8)}`;
     await call(handler, httpEvent("POST", "/posts", { body: post(slug), headers: alice }));
     faults.add({ command: "UpdateItemCommand", times: Number.POSITIVE_INFINITY, error: () => sdkError("TimeoutError", 0, "socket hang up") });
-    const refused = await call(handler, httpEvent("PATCH", `/posts/${slug}`, { body: { title: "changed", content: "changed too" }, headers: alice, routeKey: "PATCH /posts/{slug}" }));
+    const refused = await call(
+      handler,
+      httpEvent("PATCH", `/posts/${slug}`, { body: { title: "changed", content: "changed too" }, headers: alice, routeKey: "PATCH /posts/{slug}" }),
+    );
     const tried = faults.attempts.UpdateItemCommand;
     faults.reset();
     // A stalled call's attempts (fewer than a throttled one's).
@@ -98,7 +104,10 @@ describe("DynamoDB faults injected in the SDK's middleware stack", () => {
         if (context.commandName === "PutItemCommand") puts++;
         if (context.commandName === "PutItemCommand" && !interleaved) {
           interleaved = true;
-          await call(restHandler(other), httpEvent("PATCH", `/posts/${slug}`, { body: { content: "by the other writer" }, headers: alice, routeKey: "PATCH /posts/{slug}" }));
+          await call(
+            restHandler(other),
+            httpEvent("PATCH", `/posts/${slug}`, { body: { content: "by the other writer" }, headers: alice, routeKey: "PATCH /posts/{slug}" }),
+          );
         }
         return next(args);
       },
@@ -106,7 +115,14 @@ describe("DynamoDB faults injected in the SDK's middleware stack", () => {
     );
     try {
       // With If-Match, the write is refused with 412 and the other writer's record stays whole.
-      const pinned = await call(handler, httpEvent("PUT", `/posts/${slug}`, { body: post(slug, "published", { title: "mine" }), headers: { ...alice, "if-match": '"1"' }, routeKey: "PUT /posts/{slug}" }));
+      const pinned = await call(
+        handler,
+        httpEvent("PUT", `/posts/${slug}`, {
+          body: post(slug, "published", { title: "mine" }),
+          headers: { ...alice, "if-match": '"1"' },
+          routeKey: "PUT /posts/{slug}",
+        }),
+      );
       expect(pinned.statusCode).toBe(412);
       const between = await stored(slug);
       expect(between.body).toMatchObject({ title: `Title of ${slug}`, content: "by the other writer" });
@@ -115,7 +131,10 @@ describe("DynamoDB faults injected in the SDK's middleware stack", () => {
       interleaved = false;
       faults.reset();
       puts = 0;
-      const unpinned = await call(handler, httpEvent("PUT", `/posts/${slug}`, { body: post(slug, "published", { title: "mine" }), headers: alice, routeKey: "PUT /posts/{slug}" }));
+      const unpinned = await call(
+        handler,
+        httpEvent("PUT", `/posts/${slug}`, { body: post(slug, "published", { title: "mine" }), headers: alice, routeKey: "PUT /posts/{slug}" }),
+      );
       expect(unpinned.statusCode).toBe(200);
       // The first write lost to the other writer's, the domain re-read and wrote once more.
       expect(puts).toBe(2);
@@ -150,14 +169,44 @@ describe("WebSocket management API faults injected in its SDK client", () => {
       { step: "initialize", name: "fakeManagementApi" },
     );
     const memoryApp = blog();
-    const realtime = realtimeFor(memoryApp, transport, memoryRepositories(), { retryBaseMs: 1 }, connectionAuthenticator({ env: { IS_OFFLINE: "true", ALLOW_TEST_USER: "true" } }));
+    const realtime = realtimeFor(
+      memoryApp,
+      transport,
+      memoryRepositories(),
+      { retryBaseMs: 1 },
+      connectionAuthenticator({ env: { IS_OFFLINE: "true", ALLOW_TEST_USER: "true" } }),
+    );
     for (const connectionId of ["ok", "gone", "busy"]) {
-      await realtime.protocol.connect({ connectionId, endpoint: ENDPOINT, connectedAt: Date.now(), headers: { "sec-websocket-protocol": "graphql-transport-ws" }, cookies: [] });
-      await realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify({ type: MessageType.ConnectionInit }), receivedAt: Date.now(), requestId: connectionId });
-      await realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify({ id: "s", type: MessageType.Subscribe, payload: { query: "subscription { Posts { type key } }" } }), receivedAt: Date.now(), requestId: connectionId });
+      await realtime.protocol.connect({
+        connectionId,
+        endpoint: ENDPOINT,
+        connectedAt: Date.now(),
+        headers: { "sec-websocket-protocol": "graphql-transport-ws" },
+        cookies: [],
+      });
+      await realtime.protocol.message({
+        connectionId,
+        endpoint: ENDPOINT,
+        body: JSON.stringify({ type: MessageType.ConnectionInit }),
+        receivedAt: Date.now(),
+        requestId: connectionId,
+      });
+      await realtime.protocol.message({
+        connectionId,
+        endpoint: ENDPOINT,
+        body: JSON.stringify({ id: "s", type: MessageType.Subscribe, payload: { query: "subscription { Posts { type key } }" } }),
+        receivedAt: Date.now(),
+        requestId: connectionId,
+      });
     }
     armed = true;
-    const report = await realtime.fanout.deliver({ name: "Post.Created", model: "Post", kind: "Created", key: { slug: "x" }, record: { ...post("x"), author: ALICE, createdAt: "x", updatedAt: "x" } });
+    const report = await realtime.fanout.deliver({
+      name: "Post.Created",
+      model: "Post",
+      kind: "Created",
+      key: { slug: "x" },
+      record: { ...post("x"), author: ALICE, createdAt: "x", updatedAt: "x" },
+    });
     expect(report).toMatchObject({ subscriptions: 3, delivered: 2, gone: 1, failed: 0, retries: 2 });
     expect(posted.sort()).toEqual(["busy", "ok"]);
     expect(await realtime.store.getConnection("gone")).toBeUndefined();

@@ -59,7 +59,10 @@ async function snapshot(): Promise<Map<string, { id: RecordId; item: string }>> 
     do {
       const page = await db.send(new ScanCommand({ TableName: table, ...(start ? { ExclusiveStartKey: start } : {}) }));
       for (const item of page.Items ?? []) {
-        const key = keyNames.map((k) => { const v = item[k]; return v?.S ?? v?.N ?? JSON.stringify(v); });
+        const key = keyNames.map((k) => {
+          const v = item[k];
+          return v?.S ?? v?.N ?? JSON.stringify(v);
+        });
         out.set(JSON.stringify([table, ...key]), { id: { table, key }, item: JSON.stringify(item) });
       }
       start = page.LastEvaluatedKey;
@@ -85,7 +88,11 @@ beforeAll(async () => {
   await seed("/tags", { slug: SEED.tag, name: "Seed", description: "", color: "#000000" });
   credentials = await obtainCredentials(offline.url, fileURLToPath(new URL("../..", import.meta.url)));
   attacks = await forgedTokens(credentials);
-  credentialArbitraries = credentialClasses(attacks.map((a) => a.token), credentials, new URL(offline.url).origin);
+  credentialArbitraries = credentialClasses(
+    attacks.map((a) => a.token),
+    credentials,
+    new URL(offline.url).origin,
+  );
 }, 400_000);
 
 afterAll(async () => {
@@ -100,21 +107,43 @@ describe(`fuzzing npm start with ${TOTAL} generated requests (seed ${SEED_VALUE}
     const classes = [
       ...Object.entries(credentialArbitraries).map(([cls, arbitrary]) => ({ cls: `auth ${cls}`, weight: 1, arbitrary })),
       ...Object.entries(REST_CLASSES).map(([cls, arbitrary]) => ({ cls: `REST ${cls}`, weight: cls.startsWith("huge") ? HEAVY_WEIGHT : 1, arbitrary })),
-      ...Object.entries(GRAPHQL_CLASSES).map(([cls, arbitrary]) => ({ cls: `GraphQL ${cls}`, weight: cls.startsWith("oversized") || cls.includes("cycles") ? HEAVY_WEIGHT : 1, arbitrary })),
+      ...Object.entries(GRAPHQL_CLASSES).map(([cls, arbitrary]) => ({
+        cls: `GraphQL ${cls}`,
+        weight: cls.startsWith("oversized") || cls.includes("cycles") ? HEAVY_WEIGHT : 1,
+        arbitrary,
+      })),
       // A session sends ~4 frames: weighted so WebSocket frames are about a tenth of the run.
       ...Object.entries(WS_CLASSES).map(([cls, arbitrary]) => ({ cls: `WebSocket ${cls}`, weight: 0.6, arbitrary })),
     ];
     const started = Date.now();
     const tally = await runFuzz({
-      base, wsUrl: `ws://127.0.0.1:${OFFLINE_PORTS.websocket}`, seed: SEED_VALUE, classes, total: TOTAL, concurrency: CONCURRENCY, perTarget: PER_TARGET, sessions: SESSIONS,
+      base,
+      wsUrl: `ws://127.0.0.1:${OFFLINE_PORTS.websocket}`,
+      seed: SEED_VALUE,
+      classes,
+      total: TOTAL,
+      concurrency: CONCURRENCY,
+      perTarget: PER_TARGET,
+      sessions: SESSIONS,
       onProgress: (t) => console.info(`[fuzz] ${t.sent} sent, ${t.findings.length} findings`),
     });
     const seconds = (Date.now() - started) / 1000;
     // The service still answers: no crash, no hang.
-    const alive = await fetch(`${base}/version`).then((r) => r.status, () => 0);
+    const alive = await fetch(`${base}/version`).then(
+      (r) => r.status,
+      () => 0,
+    );
     // The control: the live credentials still name their user, so the refusals above were decisions.
-    const me = (headers: Record<string, string>) => fetch(`${base}/auth/me`, { headers }).then(async (r) => ((await r.json()) as { uuid?: string } | null)?.uuid, () => undefined);
-    const control = { bearer: await me({ authorization: `Bearer ${credentials.accessToken}` }), cookie: await me({ cookie: `session=${credentials.cookie}` }), loggedOut: await me({ cookie: `session=${credentials.loggedOutCookie}` }) };
+    const me = (headers: Record<string, string>) =>
+      fetch(`${base}/auth/me`, { headers }).then(
+        async (r) => ((await r.json()) as { uuid?: string } | null)?.uuid,
+        () => undefined,
+      );
+    const control = {
+      bearer: await me({ authorization: `Bearer ${credentials.accessToken}` }),
+      cookie: await me({ cookie: `session=${credentials.cookie}` }),
+      loggedOut: await me({ cookie: `session=${credentials.loggedOutCookie}` }),
+    };
     const after = await snapshot();
 
     // Every changed record must carry the key of one accepted write (method, key, answer
@@ -136,11 +165,21 @@ describe(`fuzzing npm start with ${TOTAL} generated requests (seed ${SEED_VALUE}
         `[fuzz] answered by the local emulator before any handler (not judged): ${tally.emulator}; sent again after the server closed a kept-alive connection under them: ${tally.resent}`,
         `[fuzz] accepted writes: ${tally.accepted.length} (${[...new Set(tally.accepted.map((a) => a.method))].join(", ")}); records changed: ${changed.length}; changed by a refused request: ${unexplained.length}`,
         `[fuzz] per class: ${JSON.stringify(tally.byClass)}`,
-        `[fuzz] mean/max ms per class: ${Object.entries(tally.timing).map(([c, x]) => `${c} ${(x.totalMs / x.n).toFixed(0)}/${x.maxMs.toFixed(0)}`).join("; ")}`,
+        `[fuzz] mean/max ms per class: ${Object.entries(tally.timing)
+          .map(([c, x]) => `${c} ${(x.totalMs / x.n).toFixed(0)}/${x.maxMs.toFixed(0)}`)
+          .join("; ")}`,
         `[fuzz] forged access tokens (each refused): ${attacks.map((a) => a.attack).join("; ")}`,
-        ...[...byProblem].map(([p, fs]) => `[fuzz] FINDING ${known(fs[0] as Finding) ? "(known) " : ""}${p} x${fs.length}: ${fs[0]?.request} -> ${fs[0]?.status} ${fs[0]?.body}\n[fuzz]   replay: ${replay}`),
-        ...unexplained.map((k) => `[fuzz] FINDING a record changed with no accepted write naming its key: ${k}\n[fuzz]   before: ${before.get(k)?.item ?? "(absent)"}\n[fuzz]   after:  ${after.get(k)?.item ?? "(absent)"}\n[fuzz]   replay: ${replay}`),
-        ...KNOWN.filter((k) => !tally.findings.some((f) => f.cls === k.cls && k.problem.test(f.problem))).map((k) => `[fuzz] known failure no longer seen, remove it: ${k.cls} ${k.problem}`),
+        ...[...byProblem].map(
+          ([p, fs]) =>
+            `[fuzz] FINDING ${known(fs[0] as Finding) ? "(known) " : ""}${p} x${fs.length}: ${fs[0]?.request} -> ${fs[0]?.status} ${fs[0]?.body}\n[fuzz]   replay: ${replay}`,
+        ),
+        ...unexplained.map(
+          (k) =>
+            `[fuzz] FINDING a record changed with no accepted write naming its key: ${k}\n[fuzz]   before: ${before.get(k)?.item ?? "(absent)"}\n[fuzz]   after:  ${after.get(k)?.item ?? "(absent)"}\n[fuzz]   replay: ${replay}`,
+        ),
+        ...KNOWN.filter((k) => !tally.findings.some((f) => f.cls === k.cls && k.problem.test(f.problem))).map(
+          (k) => `[fuzz] known failure no longer seen, remove it: ${k.cls} ${k.problem}`,
+        ),
       ].join("\n"),
     );
     expect(tally.sent).toBeGreaterThanOrEqual(TOTAL * 0.95);

@@ -13,7 +13,12 @@ const alice = { "x-test-user": ALICE, "content-type": "application/json" };
 asServerlessOffline();
 
 /** A REST API (payload 1.0) event, as API Gateway's REST APIs and `serverless offline --useV1` send. */
-function v1Event(method: string, path: string, resource: string, options: { body?: string; base64?: boolean; headers?: Record<string, string> } = {}): APIGatewayProxyEvent {
+function v1Event(
+  method: string,
+  path: string,
+  resource: string,
+  options: { body?: string; base64?: boolean; headers?: Record<string, string> } = {},
+): APIGatewayProxyEvent {
   return {
     httpMethod: method,
     path: `/prod${path}`,
@@ -31,14 +36,20 @@ function v1Event(method: string, path: string, resource: string, options: { body
 }
 
 async function callV1(event: APIGatewayProxyEvent) {
-  const result = (await (handler as unknown as (e: APIGatewayProxyEvent, c: unknown) => Promise<{ statusCode: number; headers?: Record<string, string>; body?: string }>)(event, lambdaContext()));
+  const result = await (
+    handler as unknown as (e: APIGatewayProxyEvent, c: unknown) => Promise<{ statusCode: number; headers?: Record<string, string>; body?: string }>
+  )(event, lambdaContext());
   return { statusCode: result.statusCode, headers: result.headers ?? {}, body: result.body ? (JSON.parse(result.body) as unknown) : undefined };
 }
 
 describe("API Gateway payloads", () => {
   it("decodes a base64-encoded body (payload 2.0), including characters beyond ASCII", async () => {
     const body = post("b64", "published", { title: "Grüße 😀" });
-    const event: APIGatewayProxyEventV2 = { ...httpEvent("POST", "/posts", { headers: alice }), body: Buffer.from(JSON.stringify(body)).toString("base64"), isBase64Encoded: true };
+    const event: APIGatewayProxyEventV2 = {
+      ...httpEvent("POST", "/posts", { headers: alice }),
+      body: Buffer.from(JSON.stringify(body)).toString("base64"),
+      isBase64Encoded: true,
+    };
     const created = await call(handler, event);
     expect(created).toMatchObject({ statusCode: 200, body: { slug: "b64", title: "Grüße 😀" } });
     const read = await call(handler, httpEvent("GET", "/posts/b64", { routeKey: "GET /posts/{slug}" }));
@@ -53,7 +64,9 @@ describe("API Gateway payloads", () => {
     expect(read).toMatchObject({ statusCode: 200, headers: { etag: expect.stringMatching(/^"1-/) }, body: { slug: "v1post" } });
     const missing = await callV1(v1Event("GET", "/posts/none", "/posts/{slug}"));
     expect(missing).toMatchObject({ statusCode: 404, body: { code: 404, message: expect.any(String) } });
-    const broken = await callV1(v1Event("POST", "/posts", "/posts", { body: Buffer.from("{not json").toString("base64"), base64: true, headers: { "X-Test-User": ALICE } }));
+    const broken = await callV1(
+      v1Event("POST", "/posts", "/posts", { body: Buffer.from("{not json").toString("base64"), base64: true, headers: { "X-Test-User": ALICE } }),
+    );
     expect(broken).toMatchObject({ statusCode: 400, body: { code: 400, errors: [{ path: "/" }] } });
   });
 
@@ -63,7 +76,10 @@ describe("API Gateway payloads", () => {
       expect(answer).toMatchObject({ statusCode: 400, body: { code: 400, errors: [{ path: "/", message: `nests deeper than ${MAX_BODY_DEPTH} levels` }] } });
     }
     // Brackets inside strings are text, not nesting.
-    const fine = await call(handler, httpEvent("POST", "/posts", { body: post("brackets", "published", { content: "[".repeat(500) + '\\"{'.repeat(100) }), headers: alice }));
+    const fine = await call(
+      handler,
+      httpEvent("POST", "/posts", { body: post("brackets", "published", { content: "[".repeat(500) + '\\"{'.repeat(100) }), headers: alice }),
+    );
     expect(fine.statusCode).toBe(200);
   });
 
@@ -93,7 +109,14 @@ describe("ETags per view", () => {
     expect((await get({ "x-test-user": ALICE, "if-none-match": stranger.headers.etag ?? "" })).statusCode).toBe(200);
     expect((await get({ "x-test-user": ALICE, "if-none-match": owner.headers.etag ?? "" })).statusCode).toBe(304);
     // Writes are conditioned on the version: either view's tag names version 1.
-    const patched = await call(handler, httpEvent("PATCH", `/users/${uuid}`, { body: { name: "F" }, headers: { ...alice, "if-match": stranger.headers.etag ?? "" }, routeKey: "PATCH /users/{uuid}" }));
+    const patched = await call(
+      handler,
+      httpEvent("PATCH", `/users/${uuid}`, {
+        body: { name: "F" },
+        headers: { ...alice, "if-match": stranger.headers.etag ?? "" },
+        routeKey: "PATCH /users/{uuid}",
+      }),
+    );
     expect(patched.statusCode).toBe(200);
   });
 });

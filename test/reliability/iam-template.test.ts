@@ -20,11 +20,27 @@ describe("the template's IAM check", () => {
           own,
           { Effect: "Allow", Action: ["dynamodb:Query"], Resource: [{ "Fn::Join": ["", [{ "Fn::GetAtt": ["PostTable", "Arn"] }, "/index/*"]] }] },
           { Effect: "Allow", Action: ["dynamodb:GetRecords"], Resource: [{ "Fn::GetAtt": ["PostTable", "StreamArn"] }] },
-          { Effect: "Allow", Action: ["execute-api:ManageConnections"], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${WebsocketsApi}/*/*/@connections/*" }] },
-          { Effect: "Allow", Action: ["logs:PutLogEvents"], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-ci*:*:*" }] },
+          {
+            Effect: "Allow",
+            Action: ["execute-api:ManageConnections"],
+            Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${WebsocketsApi}/*/*/@connections/*" }],
+          },
+          {
+            Effect: "Allow",
+            Action: ["logs:PutLogEvents"],
+            Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-ci*:*:*" }],
+          },
           // A role's log statements narrowed to its route group's shared group, or one function's own.
-          { Effect: "Allow", Action: ["logs:CreateLogStream"], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-ci/posts:*" }] },
-          { Effect: "Allow", Action: ["logs:PutLogEvents"], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-ci-ws:*:*" }] },
+          {
+            Effect: "Allow",
+            Action: ["logs:CreateLogStream"],
+            Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-ci/posts:*" }],
+          },
+          {
+            Effect: "Allow",
+            Action: ["logs:PutLogEvents"],
+            Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-ci-ws:*:*" }],
+          },
         ]),
         "blog-ci",
       ),
@@ -37,10 +53,19 @@ describe("the template's IAM check", () => {
     ["a literal ARN", { ...own, Resource: ["arn:aws:dynamodb:us-east-1:123456789012:table/Other"] }],
     ["dynamodb:*", { ...own, Action: ["dynamodb:*"] }],
     ["the action *", { ...own, Action: "*" }],
-    ["any API of any account", { ...own, Action: ["execute-api:ManageConnections"], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:execute-api:*:*:*/@connections/*" }] }],
+    [
+      "any API of any account",
+      { ...own, Action: ["execute-api:ManageConnections"], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:execute-api:*:*:*/@connections/*" }] },
+    ],
     ["a table the stack does not declare", { ...own, Resource: [{ "Fn::GetAtt": ["ForeignTable", "Arn"] }] }],
-    ["another service's log groups", { ...own, Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/*:*" }] }],
-    ["a wildcard under the service's log groups", { ...own, Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-ci/*:*" }] }],
+    [
+      "another service's log groups",
+      { ...own, Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/*:*" }] },
+    ],
+    [
+      "a wildcard under the service's log groups",
+      { ...own, Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-ci/*:*" }] },
+    ],
   ])("flags %s", (_name, statement) => {
     expect(overlyBroad(role([own, statement]), "blog-ci")).toHaveLength(1);
   });

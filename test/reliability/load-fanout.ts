@@ -30,7 +30,11 @@ const QUERY = `subscription { Posts(query: "status = 'published'") { type key } 
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 
-export async function fanoutTest(base: string, wsUrl: string, options: { subscribers: number; writes: number; concurrency: number; settleMs?: number }): Promise<FanoutFigures> {
+export async function fanoutTest(
+  base: string,
+  wsUrl: string,
+  options: { subscribers: number; writes: number; concurrency: number; settleMs?: number },
+): Promise<FanoutFigures> {
   const run = randomUUID().slice(0, 8);
   const clients: Client[] = [];
   /** Per subscriber: slug -> arrival times (more than one is a duplicate). */
@@ -55,17 +59,20 @@ export async function fanoutTest(base: string, wsUrl: string, options: { subscri
         });
       });
       pending.push(connected);
-      client.subscribe<{ Posts?: { type: string; key: { slug?: string } | string } }>({ query: QUERY }, {
-        next: (value) => {
-          const key = value.data?.Posts?.key;
-          const slug = typeof key === "string" ? key : key?.slug;
-          if (slug?.startsWith(`fan-${run}-`)) seen.set(slug, [...(seen.get(slug) ?? []), Date.now()]);
+      client.subscribe<{ Posts?: { type: string; key: { slug?: string } | string } }>(
+        { query: QUERY },
+        {
+          next: (value) => {
+            const key = value.data?.Posts?.key;
+            const slug = typeof key === "string" ? key : key?.slug;
+            if (slug?.startsWith(`fan-${run}-`)) seen.set(slug, [...(seen.get(slug) ?? []), Date.now()]);
+          },
+          error: () => {
+            subscriptionErrors++;
+          },
+          complete: () => undefined,
         },
-        error: () => {
-          subscriptionErrors++;
-        },
-        complete: () => undefined,
-      });
+      );
       if (pending.length === 5 || i === options.subscribers - 1) {
         await Promise.race([Promise.all(pending), sleep(60_000)]);
         pending.length = 0;
@@ -75,7 +82,11 @@ export async function fanoutTest(base: string, wsUrl: string, options: { subscri
     const headers = { "content-type": "application/json", "x-test-user": writer };
     await fetch(`${base}/users`, { method: "POST", headers, body: JSON.stringify({ username: `fan${run}`, name: "Fan" }) });
     const write = async (slug: string): Promise<number | undefined> => {
-      const r = await fetch(`${base}/posts`, { method: "POST", headers, body: JSON.stringify({ slug, title: "Fan-out", content: "Body", status: "published", viewCount: 0 }) });
+      const r = await fetch(`${base}/posts`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ slug, title: "Fan-out", content: "Body", status: "published", viewCount: 0 }),
+      });
       await r.text();
       return r.status === 200 ? Date.now() : undefined;
     };
@@ -88,20 +99,25 @@ export async function fanoutTest(base: string, wsUrl: string, options: { subscri
       await sleep(2000);
     }
     const ready = arrivals.filter(probed).length;
-    if (ready < options.subscribers) throw new Error(`only ${ready} of ${options.subscribers} subscribers received the warm-up write (${subscriptionErrors} subscription errors, close codes ${closeCodes.join(",")})`);
+    if (ready < options.subscribers)
+      throw new Error(
+        `only ${ready} of ${options.subscribers} subscribers received the warm-up write (${subscriptionErrors} subscription errors, close codes ${closeCodes.join(",")})`,
+      );
 
     const answered = new Map<string, number>();
     let writeErrors = 0;
     let next = 0;
     const started = Date.now();
-    await Promise.all(Array.from({ length: options.concurrency }, async () => {
-      while (next < options.writes) {
-        const slug = `fan-${run}-${next++}`;
-        const at = await write(slug).catch(() => undefined);
-        if (at === undefined) writeErrors++;
-        else answered.set(slug, at);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: options.concurrency }, async () => {
+        while (next < options.writes) {
+          const slug = `fan-${run}-${next++}`;
+          const at = await write(slug).catch(() => undefined);
+          if (at === undefined) writeErrors++;
+          else answered.set(slug, at);
+        }
+      }),
+    );
     const seconds = (Date.now() - started) / 1000;
     // Deliveries trail the writes by the stream's polling and the fan-out itself.
     const settleDeadline = Date.now() + (options.settleMs ?? 60_000);
@@ -125,8 +141,18 @@ export async function fanoutTest(base: string, wsUrl: string, options: { subscri
     latencies.sort((x, y) => x - y);
     const expected = answered.size * options.subscribers;
     return {
-      subscribers: options.subscribers, writes: options.writes, seconds, writesPerSecond: answered.size / seconds,
-      expected, delivered, lost: expected - delivered, duplicates, p50: percentile(latencies, 50), p99: percentile(latencies, 99), writeErrors, subscriptionErrors,
+      subscribers: options.subscribers,
+      writes: options.writes,
+      seconds,
+      writesPerSecond: answered.size / seconds,
+      expected,
+      delivered,
+      lost: expected - delivered,
+      duplicates,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      writeErrors,
+      subscriptionErrors,
     };
   } finally {
     await Promise.all(clients.map((c) => c.dispose()));

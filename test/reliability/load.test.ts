@@ -33,7 +33,12 @@ describe("load against npm start", () => {
     const figures = await fanoutTest(offline?.url ?? "", `ws://127.0.0.1:${OFFLINE_PORTS.websocket}`, { subscribers: 50, writes: 50, concurrency: 10 });
     console.info(formatFanout(figures));
     expect(figures.expected).toBe(2_500);
-    expect({ delivered: figures.delivered, lost: figures.lost, duplicates: figures.duplicates, writeErrors: figures.writeErrors, subscriptionErrors: figures.subscriptionErrors })
-      .toEqual({ delivered: 2_500, lost: 0, duplicates: 0, writeErrors: 0, subscriptionErrors: 0 });
+    expect({
+      delivered: figures.delivered,
+      lost: figures.lost,
+      duplicates: figures.duplicates,
+      writeErrors: figures.writeErrors,
+      subscriptionErrors: figures.subscriptionErrors,
+    }).toEqual({ delivered: 2_500, lost: 0, duplicates: 0, writeErrors: 0, subscriptionErrors: 0 });
   }, 300_000);
 });

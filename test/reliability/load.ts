@@ -48,17 +48,32 @@ function workload(): autocannon.Request[] {
   return [
     { method: "GET", path: "/posts/load-seed", headers },
     {
-      method: "POST", path: "/posts", headers,
+      method: "POST",
+      path: "/posts",
+      headers,
       setupRequest: (req) => ({ ...req, body: JSON.stringify({ slug: slug(), title: "Load", content: "Body", status: "published", viewCount: 0 }) }),
     },
-    { method: "POST", path: "/graphql", headers, body: JSON.stringify({ query: "{ Post(slug: \"load-seed\") { slug title author { username } } }" }) },
+    { method: "POST", path: "/graphql", headers, body: JSON.stringify({ query: '{ Post(slug: "load-seed") { slug title author { username } } }' }) },
     { method: "PATCH", path: "/posts/load-seed", headers, body: JSON.stringify({ content: "patched under load" }) },
     { method: "PUT", path: "/posts", headers, body: JSON.stringify({ q: "status = 'published' ORDER BY createdAt DESC LIMIT 10" }) },
     {
-      method: "POST", path: "/graphql", headers,
-      setupRequest: (req) => ({ ...req, body: JSON.stringify({ query: "mutation($p: PostInput!) { createPost(Post: $p) { slug } }", variables: { p: { slug: slug(), title: "GraphQL load", content: "Body", status: "draft", viewCount: 0 } } }) }),
+      method: "POST",
+      path: "/graphql",
+      headers,
+      setupRequest: (req) => ({
+        ...req,
+        body: JSON.stringify({
+          query: "mutation($p: PostInput!) { createPost(Post: $p) { slug } }",
+          variables: { p: { slug: slug(), title: "GraphQL load", content: "Body", status: "draft", viewCount: 0 } },
+        }),
+      }),
     },
-    { method: "POST", path: "/graphql", headers, body: JSON.stringify({ query: "{ Posts(query: \"status = 'published'\", limit: 10) { results { slug } } }" }) },
+    {
+      method: "POST",
+      path: "/graphql",
+      headers,
+      body: JSON.stringify({ query: "{ Posts(query: \"status = 'published'\", limit: 10) { results { slug } } }" }),
+    },
     { method: "GET", path: "/version", headers },
   ];
 }
@@ -85,7 +100,11 @@ async function rampUp(base: string, connections: number): Promise<WarmUp> {
 }
 
 export async function loadTest(base: string, amount = AMOUNT, connections = CONNECTIONS): Promise<LoadFigures> {
-  const seed = await fetch(`${base}/posts`, { method: "POST", headers, body: JSON.stringify({ slug: "load-seed", title: "Seed", content: "Seed", status: "published", viewCount: 0 }) });
+  const seed = await fetch(`${base}/posts`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ slug: "load-seed", title: "Seed", content: "Seed", status: "published", viewCount: 0 }),
+  });
   if (seed.status !== 200 && seed.status !== 409) throw new Error(`seeding: ${seed.status} ${await seed.text()}`);
   await fetch(`${base}/users`, { method: "POST", headers, body: JSON.stringify({ username: `load${run}`, name: "Load" }) });
   // The seed may belong to an earlier run's user: this run patches its own.
@@ -118,10 +137,17 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const figures = AMOUNT > 0 ? await loadTest(offline.url) : undefined;
     if (figures) console.info(formatFigures(figures));
     const fanout = await fanoutTest(offline.url, `ws://127.0.0.1:${OFFLINE_PORTS.websocket}`, {
-      subscribers: Number(process.env.LOAD_SUBSCRIBERS ?? 50), writes: Number(process.env.LOAD_FANOUT_WRITES ?? 100), concurrency: 10,
+      subscribers: Number(process.env.LOAD_SUBSCRIBERS ?? 50),
+      writes: Number(process.env.LOAD_FANOUT_WRITES ?? 100),
+      concurrency: 10,
     });
     console.info(formatFanout(fanout));
-    const failures = (figures ? figures.warmUp.failures + figures.errors + figures.non2xx + figures.timeouts : 0) + fanout.lost + fanout.duplicates + fanout.writeErrors + fanout.subscriptionErrors;
+    const failures =
+      (figures ? figures.warmUp.failures + figures.errors + figures.non2xx + figures.timeouts : 0) +
+      fanout.lost +
+      fanout.duplicates +
+      fanout.writeErrors +
+      fanout.subscriptionErrors;
     process.exitCode = failures === 0 ? 0 : 1;
   } finally {
     await offline.stop();

@@ -48,14 +48,28 @@ async function setup() {
   const failing = flaky(repositories.subscriptions);
   const realtime = realtimeFor(app, transport, { ...repositories, subscriptions: failing }, {}, users);
   for (const connectionId of ["a", "b"]) {
-    await realtime.protocol.connect({ connectionId, endpoint: ENDPOINT, connectedAt: Date.now(), headers: { "sec-websocket-protocol": "graphql-transport-ws" }, cookies: [] });
-    const frame = (message: unknown) => realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
+    await realtime.protocol.connect({
+      connectionId,
+      endpoint: ENDPOINT,
+      connectedAt: Date.now(),
+      headers: { "sec-websocket-protocol": "graphql-transport-ws" },
+      cookies: [],
+    });
+    const frame = (message: unknown) =>
+      realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
     await frame({ type: MessageType.ConnectionInit, payload: { testUser: ALICE } });
     await frame({ id: "s", type: MessageType.Subscribe, payload: { query: "subscription { Posts { type key } }" } });
   }
-  const handler = streamHandler(app, async () => realtime, () => PREFIX);
+  const handler = streamHandler(
+    app,
+    async () => realtime,
+    () => PREFIX,
+  );
   const slugsAt = (connectionId: string) =>
-    transport.messages(connectionId).filter((m) => m.type === MessageType.Next).map((m) => (m.payload as { data: { Posts: { key: { slug: string } } } }).data.Posts.key.slug);
+    transport
+      .messages(connectionId)
+      .filter((m) => m.type === MessageType.Next)
+      .map((m) => (m.payload as { data: { Posts: { key: { slug: string } } } }).data.Posts.key.slug);
   return { handler, failing, slugsAt };
 }
 

@@ -23,7 +23,10 @@ describe("REST handler in process", () => {
     expect(ok.headers.etag).toMatch(/^"1-[\w-]{16}"$/);
     const got = await call(handler, httpEvent("GET", "/posts/hello", { routeKey: "GET /posts/{slug}" }));
     expect(got.body).toMatchObject({ slug: "hello", author: ALICE });
-    const patched = await call(handler, httpEvent("PATCH", "/posts/hello", { body: { slug: "hello", title: "New" }, headers: { ...as(ALICE), "if-match": '"1"' } }));
+    const patched = await call(
+      handler,
+      httpEvent("PATCH", "/posts/hello", { body: { slug: "hello", title: "New" }, headers: { ...as(ALICE), "if-match": '"1"' } }),
+    );
     expect(patched.statusCode).toBe(200);
     expect(patched.headers.etag).toMatch(/^"2-[\w-]{16}"$/);
     const stale = await call(handler, httpEvent("PUT", "/posts/hello", { body: post("hello"), headers: { ...as(ALICE), "if-match": '"1"' } }));
@@ -87,9 +90,11 @@ describe("REST handler in process", () => {
   });
 
   it("never leaks internals: an unexpected error is a 500 with a request id", async () => {
-    const broken = restHandler(blog(() => {
-      throw new Error("secret database detail");
-    }));
+    const broken = restHandler(
+      blog(() => {
+        throw new Error("secret database detail");
+      }),
+    );
     const answer = await call(broken, httpEvent("GET", "/posts/x"));
     expect(answer.statusCode).toBe(500);
     expect(answer.body).toEqual({ code: 500, message: "Internal error", requestId: expect.any(String) });
@@ -97,13 +102,15 @@ describe("REST handler in process", () => {
   });
 
   it("turns a throttled database into 429 with Retry-After", async () => {
-    const throttled = restHandler(blog((model, table) => {
-      const store = new MemoryRepository(table);
-      // Fault injection: DynamoDB still throttling after the SDK's own retries.
-      store.get = () => Promise.reject(new ThrottledError(2));
-      void model;
-      return store;
-    }));
+    const throttled = restHandler(
+      blog((model, table) => {
+        const store = new MemoryRepository(table);
+        // Fault injection: DynamoDB still throttling after the SDK's own retries.
+        store.get = () => Promise.reject(new ThrottledError(2));
+        void model;
+        return store;
+      }),
+    );
     const answer = await call(throttled, httpEvent("GET", "/posts/x"));
     expect(answer.statusCode).toBe(429);
     expect(answer.headers["retry-after"]).toBe("2");

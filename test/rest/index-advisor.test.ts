@@ -30,7 +30,10 @@ async function follow(rest: ReturnType<typeof restHandler>, q: string): Promise<
   let token: string | null = null;
   let rows = 0;
   do {
-    const answer = await call(rest, httpEvent("PUT", "/posts", { routeKey: "PUT /posts", body: { q, limit: 10, ...(token ? { continuationToken: token } : {}) } }));
+    const answer = await call(
+      rest,
+      httpEvent("PUT", "/posts", { routeKey: "PUT /posts", body: { q, limit: 10, ...(token ? { continuationToken: token } : {}) } }),
+    );
     expect(answer.statusCode).toBe(200);
     const page = answer.body as { results: unknown[]; continuationToken: string | null };
     rows += page.results.length;
@@ -49,7 +52,10 @@ describe("the index advisor (npm run metrics)", () => {
     expect(await follow(rest, "viewCount < 12")).toBe(12);
     expect(await follow(rest, "viewCount >= 600")).toBe(600);
     // Served by by_status (status fixed, ordered by its sort key): about one item per row.
-    expect((await call(rest, httpEvent("PUT", "/posts", { routeKey: "PUT /posts", body: { q: "status = 'published' ORDER BY createdAt DESC", limit: 10 } }))).statusCode).toBe(200);
+    expect(
+      (await call(rest, httpEvent("PUT", "/posts", { routeKey: "PUT /posts", body: { q: "status = 'published' ORDER BY createdAt DESC", limit: 10 } })))
+        .statusCode,
+    ).toBe(200);
 
     const text = await readFile(join(dir, "metrics.jsonl"), "utf8");
     expect(text).not.toMatch(/viewCount < 12|published'/);

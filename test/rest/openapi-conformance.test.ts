@@ -53,17 +53,31 @@ describe("OpenAPI conformance in process (memory store; the e2e suite runs the s
     // The same answers against a document that forgot one status: the plan sent that variant anyway.
     const drifted = structuredClone(document) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     delete drifted.paths["/users/{uuid}"]?.put?.responses["413"];
-    expect(run.recheck(new ContractChecker(drifted as unknown as Record<string, unknown>))).toEqual([expect.stringMatching(/^User.update 413: status not listed/)]);
+    expect(run.recheck(new ContractChecker(drifted as unknown as Record<string, unknown>))).toEqual([
+      expect.stringMatching(/^User.update 413: status not listed/),
+    ]);
   });
 
   it("the auth routes answer a throttled (429) or timed-out (503) store and an internal error (500) as the document says", async () => {
     const checker = new ContractChecker(document);
     const logged = vi.spyOn(log, "error").mockImplementation(() => undefined);
     let covered = 0;
-    for (const [status, error] of [[429, () => new ThrottledError(2)], [503, () => new UnavailableError(2)], [500, () => new Error("disk on fire")]] as const) {
-      const run = new Conformance(checker, inProcess(blog((_model, table) => failing(new MemoryRepository(table), error)), "auth"));
+    for (const [status, error] of [
+      [429, () => new ThrottledError(2)],
+      [503, () => new UnavailableError(2)],
+      [500, () => new Error("disk on fire")],
+    ] as const) {
+      const run = new Conformance(
+        checker,
+        inProcess(
+          blog((_model, table) => failing(new MemoryRepository(table), error)),
+          "auth",
+        ),
+      );
       // The routes that touch the store list 429 and 503; a broken store is a 500 on each of them.
-      const touching = checker.operations().filter((op) => authOperation(op) && !TOKEN_FIRST.has(op.operationId) && checker.statuses(op.operationId).includes(429));
+      const touching = checker
+        .operations()
+        .filter((op) => authOperation(op) && !TOKEN_FIRST.has(op.operationId) && checker.statuses(op.operationId).includes(429));
       for (const op of touching) await run.call(storeBound(op, status));
       expect(run.failures).toEqual([]);
       expect(run.mismatches).toEqual([]);
@@ -88,7 +102,11 @@ describe("OpenAPI conformance in process (memory store; the e2e suite runs the s
     }
     // Each 500 logs its cause under the request id; kept out of the test output, counted instead.
     const logged = vi.spyOn(log, "error").mockImplementation(() => undefined);
-    for (const [status, faulty] of [[429, throttledApp], [503, timedOutApp], [500, brokenApp]] as const) {
+    for (const [status, faulty] of [
+      [429, throttledApp],
+      [503, timedOutApp],
+      [500, brokenApp],
+    ] as const) {
       const run = new Conformance(checker, inProcess(faulty));
       for (const op of checker.operations()) {
         if (authOperation(op) || !checker.statuses(op.operationId).includes(status)) continue;

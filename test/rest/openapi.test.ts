@@ -21,8 +21,15 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 /** A model only signed-in members read, with a field only its owner sees, and an operation that declares its errors. */
 class Note extends Model {
-  static override readonly schema = Type.Object({ uuid: Type.String({ format: "uuid" }), owner: Type.String(), secret: Type.Optional(Type.String()), text: Type.String() });
-  static override readonly fieldReaders = { secret: (ctx: Context, note?: Readonly<Record<string, unknown>>) => note !== undefined && ctx.getCurrentUserId() === note.owner };
+  static override readonly schema = Type.Object({
+    uuid: Type.String({ format: "uuid" }),
+    owner: Type.String(),
+    secret: Type.Optional(Type.String()),
+    text: Type.String(),
+  });
+  static override readonly fieldReaders = {
+    secret: (ctx: Context, note?: Readonly<Record<string, unknown>>) => note !== undefined && ctx.getCurrentUserId() === note.owner,
+  };
   override canAct(ctx: Context, action: Action): Decision {
     if (ctx.getCurrentUserId() === undefined) return "members only";
     return action === "read" || action === "create" || ctx.getCurrentUserId() === (this as unknown as { owner: string }).owner ? true : "owner only";
@@ -90,8 +97,12 @@ describe("the OpenAPI document follows the runtime's definitions", () => {
     const bad = new Application({ name: "bad", version: "1", models: [], serviceTypes: [Bad], services: { bad: { type: "Bad" } } }, inProcess);
     expect(() => deriveRoutes(bad)).toThrow(/'n' must be a string/);
     const routes = deriveRoutes(blog());
-    expect(routes.filter((r) => !readsBody(r)).map((r) => r.key)).toEqual(expect.arrayContaining(["GET /posts/{slug}", "DELETE /posts/{slug}", "GET /version", "GET /openapi.json"]));
-    expect(routes.filter((r) => readsBody(r)).map((r) => r.key)).toEqual(expect.arrayContaining(["POST /posts", "PUT /posts", "PATCH /posts/{slug}", "PUT /posts/{slug}/publish"]));
+    expect(routes.filter((r) => !readsBody(r)).map((r) => r.key)).toEqual(
+      expect.arrayContaining(["GET /posts/{slug}", "DELETE /posts/{slug}", "GET /version", "GET /openapi.json"]),
+    );
+    expect(routes.filter((r) => readsBody(r)).map((r) => r.key)).toEqual(
+      expect.arrayContaining(["POST /posts", "PUT /posts", "PATCH /posts/{slug}", "PUT /posts/{slug}/publish"]),
+    );
   });
 
   it("bounds query limits by the model's limits and lets patch remove optional fields only", () => {
@@ -109,9 +120,11 @@ describe("the OpenAPI document follows the runtime's definitions", () => {
       addFormats(ajv);
       ajv.addSchema({ ...document, $id: "doc" });
       const refs = (value: unknown): unknown =>
-        Array.isArray(value) ? value.map(refs)
-        : value && typeof value === "object" ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === "$ref" && typeof v === "string" ? `doc${v}` : refs(v)]))
-        : value;
+        Array.isArray(value)
+          ? value.map(refs)
+          : value && typeof value === "object"
+            ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, k === "$ref" && typeof v === "string" ? `doc${v}` : refs(v)]))
+            : value;
       let checked = 0;
       for (const [name, schema] of Object.entries<Json>(document.components.schemas)) {
         for (const example of schema.examples ?? []) {

@@ -94,7 +94,10 @@ describe("a policy's reason, over GraphQL", () => {
   it("is errors[].message, with UNAUTHENTICATED for an anonymous caller and PERMISSION_DENIED otherwise", async () => {
     const create = `mutation { createPost(Post: {slug: "anon-gql-${run}", title: "T", content: "c", status: "published"}) { slug } }`;
     expect(await gql(create)).toEqual({ message: "sign in first", code: "UNAUTHENTICATED" });
-    expect(await gql(`mutation { deletePost(uuid: "${OPEN}") { success } }`, BOB)).toEqual({ message: "only the owner may do this", code: "PERMISSION_DENIED" });
+    expect(await gql(`mutation { deletePost(uuid: "${OPEN}") { success } }`, BOB)).toEqual({
+      message: "only the owner may do this",
+      code: "PERMISSION_DENIED",
+    });
   });
 
   it("answers a hidden record as a missing one, without the reason", async () => {

@@ -14,7 +14,8 @@ const app = blog();
 const full = restHandler(app);
 const read = readHandler(app);
 const as = (user: string) => ({ "x-test-user": user });
-const get = (path: string, headers: Record<string, string> = {}) => httpEvent("GET", path, { routeKey: path.startsWith("/posts/") ? "GET /posts/{slug}" : "GET /users/{uuid}", headers });
+const get = (path: string, headers: Record<string, string> = {}) =>
+  httpEvent("GET", path, { routeKey: path.startsWith("/posts/") ? "GET /posts/{slug}" : "GET /users/{uuid}", headers });
 
 asServerlessOffline();
 
@@ -63,9 +64,16 @@ describe("the record read's own function", () => {
   it("is the handler of every record read with per-route packaging, and of nothing else", () => {
     const functions = Object.values(serverlessFunctions(deriveRoutes(app)));
     const reads = functions.filter((f) => f.handler === "functions/rest-read.handler");
-    expect(reads.map((f) => f.description).sort()).toEqual(deriveRoutes(app).filter((r) => r.target.kind === "crud" && r.target.action === "get").map((r) => r.key).sort());
+    expect(reads.map((f) => f.description).sort()).toEqual(
+      deriveRoutes(app)
+        .filter((r) => r.target.kind === "crud" && r.target.action === "get")
+        .map((r) => r.key)
+        .sort(),
+    );
     expect(functions.filter((f) => f.handler !== "functions/rest-read.handler").every((f) => f.handler === "functions/rest.handler")).toBe(true);
     // Grouped packaging keeps one handler per group.
-    expect(new Set(Object.values(serverlessFunctions(deriveRoutes(app), { packaging: "model" })).map((f) => f.handler))).toEqual(new Set(["functions/rest.handler"]));
+    expect(new Set(Object.values(serverlessFunctions(deriveRoutes(app), { packaging: "model" })).map((f) => f.handler))).toEqual(
+      new Set(["functions/rest.handler"]),
+    );
   });
 });

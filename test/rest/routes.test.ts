@@ -46,15 +46,30 @@ class Clock extends Service {
   }
 }
 
-const shop = new Application({ name: "shop", version: "2.0.0", models: [Invoice, LineItem], serviceTypes: [Clock], services: { clock: { type: "Clock" } } }, inProcess);
+const shop = new Application(
+  { name: "shop", version: "2.0.0", models: [Invoice, LineItem], serviceTypes: [Clock], services: { clock: { type: "Clock" } } },
+  inProcess,
+);
 
 describe("route derivation", () => {
   it("derives every route of a synthetic application from its registry", () => {
     const keys = deriveRoutes(shop).map((r) => r.key);
     expect(keys).toEqual([
-      "POST /invoices", "PUT /invoices", "GET /invoices/{number}", "PUT /invoices/{number}", "PATCH /invoices/{number}", "DELETE /invoices/{number}",
-      "GET /invoices/{number}/pdf", "POST /billing/run", "PUT /invoices/summary",
-      "POST /lineitems", "PUT /lineitems", "GET /lineitems/{invoice}/{line}", "PUT /lineitems/{invoice}/{line}", "PATCH /lineitems/{invoice}/{line}", "DELETE /lineitems/{invoice}/{line}",
+      "POST /invoices",
+      "PUT /invoices",
+      "GET /invoices/{number}",
+      "PUT /invoices/{number}",
+      "PATCH /invoices/{number}",
+      "DELETE /invoices/{number}",
+      "GET /invoices/{number}/pdf",
+      "POST /billing/run",
+      "PUT /invoices/summary",
+      "POST /lineitems",
+      "PUT /lineitems",
+      "GET /lineitems/{invoice}/{line}",
+      "PUT /lineitems/{invoice}/{line}",
+      "PATCH /lineitems/{invoice}/{line}",
+      "DELETE /lineitems/{invoice}/{line}",
       "GET /clock/now",
       "GET /openapi.json",
     ]);
@@ -62,10 +77,19 @@ describe("route derivation", () => {
 
   it("derives the blog's routes with real key names, never a literal uuid for slug-keyed models", () => {
     const keys = deriveRoutes(blog()).map((r) => r.key);
-    expect(keys).toEqual(expect.arrayContaining([
-      "GET /posts/{slug}", "PUT /posts/{slug}/publish", "GET /users/{uuid}", "GET /posttags/{post}/{tag}", "DELETE /userfollows/{follower}/{following}",
-      "GET /version", "PUT /publisher/publish", "PUT /publisher/publishpost", "PUT /testbean/testoperation",
-    ]));
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        "GET /posts/{slug}",
+        "PUT /posts/{slug}/publish",
+        "GET /users/{uuid}",
+        "GET /posttags/{post}/{tag}",
+        "DELETE /userfollows/{follower}/{following}",
+        "GET /version",
+        "PUT /publisher/publish",
+        "PUT /publisher/publishpost",
+        "PUT /testbean/testoperation",
+      ]),
+    );
     expect(keys.filter((k) => k.startsWith("GET /posts/{uuid}"))).toEqual([]);
   });
 
@@ -75,7 +99,9 @@ describe("route derivation", () => {
       @Operation({ rest: { method: "POST", path: "/clash" } }) static async a(): Promise<void> {}
       @Operation({ rest: { method: "POST", path: "/clashes" } }) static async b(): Promise<void> {}
     }
-    expect(() => deriveRoutes(new Application({ name: "c", version: "1", models: [Clash], serviceTypes: [], services: {} }, inProcess))).toThrow(/REST routes clash: POST \/clashes/);
+    expect(() => deriveRoutes(new Application({ name: "c", version: "1", models: [Clash], serviceTypes: [], services: {} }, inProcess))).toThrow(
+      /REST routes clash: POST \/clashes/,
+    );
   });
 
   it("prefers a literal segment over a parameter, as API Gateway does", () => {
@@ -86,7 +112,10 @@ describe("route derivation", () => {
   });
 
   it("answers a wrong method on a path another function serves with 405 naming its methods, an unknown one with 404", () => {
-    const router = new Router(deriveRoutes(shop), [{ method: "POST", path: "/auth/refresh" }, { method: "DELETE", path: "/auth/idents/{ident}" }]);
+    const router = new Router(deriveRoutes(shop), [
+      { method: "POST", path: "/auth/refresh" },
+      { method: "DELETE", path: "/auth/idents/{ident}" },
+    ]);
     const refusal = (method: string, path: string) => {
       try {
         router.match(method, path);
@@ -104,11 +133,19 @@ describe("route derivation", () => {
     const routes = deriveRoutes(shop);
     for (const packaging of ["route", "model", "single"] as const) {
       const functions = serverlessFunctions(routes, { packaging });
-      const events = Object.values(functions).flatMap((f) => f.events).filter((e) => e.httpApi !== "*");
+      const events = Object.values(functions)
+        .flatMap((f) => f.events)
+        .filter((e) => e.httpApi !== "*");
       expect(events).toHaveLength(routes.length);
       expect(Object.values(functions).some((f) => f.events.some((e) => e.httpApi === "*"))).toBe(true);
     }
-    expect(Object.keys(serverlessFunctions(routes, { packaging: "model" })).sort()).toEqual(["rest-clock", "rest-fallback", "rest-invoice", "rest-lineitem", "rest-openapi"]);
+    expect(Object.keys(serverlessFunctions(routes, { packaging: "model" })).sort()).toEqual([
+      "rest-clock",
+      "rest-fallback",
+      "rest-invoice",
+      "rest-lineitem",
+      "rest-openapi",
+    ]);
     expect(Object.keys(serverlessFunctions(routes, { packaging: "single" }))).toEqual(["rest"]);
     expect(estimatedResources(serverlessFunctions(routes, { packaging: "single" }))).toBeLessThan(estimatedResources(serverlessFunctions(routes)));
   });

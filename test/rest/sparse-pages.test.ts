@@ -42,7 +42,10 @@ describe("a sparse filter's pages say how much they examined", () => {
     let token: string | null = null;
     // The loop the docs show: follow the token until it is null, whatever the page holds.
     do {
-      const answer = await call(rest, httpEvent("PUT", "/sparses", { routeKey: "PUT /sparses", body: { q: "tag = 'x'", limit: 10, ...(token ? { continuationToken: token } : {}) } }));
+      const answer = await call(
+        rest,
+        httpEvent("PUT", "/sparses", { routeKey: "PUT /sparses", body: { q: "tag = 'x'", limit: 10, ...(token ? { continuationToken: token } : {}) } }),
+      );
       expect(answer.statusCode).toBe(200);
       const page = answer.body as Listing;
       found.push(...page.results.map((r) => r.id));
@@ -60,7 +63,10 @@ describe("a sparse filter's pages say how much they examined", () => {
   it("GraphQL: `scanned` on the results type, the same figures", async () => {
     const app = await sparseApp();
     const graphql = graphqlHandler(app);
-    const answer = await call(graphql, httpEvent("POST", "/graphql", { body: { query: `{ Sparses(query: "tag = 'x'", limit: 10) { results { id } continuationToken scanned } }` } }));
+    const answer = await call(
+      graphql,
+      httpEvent("POST", "/graphql", { body: { query: `{ Sparses(query: "tag = 'x'", limit: 10) { results { id } continuationToken scanned } }` } }),
+    );
     const body = answer.body as { data?: { Sparses: Listing }; errors?: unknown[] };
     expect(body.errors).toBeUndefined();
     expect(body.data?.Sparses.results).toEqual([{ id: "s007" }]);

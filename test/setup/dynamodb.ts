@@ -34,10 +34,7 @@ function useLocalIdentity(force: boolean): void {
  * names, or a DynamoDB Local started here and stopped by the returned teardown. Environment
  * set here reaches the test workers, which are forked after global setup.
  */
-export async function setupDynamoDb(
-  project: TestProject,
-  tables: (prefix: string) => CreateTableCommandInput[],
-): Promise<() => Promise<void>> {
+export async function setupDynamoDb(project: TestProject, tables: (prefix: string) => CreateTableCommandInput[]): Promise<() => Promise<void>> {
   const external = process.env.DYNAMODB_ENDPOINT || undefined;
   const db = external ? undefined : await startDynamoDbLocal();
   const endpoint = external ?? db?.endpoint ?? "";

@@ -43,65 +43,86 @@ afterEach(() => {
   connections = 0;
 });
 
-const client = (maxAttempts?: number) => createDocumentClient(endpoint, { ...(maxAttempts === undefined ? {} : { maxAttempts }), region: "us-east-1", credentials: LOCAL_CREDENTIALS });
+const client = (maxAttempts?: number) =>
+  createDocumentClient(endpoint, { ...(maxAttempts === undefined ? {} : { maxAttempts }), region: "us-east-1", credentials: LOCAL_CREDENTIALS });
 const get = (documents: ReturnType<typeof client>) => documents.send(new GetCommand({ TableName: "t", Key: { id: "a" } }));
 
 describe("the AWS clients' HTTP handler against a stalled endpoint", () => {
-  it("times each attempt out and retries it on a new connection, a stalled call's attempts only, then fails as unavailable", async () => {
-    const documents = client();
-    try {
-      const error = await get(documents).then(() => undefined, (e: unknown) => e);
-      expect(error).toMatchObject({ name: "TimeoutError" });
-      // Fewer than the six a throttled call gets.
-      expect(DYNAMODB_BUDGET.stalledAttempts).toBeLessThan(DYNAMODB_BUDGET.maxAttempts);
-      expect((error as { $metadata?: { attempts?: number } }).$metadata?.attempts).toBe(DYNAMODB_BUDGET.stalledAttempts);
-      // A timed-out socket is destroyed, never reused: each attempt opened its own connection.
-      expect(connections).toBe(DYNAMODB_BUDGET.stalledAttempts);
-      expect(mapDynamoError(error)).toBeInstanceOf(UnavailableError);
-    } finally {
-      documents.destroy();
-    }
-  }, 10 * DYNAMODB_BUDGET.requestTimeoutMs);
+  it(
+    "times each attempt out and retries it on a new connection, a stalled call's attempts only, then fails as unavailable",
+    async () => {
+      const documents = client();
+      try {
+        const error = await get(documents).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error).toMatchObject({ name: "TimeoutError" });
+        // Fewer than the six a throttled call gets.
+        expect(DYNAMODB_BUDGET.stalledAttempts).toBeLessThan(DYNAMODB_BUDGET.maxAttempts);
+        expect((error as { $metadata?: { attempts?: number } }).$metadata?.attempts).toBe(DYNAMODB_BUDGET.stalledAttempts);
+        // A timed-out socket is destroyed, never reused: each attempt opened its own connection.
+        expect(connections).toBe(DYNAMODB_BUDGET.stalledAttempts);
+        expect(mapDynamoError(error)).toBeInstanceOf(UnavailableError);
+      } finally {
+        documents.destroy();
+      }
+    },
+    10 * DYNAMODB_BUDGET.requestTimeoutMs,
+  );
 
-  it("takes a caller's maxAttempts for a stalled call too", async () => {
-    const documents = client(1);
-    try {
-      await expect(get(documents)).rejects.toMatchObject({ name: "TimeoutError" });
-      expect(connections).toBe(1);
-    } finally {
-      documents.destroy();
-    }
-  }, 10 * DYNAMODB_BUDGET.requestTimeoutMs);
+  it(
+    "takes a caller's maxAttempts for a stalled call too",
+    async () => {
+      const documents = client(1);
+      try {
+        await expect(get(documents)).rejects.toMatchObject({ name: "TimeoutError" });
+        expect(connections).toBe(1);
+      } finally {
+        documents.destroy();
+      }
+    },
+    10 * DYNAMODB_BUDGET.requestTimeoutMs,
+  );
 
-  it("cuts an attempt at the invocation's deadline and starts none past it: unavailable, retry after", () => runInvocation(async () => {
-    const documents = client();
-    // 200 ms to the deadline: shorter than one attempt's own timeout.
-    beginInvocation(currentInvocation(), undefined, ANSWER_RESERVE_MS + 200);
-    try {
-      const error = await get(documents).then(() => undefined, (e: unknown) => e);
-      // The attempt's own timeout error, or the refusal to start one out of time: both unavailable.
-      const answered = mapDynamoError(error);
-      expect(answered).toBeInstanceOf(UnavailableError);
-      expect((answered as UnavailableError).retryAfterSeconds).toBeGreaterThan(0);
-      // One attempt cut short; the SDK's retry found no time left (or a last millisecond's worth,
-      // timers being millisecond-grained) and stopped there, far from its six attempts.
-      expect(connections).toBeGreaterThanOrEqual(1);
-      expect(connections).toBeLessThanOrEqual(2);
-    } finally {
-      documents.destroy();
-    }
-  }), 10 * DYNAMODB_BUDGET.requestTimeoutMs);
+  it(
+    "cuts an attempt at the invocation's deadline and starts none past it: unavailable, retry after",
+    () =>
+      runInvocation(async () => {
+        const documents = client();
+        // 200 ms to the deadline: shorter than one attempt's own timeout.
+        beginInvocation(currentInvocation(), undefined, ANSWER_RESERVE_MS + 200);
+        try {
+          const error = await get(documents).then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          // The attempt's own timeout error, or the refusal to start one out of time: both unavailable.
+          const answered = mapDynamoError(error);
+          expect(answered).toBeInstanceOf(UnavailableError);
+          expect((answered as UnavailableError).retryAfterSeconds).toBeGreaterThan(0);
+          // One attempt cut short; the SDK's retry found no time left (or a last millisecond's worth,
+          // timers being millisecond-grained) and stopped there, far from its six attempts.
+          expect(connections).toBeGreaterThanOrEqual(1);
+          expect(connections).toBeLessThanOrEqual(2);
+        } finally {
+          documents.destroy();
+        }
+      }),
+    10 * DYNAMODB_BUDGET.requestTimeoutMs,
+  );
 
-  it("starts no attempt when the invocation is already out of time", () => runInvocation(async () => {
-    const documents = client();
-    beginInvocation(currentInvocation(), undefined, ANSWER_RESERVE_MS - 100);
-    try {
-      await expect(get(documents)).rejects.toBeInstanceOf(UnavailableError);
-      expect(connections).toBe(0);
-    } finally {
-      documents.destroy();
-    }
-  }));
+  it("starts no attempt when the invocation is already out of time", () =>
+    runInvocation(async () => {
+      const documents = client();
+      beginInvocation(currentInvocation(), undefined, ANSWER_RESERVE_MS - 100);
+      try {
+        await expect(get(documents)).rejects.toBeInstanceOf(UnavailableError);
+        expect(connections).toBe(0);
+      } finally {
+        documents.destroy();
+      }
+    }));
 });
 
 describe("DYNAMODB_REQUEST_TIMEOUT_MS", () => {
@@ -115,22 +136,23 @@ describe("DYNAMODB_REQUEST_TIMEOUT_MS", () => {
     }
   });
 
-  it("is what a client built with it waits for an attempt", async () => {
-    const documents = createDocumentClient(endpoint, { maxAttempts: 1, region: "us-east-1", credentials: LOCAL_CREDENTIALS });
-    process.env.DYNAMODB_REQUEST_TIMEOUT_MS = "300";
-    const shorter = createDocumentClient(endpoint, { maxAttempts: 1, region: "us-east-1", credentials: LOCAL_CREDENTIALS });
-    delete process.env.DYNAMODB_REQUEST_TIMEOUT_MS;
-    try {
-      // Raced against each other on the same stalled endpoint: the 300 ms attempt fails first.
-      const order: string[] = [];
-      await Promise.all([
-        get(documents).catch(() => order.push("default")),
-        get(shorter).catch(() => order.push("300 ms")),
-      ]);
-      expect(order).toEqual(["300 ms", "default"]);
-    } finally {
-      documents.destroy();
-      shorter.destroy();
-    }
-  }, 10 * DYNAMODB_BUDGET.requestTimeoutMs);
+  it(
+    "is what a client built with it waits for an attempt",
+    async () => {
+      const documents = createDocumentClient(endpoint, { maxAttempts: 1, region: "us-east-1", credentials: LOCAL_CREDENTIALS });
+      process.env.DYNAMODB_REQUEST_TIMEOUT_MS = "300";
+      const shorter = createDocumentClient(endpoint, { maxAttempts: 1, region: "us-east-1", credentials: LOCAL_CREDENTIALS });
+      delete process.env.DYNAMODB_REQUEST_TIMEOUT_MS;
+      try {
+        // Raced against each other on the same stalled endpoint: the 300 ms attempt fails first.
+        const order: string[] = [];
+        await Promise.all([get(documents).catch(() => order.push("default")), get(shorter).catch(() => order.push("300 ms"))]);
+        expect(order).toEqual(["300 ms", "default"]);
+      } finally {
+        documents.destroy();
+        shorter.destroy();
+      }
+    },
+    10 * DYNAMODB_BUDGET.requestTimeoutMs,
+  );
 });

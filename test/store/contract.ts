@@ -91,7 +91,11 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
       await composite.create({ owner: "u1", name: "n2", v: 2 });
       await composite.create({ owner: "u2", name: "n1", v: 3 });
       expect((await composite.get({ owner: "u2", name: "n1" }))?.v).toBe(3);
-      const many = await composite.getMany([{ owner: "u1", name: "n2" }, { owner: "u9", name: "n9" }, { owner: "u1", name: "n1" }]);
+      const many = await composite.getMany([
+        { owner: "u1", name: "n2" },
+        { owner: "u9", name: "n9" },
+        { owner: "u1", name: "n1" },
+      ]);
       expect(many.map((i) => i.v).sort()).toEqual([1, 2]);
     });
 
@@ -100,7 +104,9 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
       const byKey = await single.findByField("id", [...Array.from({ length: 60 }, (_, i) => `k${i}`), "absent", "k0"]);
       expect(byKey.map((i) => i.id).sort()).toEqual(Array.from({ length: 60 }, (_, i) => `k${i}`).sort());
       const byIndex = await single.findByField("group", ["g1", "g3", "none"]);
-      expect(byIndex.map((i) => i.rank).sort((a, b) => Number(a) - Number(b))).toEqual([1, 3, 8, 10, 15, 17, 22, 24, 29, 31, 36, 38, 43, 45, 50, 52, 57, 59, 64, 66]);
+      expect(byIndex.map((i) => i.rank).sort((a, b) => Number(a) - Number(b))).toEqual([
+        1, 3, 8, 10, 15, 17, 22, 24, 29, 31, 36, 38, 43, 45, 50, 52, 57, 59, 64, 66,
+      ]);
       await Promise.all(["x", "y"].map((n) => composite.create({ owner: "o1", name: n })));
       await composite.create({ owner: "o2", name: "x" });
       expect((await composite.findByField("owner", ["o1"])).map((i) => i.name).sort()).toEqual(["x", "y"]);
@@ -110,21 +116,22 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
     });
 
     // Only where the store has it: the fan-out falls back to findByField, which every store passes above.
-    if (options.pages) it("finds the same items page by page where the store reads in pages, each at most twice the one before and the largest", async () => {
-      if (!single.findByFieldPages) throw new Error(`${name} was declared to read in pages but has no findByFieldPages`);
-      await Promise.all(Array.from({ length: 70 }, (_, i) => single.create({ id: `k${i}`, group: `g${i % 2}`, rank: i })));
-      const sizes: number[] = [];
-      const ranks: number[] = [];
-      for await (const page of single.findByFieldPages("group", ["g0", "g1", "none"], { first: 4, largest: 10 })) {
-        sizes.push(page.length);
-        ranks.push(...page.map((i) => Number(i.rank)));
-      }
-      expect(ranks.sort((a, b) => a - b)).toEqual(Array.from({ length: 70 }, (_, i) => i));
-      expect(sizes[0]).toBeLessThanOrEqual(4);
-      sizes.slice(1).forEach((size, i) => expect(size).toBeLessThanOrEqual(Math.min(10, 4 * 2 ** (i + 1))));
-      expect(sizes).toContain(10);
-      expect(sizes.length).toBeGreaterThan(1);
-    });
+    if (options.pages)
+      it("finds the same items page by page where the store reads in pages, each at most twice the one before and the largest", async () => {
+        if (!single.findByFieldPages) throw new Error(`${name} was declared to read in pages but has no findByFieldPages`);
+        await Promise.all(Array.from({ length: 70 }, (_, i) => single.create({ id: `k${i}`, group: `g${i % 2}`, rank: i })));
+        const sizes: number[] = [];
+        const ranks: number[] = [];
+        for await (const page of single.findByFieldPages("group", ["g0", "g1", "none"], { first: 4, largest: 10 })) {
+          sizes.push(page.length);
+          ranks.push(...page.map((i) => Number(i.rank)));
+        }
+        expect(ranks.sort((a, b) => a - b)).toEqual(Array.from({ length: 70 }, (_, i) => i));
+        expect(sizes[0]).toBeLessThanOrEqual(4);
+        sizes.slice(1).forEach((size, i) => expect(size).toBeLessThanOrEqual(Math.min(10, 4 * 2 ** (i + 1))));
+        expect(sizes).toContain(10);
+        expect(sizes.length).toBeGreaterThan(1);
+      });
 
     it("replaces a whole item, bumping the version, and checks the expected version", async () => {
       await single.create({ id: "a", group: "g", rank: 1, drop: true });
@@ -216,7 +223,11 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
     });
 
     it("stops at the read budget: a short (even empty) page whose next resumes exactly there", async () => {
-      await Promise.all(Array.from({ length: 45 }, (_, i) => single.create({ id: `m${String(i).padStart(2, "0")}`, group: i % 2 ? "odd" : "even", rank: i, secret: i % 5 === 0 })));
+      await Promise.all(
+        Array.from({ length: 45 }, (_, i) =>
+          single.create({ id: `m${String(i).padStart(2, "0")}`, group: i % 2 ? "odd" : "even", rank: i, secret: i % 5 === 0 }),
+        ),
+      );
       // Nothing matches: each request reads at most 10 records, so the table takes 5 requests.
       const none = parseFilter("rank > 1000");
       let after: Cursor | undefined;
@@ -234,11 +245,19 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
       const accept = async (items: Item[]) => items.map((item) => item.secret !== true);
       const cases: { where: Expression | undefined; orderBy?: { field: string; direction: "ASC" | "DESC" }[]; expected: number[] }[] = [
         { where: parseFilter("rank >= 10 AND rank < 40"), expected: Array.from({ length: 30 }, (_, i) => i + 10) },
-        { where: parseFilter("group = 'odd' AND rank > 20"), orderBy: [{ field: "rank", direction: "ASC" }], expected: Array.from({ length: 12 }, (_, i) => 21 + 2 * i) },
+        {
+          where: parseFilter("group = 'odd' AND rank > 20"),
+          orderBy: [{ field: "rank", direction: "ASC" }],
+          expected: Array.from({ length: 12 }, (_, i) => 21 + 2 * i),
+        },
         { where: parseFilter("group = 'even' AND id LIKE '%4'"), orderBy: [{ field: "rank", direction: "DESC" }], expected: [44, 34, 24, 14, 4] },
       ];
       for (const { where, orderBy, expected } of cases) {
-        for (const [limit, maxRead] of [[3, 8], [5, 1], [50, 7]] as const) {
+        for (const [limit, maxRead] of [
+          [3, 8],
+          [5, 1],
+          [50, 7],
+        ] as const) {
           const seen: Item[] = [];
           let cursor: Cursor | undefined;
           for (let pages = 0; pages < 200; pages++) {
@@ -251,7 +270,9 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
           expect(cursor).toBeUndefined();
           const ranks = seen.map((item) => Number(item.rank));
           const wanted = expected.filter((rank) => rank % 5 !== 0);
-          expect(orderBy ? ranks : [...ranks].sort((a, b) => a - b), `${JSON.stringify(where)} limit ${limit} maxRead ${maxRead}`).toEqual(orderBy ? wanted : [...wanted].sort((a, b) => a - b));
+          expect(orderBy ? ranks : [...ranks].sort((a, b) => a - b), `${JSON.stringify(where)} limit ${limit} maxRead ${maxRead}`).toEqual(
+            orderBy ? wanted : [...wanted].sort((a, b) => a - b),
+          );
         }
       }
     });
@@ -277,10 +298,19 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
       if (!single.listEach) return;
       const byRank = [{ field: "rank", direction: "ASC" as const }];
       const together = { remaining: 350, spent: 0 };
-      const pages = await single.listEach({ field: "group", scopes: ["a", "b"].map((v) => ({ value: v, where: scoped("group", v) })), orderBy: byRank, limit: 50, sizeOf, responseBytes: together });
+      const pages = await single.listEach({
+        field: "group",
+        scopes: ["a", "b"].map((v) => ({ value: v, where: scoped("group", v) })),
+        orderBy: byRank,
+        limit: 50,
+        sizeOf,
+        responseBytes: together,
+      });
       const [a, b] = pages as [{ items: Item[]; next?: Cursor }, { items: Item[]; next?: Cursor }];
       expect(a.items.length + b.items.length).toBe(3);
-      const rests = [a, b].map((page, i) => page.next ? rest(single, { where: scoped("group", i === 0 ? "a" : "b"), orderBy: byRank, limit: 50 }, page.next) : Promise.resolve([]));
+      const rests = [a, b].map((page, i) =>
+        page.next ? rest(single, { where: scoped("group", i === 0 ? "a" : "b"), orderBy: byRank, limit: 50 }, page.next) : Promise.resolve([]),
+      );
       const [restA, restB] = await Promise.all(rests);
       expect([...a.items, ...(restA ?? [])].map((item) => item.rank)).toEqual([0, 1, 2, 3, 4]);
       expect([...b.items, ...(restB ?? [])].map((item) => item.rank)).toEqual([5, 6, 7, 8, 9]);
@@ -317,18 +347,40 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
     it("lists many scopes at once exactly as it lists each alone: order, limit, filter, permission, resumption", async () => {
       // Groups of 0 to 13 records; rank repeats within a group (equal sort keys), some records hidden.
       const sizes = [13, 0, 1, 3, 4, 7, 2];
-      await Promise.all(sizes.flatMap((size, g) => Array.from({ length: size }, (_, i) =>
-        single.create({ id: `e${g}-${String(i).padStart(2, "0")}`, group: `g${g}`, rank: (i * 5) % 7, hidden: i % 4 === 3, body: "x".repeat(10 * i) }))));
+      await Promise.all(
+        sizes.flatMap((size, g) =>
+          Array.from({ length: size }, (_, i) =>
+            single.create({ id: `e${g}-${String(i).padStart(2, "0")}`, group: `g${g}`, rank: (i * 5) % 7, hidden: i % 4 === 3, body: "x".repeat(10 * i) }),
+          ),
+        ),
+      );
       const accept = async (items: Item[]) => items.map((item) => item.hidden !== true);
       const values = [...sizes.map((_, g) => `g${g}`), "absent"];
       for (const orderBy of [undefined, [{ field: "rank", direction: "ASC" as const }], [{ field: "rank", direction: "DESC" as const }]]) {
         for (const limit of [1, 3, 50]) {
-          await expectSameAsList(single, { field: "group", scopes: values.map((v) => ({ value: v, where: scoped("group", v) })), limit, accept, ...(orderBy ? { orderBy } : {}) });
+          await expectSameAsList(single, {
+            field: "group",
+            scopes: values.map((v) => ({ value: v, where: scoped("group", v) })),
+            limit,
+            accept,
+            ...(orderBy ? { orderBy } : {}),
+          });
         }
-        await expectSameAsList(single, { field: "group", scopes: values.map((v) => ({ value: v, where: scoped("group", v, "rank >= 2") })), limit: 2, ...(orderBy ? { orderBy } : {}) });
+        await expectSameAsList(single, {
+          field: "group",
+          scopes: values.map((v) => ({ value: v, where: scoped("group", v, "rank >= 2") })),
+          limit: 2,
+          ...(orderBy ? { orderBy } : {}),
+        });
       }
       // The byte budget ends each scope's page as it ends a page of list.
-      await expectSameAsList(single, { field: "group", scopes: values.map((v) => ({ value: v, where: scoped("group", v) })), limit: 50, maxBytes: 100, sizeOf: (item) => String(item.body).length });
+      await expectSameAsList(single, {
+        field: "group",
+        scopes: values.map((v) => ({ value: v, where: scoped("group", v) })),
+        limit: 50,
+        maxBytes: 100,
+        sizeOf: (item) => String(item.body).length,
+      });
     });
 
     it("asks the permission check about all scopes together, not once per scope", async () => {
@@ -339,16 +391,27 @@ export function repositoryContract(name: string, make: (table: TableShape) => Pr
         return items.map(() => true);
       };
       const values = Array.from({ length: 10 }, (_, i) => `p${i}`);
-      const pages = await (single.listEach as NonNullable<Repository["listEach"]>).call(single, { field: "group", scopes: values.map((v) => ({ value: v, where: scoped("group", v) })), limit: 5, accept });
+      const pages = await (single.listEach as NonNullable<Repository["listEach"]>).call(single, {
+        field: "group",
+        scopes: values.map((v) => ({ value: v, where: scoped("group", v) })),
+        limit: 5,
+        accept,
+      });
       expect(pages.map((p) => p.items.length)).toEqual(values.map(() => 2));
       expect(asked).toBe(1);
     });
 
     it("lists many scopes of a composite-key table by its partition key, and refuses an attribute no key partitions", async () => {
       await Promise.all(["c", "a", "b", "d"].flatMap((n) => [composite.create({ owner: "me", name: n }), composite.create({ owner: "you", name: n })]));
-      await expectSameAsList(composite, { field: "owner", scopes: ["me", "you", "nobody"].map((v) => ({ value: v, where: scoped("owner", v, "name != 'b'") })), limit: 2 });
+      await expectSameAsList(composite, {
+        field: "owner",
+        scopes: ["me", "you", "nobody"].map((v) => ({ value: v, where: scoped("owner", v, "name != 'b'") })),
+        limit: 2,
+      });
       await expectSameAsList(composite, { field: "name", scopes: ["a", "d"].map((v) => ({ value: v, where: scoped("name", v) })), limit: 1 });
-      await expect((single.listEach as NonNullable<Repository["listEach"]>).call(single, { field: "rank", scopes: [], limit: 1 })).rejects.toThrow(/partition key/);
+      await expect((single.listEach as NonNullable<Repository["listEach"]>).call(single, { field: "rank", scopes: [], limit: 1 })).rejects.toThrow(
+        /partition key/,
+      );
     });
 
     it("lists a composite-key table by its sort key within one partition", async () => {

@@ -24,7 +24,9 @@ function shapeModel(name: string, keys: string[], numeric: string[]): typeof Mod
   return class extends Model {
     static override readonly FRAMEWORK_PRIMARY_KEY = keys;
     static override readonly schema = { type: "object" as const, properties };
-    static { Object.defineProperty(this, "name", { value: name }); }
+    static {
+      Object.defineProperty(this, "name", { value: name });
+    }
   };
 }
 
@@ -35,21 +37,22 @@ let ready: Promise<void> | undefined;
 async function createTables(): Promise<void> {
   const single = describeModel(shapeModel("Single", ["id"], ["rank"]));
   const composite = describeModel(shapeModel("Composite", ["owner", "name"], []));
-  const defs = [
-    { ...tableDefinition({ ...single, table: SINGLE }, prefix) },
-    { ...tableDefinition({ ...composite, table: COMPOSITE }, prefix) },
-  ];
+  const defs = [{ ...tableDefinition({ ...single, table: SINGLE }, prefix) }, { ...tableDefinition({ ...composite, table: COMPOSITE }, prefix) }];
   await ensureTables(admin, defs);
   tables.set("single", { name: `${prefix}Single` });
   tables.set("composite", { name: `${prefix}Composite` });
 }
 
-repositoryContract("DynamoDB", async (table) => {
-  ready ??= createTables();
-  await ready;
-  const name = table === SINGLE ? `${prefix}Single` : `${prefix}Composite`;
-  return new DynamoRepository(documents, name, table);
-}, { pages: true });
+repositoryContract(
+  "DynamoDB",
+  async (table) => {
+    ready ??= createTables();
+    await ready;
+    const name = table === SINGLE ? `${prefix}Single` : `${prefix}Composite`;
+    return new DynamoRepository(documents, name, table);
+  },
+  { pages: true },
+);
 
 // The store of the functions that read by key only (lib/store/select-records.ts): the same rows as
 // DynamoRepository's, and no listing.
@@ -73,10 +76,13 @@ describe("DynamoRecords", () => {
 
 describe("DynamoDB listEach", () => {
   const commands: string[] = [];
-  documents.middlewareStack.add((next, context) => (args) => {
-    commands.push((context.commandName ?? "unknown").replace(/Command$/, ""));
-    return next(args);
-  }, { step: "initialize", name: "countListEachCommands" });
+  documents.middlewareStack.add(
+    (next, context) => (args) => {
+      commands.push((context.commandName ?? "unknown").replace(/Command$/, ""));
+      return next(args);
+    },
+    { step: "initialize", name: "countListEachCommands" },
+  );
   const repository = (): DynamoRepository => new DynamoRepository(documents, `${prefix}Single`, SINGLE);
   const scopes = (values: string[]) => values.map((v) => ({ value: v, where: parseFilter(`group = '${v}'`) }));
 
@@ -85,8 +91,9 @@ describe("DynamoDB listEach", () => {
     await ready;
     await repository().clear();
     // 12 groups of 0 to 11 records, distinct ranks within each; group t0 also has two equal ranks.
-    await Promise.all(Array.from({ length: 12 }, (_, g) => Array.from({ length: g }, (_, i) =>
-      repository().create({ id: `l${g}-${i}`, group: `l${g}`, rank: i * 10 }))).flat());
+    await Promise.all(
+      Array.from({ length: 12 }, (_, g) => Array.from({ length: g }, (_, i) => repository().create({ id: `l${g}-${i}`, group: `l${g}`, rank: i * 10 }))).flat(),
+    );
     await Promise.all([1, 2, 2, 3].map((rank, i) => repository().create({ id: `t0-${i}`, group: "t0", rank })));
   }, 120_000);
 
@@ -96,12 +103,23 @@ describe("DynamoDB listEach", () => {
     const pages = await repository().listEach({ field: "group", scopes: scopes(values), limit: 4, orderBy: [{ field: "rank", direction: "DESC" }] });
     expect(commands).toEqual(["ExecuteStatement", "ExecuteStatement"]);
     for (const [g, page] of pages.slice(0, 12).entries()) {
-      const ranks = Array.from({ length: g }, (_, i) => i * 10).reverse().slice(0, 4);
+      const ranks = Array.from({ length: g }, (_, i) => i * 10)
+        .reverse()
+        .slice(0, 4);
       expect(page.items.map((i) => i.rank)).toEqual(ranks);
       expect(page.next !== undefined).toBe(g > 4);
       if (page.next) {
-        const following = await repository().list({ where: parseFilter(`group = 'l${g}'`), orderBy: [{ field: "rank", direction: "DESC" }], limit: 100, after: page.next });
-        expect(following.items.map((i) => i.rank)).toEqual(Array.from({ length: g }, (_, i) => i * 10).reverse().slice(4));
+        const following = await repository().list({
+          where: parseFilter(`group = 'l${g}'`),
+          orderBy: [{ field: "rank", direction: "DESC" }],
+          limit: 100,
+          after: page.next,
+        });
+        expect(following.items.map((i) => i.rank)).toEqual(
+          Array.from({ length: g }, (_, i) => i * 10)
+            .reverse()
+            .slice(4),
+        );
       }
     }
     expect(pages.slice(12).every((p) => p.items.length === 0 && !p.next)).toBe(true);
@@ -118,7 +136,8 @@ describe("DynamoDB listEach", () => {
 
   it("follows NextToken past DynamoDB's 1 MB page, every scope's page still the one list gives", async () => {
     const body = "y".repeat(4_000);
-    for (let i = 0; i < 300; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => repository().create({ id: `mb-${i + j}`, group: `mb${(i + j) % 3}`, rank: i + j, body })));
+    for (let i = 0; i < 300; i += 50)
+      await Promise.all(Array.from({ length: 50 }, (_, j) => repository().create({ id: `mb-${i + j}`, group: `mb${(i + j) % 3}`, rank: i + j, body })));
     commands.length = 0;
     const request = { field: "group", scopes: scopes(["mb0", "mb1", "mb2"]), limit: 100, orderBy: [{ field: "rank", direction: "DESC" as const }] };
     const pages = await repository().listEach(request);
@@ -132,7 +151,8 @@ describe("DynamoDB listEach", () => {
   }, 120_000);
 
   it("lists a value on its own when its records pass the read budget, with the same page", async () => {
-    for (let i = 0; i < 1_050; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => repository().create({ id: `big-${i + j}`, group: "big", rank: i + j })));
+    for (let i = 0; i < 1_050; i += 50)
+      await Promise.all(Array.from({ length: 50 }, (_, j) => repository().create({ id: `big-${i + j}`, group: "big", rank: i + j })));
     commands.length = 0;
     const pages = await repository().listEach({ field: "group", scopes: scopes(["big", "l2"]), limit: 3 });
     expect(commands.filter((c) => c === "Query").length).toBeGreaterThanOrEqual(2);

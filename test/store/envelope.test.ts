@@ -10,7 +10,14 @@ import { fileStore } from "../../lib/store/local-stores.ts";
 import { ALICE, as, blog, model } from "../support/blog.ts";
 
 /** A v3 user row as webda v3 left it: no `__version`, a `__password`, v3 bookkeeping fields. */
-const row: Item = { uuid: ALICE, username: "alice", email: "alice@example.com", name: "Alice", __password: "$2a$10$abcdefghijklmnopqrstuuabcdefghijklmnopqrstuvwxyz01234", _creationDate: "2023-01-01T00:00:00.000Z" };
+const row: Item = {
+  uuid: ALICE,
+  username: "alice",
+  email: "alice@example.com",
+  name: "Alice",
+  __password: "$2a$10$abcdefghijklmnopqrstuuabcdefghijklmnopqrstuvwxyz01234",
+  _creationDate: "2023-01-01T00:00:00.000Z",
+};
 
 /** The memory store, with a way in for a row written by "another program". */
 class SeededMemory extends MemoryRepository {

@@ -29,15 +29,18 @@ afterAll(() => {
 
 /** What each Query or Scan asked (its Limit) and evaluated (ScannedCount); a GetItem evaluates one. */
 const calls: { command: string; limit?: number; scanned: number }[] = [];
-documents.middlewareStack.add((next, context) => async (args) => {
-  const result = await next(args);
-  const command = (context.commandName ?? "").replace(/Command$/, "");
-  const output = result.output as { ScannedCount?: number; Item?: unknown };
-  const { Limit } = args.input as { Limit?: number };
-  if (command === "Query" || command === "Scan") calls.push({ command, ...(Limit !== undefined ? { limit: Limit } : {}), scanned: output.ScannedCount ?? 0 });
-  if (command === "GetItem") calls.push({ command, scanned: 1 });
-  return result;
-}, { step: "initialize", name: "countEvaluated" });
+documents.middlewareStack.add(
+  (next, context) => async (args) => {
+    const result = await next(args);
+    const command = (context.commandName ?? "").replace(/Command$/, "");
+    const output = result.output as { ScannedCount?: number; Item?: unknown };
+    const { Limit } = args.input as { Limit?: number };
+    if (command === "Query" || command === "Scan") calls.push({ command, ...(Limit !== undefined ? { limit: Limit } : {}), scanned: output.ScannedCount ?? 0 });
+    if (command === "GetItem") calls.push({ command, scanned: 1 });
+    return result;
+  },
+  { step: "initialize", name: "countEvaluated" },
+);
 
 /** A deterministic spread of 0..999 that does not follow `i` (scan order and index order differ). */
 function scoreOf(i: number): number {
@@ -53,13 +56,22 @@ const repository = () => new DynamoRepository(documents, tableName, SHAPE);
 beforeAll(async () => {
   const model = class extends Model {
     static override readonly FRAMEWORK_PRIMARY_KEY = ["id"];
-    static override readonly schema = { type: "object" as const, properties: { id: { type: "string" }, group: { type: "string" }, rank: { type: "number" }, score: { type: "number" } } };
-    static { Object.defineProperty(this, "name", { value: "Scored" }); }
+    static override readonly schema = {
+      type: "object" as const,
+      properties: { id: { type: "string" }, group: { type: "string" }, rank: { type: "number" }, score: { type: "number" } },
+    };
+    static {
+      Object.defineProperty(this, "name", { value: "Scored" });
+    }
   };
   await ensureTables(admin, [tableDefinition({ ...describeModel(model), table: SHAPE }, `amplification-${process.pid}-`)]);
   const batches = Array.from({ length: ROWS / 25 }, (_, b) => Array.from({ length: 25 }, (_, k) => rowOf(b * 25 + k)));
   for (let i = 0; i < batches.length; i += 8) {
-    await Promise.all(batches.slice(i, i + 8).map((rows) => documents.send(new BatchWriteCommand({ RequestItems: { [tableName]: rows.map((Item) => ({ PutRequest: { Item } })) } }))));
+    await Promise.all(
+      batches
+        .slice(i, i + 8)
+        .map((rows) => documents.send(new BatchWriteCommand({ RequestItems: { [tableName]: rows.map((Item) => ({ PutRequest: { Item } })) } }))),
+    );
   }
 }, 120_000);
 
@@ -96,7 +108,10 @@ async function traverse(q: string, limit: number, extra: Partial<ListRequest> = 
 const all = Array.from({ length: ROWS }, (_, i) => rowOf(i));
 
 describe("reads that follow the filter's selectivity (DynamoDB Local)", () => {
-  for (const [share, bound] of [[500, 500], [10, 10]] as const) {
+  for (const [share, bound] of [
+    [500, 500],
+    [10, 10],
+  ] as const) {
     const expected = all.filter((r) => (r.score as number) < bound);
     // The fewest items any Scan or Query with this filter can evaluate per row it returns.
     const floor = ROWS / expected.length;
@@ -124,7 +139,10 @@ describe("reads that follow the filter's selectivity (DynamoDB Local)", () => {
     expect(calls.map((c) => c.limit)).toEqual([11]);
     calls.length = 0;
     await repository().list({ limit: 10, maxRead: MAX_PAGE, ...(first.next ? { after: first.next } : {}) });
-    expect(calls.map((c) => [c.command, c.limit])).toEqual([["GetItem", undefined], ["Scan", 10]]);
+    expect(calls.map((c) => [c.command, c.limit])).toEqual([
+      ["GetItem", undefined],
+      ["Scan", 10],
+    ]);
   });
 
   it("keeps to the read budget whatever estimate a cursor carries, and drops an earlier token's size", async () => {

@@ -19,12 +19,24 @@ type Input = Record<string, unknown>;
 
 /** `GetCommand` / `GetItemCommand` -> `GetItem`: the document client's commands are the item API's. */
 const ITEM_API: Record<string, string> = {
-  Get: "GetItem", Put: "PutItem", Update: "UpdateItem", Delete: "DeleteItem", BatchGet: "BatchGetItem", BatchWrite: "BatchWriteItem",
-  Query: "Query", Scan: "Scan",
+  Get: "GetItem",
+  Put: "PutItem",
+  Update: "UpdateItem",
+  Delete: "DeleteItem",
+  BatchGet: "BatchGetItem",
+  BatchWrite: "BatchWriteItem",
+  Query: "Query",
+  Scan: "Scan",
 };
 
 /** A transaction needs the item action of each of its parts, on each part's table. */
-const TRANSACT_PART: Record<string, string> = { Put: "PutItem", Update: "UpdateItem", Delete: "DeleteItem", ConditionCheck: "ConditionCheckItem", Get: "GetItem" };
+const TRANSACT_PART: Record<string, string> = {
+  Put: "PutItem",
+  Update: "UpdateItem",
+  Delete: "DeleteItem",
+  ConditionCheck: "ConditionCheckItem",
+  Get: "GetItem",
+};
 
 /** `SELECT ... FROM "table"."index" WHERE ...`: PartiQL names its table in the statement. */
 function partiqlCall(statement: unknown): Call {
@@ -39,7 +51,8 @@ export function dynamodbCalls(command: string, input: Input): Call[] {
   const name = command.replace(/Command$/, "").replace(/Item$/, "");
   if (name === "TransactWrite" || name === "TransactGet") {
     return ((input.TransactItems ?? []) as Record<string, { TableName: string }>[]).flatMap((part) =>
-      Object.entries(part).map(([kind, body]) => ({ action: `dynamodb:${TRANSACT_PART[kind] ?? kind}`, table: body.TableName })));
+      Object.entries(part).map(([kind, body]) => ({ action: `dynamodb:${TRANSACT_PART[kind] ?? kind}`, table: body.TableName })),
+    );
   }
   if (name === "BatchGet" || name === "BatchWrite") {
     return Object.keys((input.RequestItems ?? {}) as Input).map((table) => ({ action: `dynamodb:${ITEM_API[name]}`, table }));
@@ -47,7 +60,13 @@ export function dynamodbCalls(command: string, input: Input): Call[] {
   if (name === "ExecuteStatement") return [partiqlCall(input.Statement)];
   if (name === "BatchExecuteStatement") return ((input.Statements ?? []) as { Statement: string }[]).map((s) => partiqlCall(s.Statement));
   const action = `dynamodb:${ITEM_API[name] ?? name}`;
-  return [{ action, ...(typeof input.TableName === "string" ? { table: input.TableName } : {}), ...(typeof input.IndexName === "string" ? { index: input.IndexName } : {}) }];
+  return [
+    {
+      action,
+      ...(typeof input.TableName === "string" ? { table: input.TableName } : {}),
+      ...(typeof input.IndexName === "string" ? { index: input.IndexName } : {}),
+    },
+  ];
 }
 
 function callsOf(serviceId: string, command: string, input: Input): Call[] {
@@ -68,7 +87,9 @@ interface Sendable {
  */
 export function recordAwsCalls(current: () => string | undefined): { calls: Map<string, Call[]>; stop: () => void } {
   const calls = new Map<string, Call[]>();
-  const prototype = Client.prototype as unknown as { send: (this: Sendable, command: { input: Input; constructor: { name: string } }, ...rest: unknown[]) => unknown };
+  const prototype = Client.prototype as unknown as {
+    send: (this: Sendable, command: { input: Input; constructor: { name: string } }, ...rest: unknown[]) => unknown;
+  };
   const original = prototype.send;
   prototype.send = function send(this: Sendable, command, ...rest) {
     const owner = current();

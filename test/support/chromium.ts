@@ -17,6 +17,9 @@ export function skipWithoutChromium(): boolean {
 
 /** The check a browser test's beforeAll makes first: under CI, a missing browser fails it. */
 export function requireChromium(): string {
-  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM} (set CHROMIUM_PATH, or install Debian's chromium as .ci/run does): under CI a browser test fails rather than skips`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `no Chromium at ${CHROMIUM} (set CHROMIUM_PATH, or install Debian's chromium as .ci/run does): under CI a browser test fails rather than skips`,
+    );
   return CHROMIUM;
 }

@@ -7,10 +7,33 @@
  * 100, each a Name that is a root member holding a number, and a Unit CloudWatch knows).
  */
 const UNITS = new Set([
-  "Seconds", "Microseconds", "Milliseconds", "Bytes", "Kilobytes", "Megabytes", "Gigabytes", "Terabytes", "Bits", "Kilobits",
-  "Megabits", "Gigabits", "Terabits", "Percent", "Count", "Bytes/Second", "Kilobytes/Second", "Megabytes/Second",
-  "Gigabytes/Second", "Terabytes/Second", "Bits/Second", "Kilobits/Second", "Megabits/Second", "Gigabits/Second",
-  "Terabits/Second", "Count/Second", "None",
+  "Seconds",
+  "Microseconds",
+  "Milliseconds",
+  "Bytes",
+  "Kilobytes",
+  "Megabytes",
+  "Gigabytes",
+  "Terabytes",
+  "Bits",
+  "Kilobits",
+  "Megabits",
+  "Gigabits",
+  "Terabits",
+  "Percent",
+  "Count",
+  "Bytes/Second",
+  "Kilobytes/Second",
+  "Megabytes/Second",
+  "Gigabytes/Second",
+  "Terabytes/Second",
+  "Bits/Second",
+  "Kilobits/Second",
+  "Megabits/Second",
+  "Gigabits/Second",
+  "Terabits/Second",
+  "Count/Second",
+  "None",
 ]);
 
 export interface EmfDirective {
@@ -49,7 +72,9 @@ export function parseEmf(line: string): EmfLine {
 
 /** The dimension sets under which a line publishes a metric, as sorted `A,B` strings ("" for none). */
 export function dimensionSetsOf(line: EmfLine, metric: string): string[] {
-  return line._aws.CloudWatchMetrics.filter((d) => d.Metrics.some((m) => m.Name === metric)).flatMap((d) => d.Dimensions.map((set) => [...set].sort().join(",")));
+  return line._aws.CloudWatchMetrics.filter((d) => d.Metrics.some((m) => m.Name === metric)).flatMap((d) =>
+    d.Dimensions.map((set) => [...set].sort().join(",")),
+  );
 }
 
 export function unitOf(line: EmfLine, metric: string): string | undefined {

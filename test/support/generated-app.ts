@@ -89,7 +89,7 @@ export async function generateApp(root: string, count: number, options: { packag
   if (options.packaging) {
     const definition = join(dir, "app/definition.ts");
     const source = await readFile(definition, "utf8");
-    if (!source.includes('  name: "blog",\n')) throw new Error("app/definition.ts: no `name: \"blog\"` to put rest.packaging after");
+    if (!source.includes('  name: "blog",\n')) throw new Error('app/definition.ts: no `name: "blog"` to put rest.packaging after');
     await writeFile(definition, source.replace('  name: "blog",\n', `  name: "blog",\n  rest: { packaging: "${options.packaging}" },\n`));
   }
   await run(process.execPath, ["--import", "tsx", "lib/cli/main.ts", "build"], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });

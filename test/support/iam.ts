@@ -136,11 +136,13 @@ export function grantsOf(roleId: string, stack: StackLike, stacks: StackLike[]):
   const root = stacks.find((s) => s.id === "root") as StackLike;
   const resources = stack.template.Resources;
   const statements: Statement[] = [];
-  for (const policy of (resources[roleId]?.Properties?.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[]) statements.push(...policy.PolicyDocument.Statement);
+  for (const policy of (resources[roleId]?.Properties?.Policies ?? []) as { PolicyDocument: { Statement: Statement[] } }[])
+    statements.push(...policy.PolicyDocument.Statement);
   for (const resource of Object.values(resources)) {
     if (resource.Type !== "AWS::IAM::ManagedPolicy") continue;
     const roles = (resource.Properties?.Roles ?? []) as unknown[];
-    if (roles.some((r) => JSON.stringify(r) === JSON.stringify({ Ref: roleId }))) statements.push(...(resource.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
+    if (roles.some((r) => JSON.stringify(r) === JSON.stringify({ Ref: roleId })))
+      statements.push(...(resource.Properties?.PolicyDocument as { Statement: Statement[] }).Statement);
   }
   const grants: Grant[] = [];
   for (const statement of statements) {
@@ -152,7 +154,15 @@ export function grantsOf(roleId: string, stack: StackLike, stacks: StackLike[]):
   return grants;
 }
 
-const WRITES = new Set(["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem", "dynamodb:PartiQLInsert", "dynamodb:PartiQLUpdate", "dynamodb:PartiQLDelete"]);
+const WRITES = new Set([
+  "dynamodb:PutItem",
+  "dynamodb:UpdateItem",
+  "dynamodb:DeleteItem",
+  "dynamodb:BatchWriteItem",
+  "dynamodb:PartiQLInsert",
+  "dynamodb:PartiQLUpdate",
+  "dynamodb:PartiQLDelete",
+]);
 export const isWrite = (action: string): boolean => WRITES.has(action);
 const AUTH_TABLE = /^(table|index):.*auth-(idents|refresh|idp-states|sessions)$/;
 const SESSIONS_BY_KEY = (g: Grant) => /^table:.*auth-sessions$/.test(g.resource) && ["dynamodb:GetItem", "dynamodb:BatchGetItem"].includes(g.action);
@@ -164,7 +174,14 @@ export function functionGrants(stacks: StackLike[]): { stack: string; id: string
     for (const [id, resource] of Object.entries(stack.template.Resources)) {
       if (resource.Type !== "AWS::Lambda::Function") continue;
       const role = roleOf(id, stack, stacks);
-      out.push({ stack: stack.id, id, name: String(resource.Properties?.FunctionName), handler: String(resource.Properties?.Handler), role: `${role.stack.id}/${role.id}`, grants: grantsOf(role.id, role.stack, stacks) });
+      out.push({
+        stack: stack.id,
+        id,
+        name: String(resource.Properties?.FunctionName),
+        handler: String(resource.Properties?.Handler),
+        role: `${role.stack.id}/${role.id}`,
+        grants: grantsOf(role.id, role.stack, stacks),
+      });
     }
   }
   return out;
@@ -184,7 +201,8 @@ export function kindViolations(stacks: StackLike[]): string[] {
     for (const g of grants) {
       if (handler === "functions/rest-read.handler" && isWrite(g.action)) problems.push(`${where}: a record read may ${g.action} ${g.resource}`);
       if (!auth && AUTH_TABLE.test(g.resource) && !SESSIONS_BY_KEY(g)) problems.push(`${where}: ${g.action} on the auth table ${g.resource}`);
-      if (g.action === "execute-api:ManageConnections" && !["functions/ws.handler", "functions/stream.handler"].includes(handler)) problems.push(`${where}: posts to WebSocket connections`);
+      if (g.action === "execute-api:ManageConnections" && !["functions/ws.handler", "functions/stream.handler"].includes(handler))
+        problems.push(`${where}: posts to WebSocket connections`);
       if (g.action.startsWith("ses:") && handler !== "functions/auth.handler") problems.push(`${where}: ${g.action}`);
       if (handler === "functions/graphiql.handler" && g.action.startsWith("dynamodb:")) problems.push(`${where}: ${g.action} ${g.resource}`);
     }

@@ -74,12 +74,20 @@ export async function launchOffline(options: OfflineOptions, release: () => Prom
     await portsFree(deadline);
     // Every request of a test comes from 127.0.0.1: one source, whose share of the mail budget
     // (10 a minute by default) a file's many sign-ups would spend. A test of the share sets its own.
-    const env: NodeJS.ProcessEnv = { ...process.env, ALLOW_TEST_USER: options.testUser === false ? "false" : "true", MAILS_PER_SOURCE_PER_MINUTE: "1000", ...options.env };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ALLOW_TEST_USER: options.testUser === false ? "false" : "true",
+      MAILS_PER_SOURCE_PER_MINUTE: "1000",
+      ...options.env,
+    };
     // Global setup points tests at its DynamoDB; `npm start` starts and stops its own.
     delete env.DYNAMODB_ENDPOINT;
     delete env.TABLE_PREFIX;
     child = spawn(process.execPath, [join(PROJECT_DIR, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/start.ts", ...args], {
-      cwd: options.projectDir ?? PROJECT_DIR, env, detached: true, stdio: ["ignore", "pipe", "pipe"],
+      cwd: options.projectDir ?? PROJECT_DIR,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
     });
     // The start's first lines (where DynamoDB Local is, the banner) and the latest ones: request
     // logs would otherwise push the former out.
@@ -93,7 +101,10 @@ export async function launchOffline(options: OfflineOptions, release: () => Prom
     const ready = Date.now() + READY_TIMEOUT_MS;
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`npm start exited before answering:\n${output}`);
-      const ok = await fetch(`${OFFLINE_URL}/version`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.ok, () => false);
+      const ok = await fetch(`${OFFLINE_URL}/version`, { signal: AbortSignal.timeout(5_000) }).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
       if (Date.now() > ready) throw new Error(`${OFFLINE_URL}/version did not answer in time:\n${output}`);
       await sleep(300);

@@ -41,7 +41,12 @@ export class ShellSession {
   private stderr = "";
 
   constructor(cwd: string, env: NodeJS.ProcessEnv) {
-    this.child = spawn("bash", ["--noprofile", "--norc", "-e", "-o", "pipefail"], { cwd, env: { ...env, NO_COLOR: "1" }, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    this.child = spawn("bash", ["--noprofile", "--norc", "-e", "-o", "pipefail"], {
+      cwd,
+      env: { ...env, NO_COLOR: "1" },
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
     this.child.stdout?.on("data", (c: Buffer) => (this.stdout += c.toString("utf8")));
     this.child.stderr?.on("data", (c: Buffer) => (this.stderr += c.toString("utf8")));
   }
@@ -50,7 +55,9 @@ export class ShellSession {
   run(script: string, timeoutMs: number): Promise<Output> {
     const { child } = this;
     if (child.exitCode !== null || child.signalCode !== null || !child.stdin) {
-      return Promise.reject(new Error(`the shell session ended (${child.exitCode ?? child.signalCode}) before this block:\n${script}\n${this.stderr.slice(-2000)}`));
+      return Promise.reject(
+        new Error(`the shell session ended (${child.exitCode ?? child.signalCode}) before this block:\n${script}\n${this.stderr.slice(-2000)}`),
+      );
     }
     const marker = `--- end of block ${randomUUID()} ---`;
     const from = { stdout: this.stdout.length, stderr: this.stderr.length };

@@ -52,7 +52,10 @@ export async function startSsmStub(parameters: Record<string, StubParameter>): P
       }
       const denied = input.Names.find((name) => stub.deny.has(name));
       if (denied) {
-        answer(400, { __type: "AccessDeniedException", message: `User: arn:aws:sts::123456789012:assumed-role/blog-prod/fn is not authorized to perform: ssm:GetParameters on resource: arn:aws:ssm:us-east-1:123456789012:parameter${denied}` });
+        answer(400, {
+          __type: "AccessDeniedException",
+          message: `User: arn:aws:sts::123456789012:assumed-role/blog-prod/fn is not authorized to perform: ssm:GetParameters on resource: arn:aws:ssm:us-east-1:123456789012:parameter${denied}`,
+        });
         return;
       }
       const held = input.Names.filter((name) => parameters[name] !== undefined);

@@ -20,22 +20,27 @@ export interface StackGrowth {
  */
 export function stackGrowth(stacks: Stack[], names: string[]): StackGrowth[] {
   const own = new Set(names.map((name) => `${name}sNestedStack`));
-  return stacks.filter((stack) => !own.has(stack.id)).map((stack) => {
-    const entries = Object.entries(stack.template.Resources);
-    let attributed = 0;
-    for (const entry of entries) {
-      const text = JSON.stringify(entry);
-      if (names.some((name) => text.includes(`"${name}`) || text.includes(`/${name}`))) attributed += 1;
-    }
-    const perModel = attributed / names.length;
-    const base = entries.length - attributed;
-    return { stack: stack.id, resources: entries.length, perModel, fit: perModel === 0 ? Infinity : Math.floor((STACK_CAP - base) / perModel) };
-  });
+  return stacks
+    .filter((stack) => !own.has(stack.id))
+    .map((stack) => {
+      const entries = Object.entries(stack.template.Resources);
+      let attributed = 0;
+      for (const entry of entries) {
+        const text = JSON.stringify(entry);
+        if (names.some((name) => text.includes(`"${name}`) || text.includes(`/${name}`))) attributed += 1;
+      }
+      const perModel = attributed / names.length;
+      const base = entries.length - attributed;
+      return { stack: stack.id, resources: entries.length, perModel, fit: perModel === 0 ? Infinity : Math.floor((STACK_CAP - base) / perModel) };
+    });
 }
 
 /** The cells after the first of the docs/deploying.md table row whose first cell is `label`. */
 export function documentedRow(page: string, label: string): string[] {
   const row = page.split("\n").find((line) => line.startsWith(`| ${label} |`));
   if (!row) throw new Error(`docs/deploying.md has no row '${label}'`);
-  return row.split("|").slice(2, -1).map((cell) => cell.trim());
+  return row
+    .split("|")
+    .slice(2, -1)
+    .map((cell) => cell.trim());
 }

@@ -69,7 +69,8 @@ export function unresolved(stacks: Stack[]): string[] {
         }
         if (reference.attribute.startsWith("Outputs.")) {
           const child = byId.get(target);
-          if (!child || !(reference.attribute.slice("Outputs.".length) in (child.Outputs ?? {}))) problems.push(`${id}/${where}: GetAtt ${target}.${reference.attribute}`);
+          if (!child || !(reference.attribute.slice("Outputs.".length) in (child.Outputs ?? {})))
+            problems.push(`${id}/${where}: GetAtt ${target}.${reference.attribute}`);
         }
       }
     }

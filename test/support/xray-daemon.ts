@@ -51,7 +51,12 @@ export async function startXrayDaemon(root: string) {
       process.env._X_AMZN_TRACE_ID = sampled;
       await work(sampled, parent);
       const mine = () => received.filter((packet) => packet.includes(`"parent_id":"${parent}"`));
-      await waitFor(() => mine().length, (n) => n >= count, `${count} subsegment(s) at the daemon`, 10_000);
+      await waitFor(
+        () => mine().length,
+        (n) => n >= count,
+        `${count} subsegment(s) at the daemon`,
+        10_000,
+      );
       return mine();
     },
     close(): void {

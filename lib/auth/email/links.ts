@@ -22,7 +22,8 @@ export function linkBase(service: string, type: string, options: LinkBaseSource,
   };
   if (raw === undefined) {
     // A Lambda runtime always sets AWS_EXECUTION_ENV: a deployed provider never starts without a base.
-    if (env.AWS_EXECUTION_ENV !== undefined) refuse("is required in a deployed stage (the API's public https URL, e.g. --param publicUrl=https://api.example.com)");
+    if (env.AWS_EXECUTION_ENV !== undefined)
+      refuse("is required in a deployed stage (the API's public https URL, e.g. --param publicUrl=https://api.example.com)");
     return undefined;
   }
   let url: URL;

@@ -127,6 +127,8 @@ export const OWASP_SCRYPT_FLOOR = { ln: 17, r: 8, p: 1 } as const;
 export function checkCost(service: string, type: string, cost: { ln: number; r: number; p: number }, env: NodeJS.ProcessEnv = process.env): void {
   const weaker = cost.ln < OWASP_SCRYPT_FLOOR.ln || cost.r < OWASP_SCRYPT_FLOOR.r || cost.p < OWASP_SCRYPT_FLOOR.p;
   if (weaker && env.AWS_EXECUTION_ENV !== undefined) {
-    throw new ConfigurationError(`Invalid application configuration:\n  service '${service}' (${type}): option 'password.cost' is below OWASP's floor (ln 17, r 8, p 1), which a Lambda runtime refuses`);
+    throw new ConfigurationError(
+      `Invalid application configuration:\n  service '${service}' (${type}): option 'password.cost' is below OWASP's floor (ln 17, r 8, p 1), which a Lambda runtime refuses`,
+    );
   }
 }

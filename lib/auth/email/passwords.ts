@@ -28,7 +28,13 @@ function personal(password: string, email: string, names: readonly string[]): bo
  * (`personal`); the most common passwords (`common`), unless a `verifier` decides instead.
  * `names`: the account's name fields (its username and name) as given or stored.
  */
-export async function checkPassword(app: Application, options: EmailProviderOptions["password"], password: string, email: string, names: readonly string[] = []): Promise<void> {
+export async function checkPassword(
+  app: Application,
+  options: EmailProviderOptions["password"],
+  password: string,
+  email: string,
+  names: readonly string[] = [],
+): Promise<void> {
   const { minLength, maxLength, pattern, common, personal: refusePersonal } = options.policy;
   const length = [...password].length;
   const problems: string[] = [];
@@ -37,7 +43,14 @@ export async function checkPassword(app: Application, options: EmailProviderOpti
   if (pattern && !new RegExp(pattern, "u").test(password)) problems.push(`must match ${pattern}`);
   if (refusePersonal !== false && personal(password, email, names)) problems.push("must not be or contain the account's email address or name");
   if (common !== false && !options.verifier && length <= maxLength && isCommonPassword(password)) problems.push("is one of the most commonly used passwords");
-  if (problems.length > 0) throw new AuthError(400, "PASSWORD_POLICY", "The password does not meet the policy", undefined, problems.map((message) => ({ path: "/password", message })));
+  if (problems.length > 0)
+    throw new AuthError(
+      400,
+      "PASSWORD_POLICY",
+      "The password does not meet the policy",
+      undefined,
+      problems.map((message) => ({ path: "/password", message })),
+    );
   if (options.verifier) {
     const service = app.service(options.verifier)?.service as Partial<PasswordVerifier> | undefined;
     if (typeof service?.verifyPassword !== "function") throw new Error(`password.verifier names '${options.verifier}', which has no verifyPassword()`);

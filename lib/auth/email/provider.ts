@@ -97,7 +97,12 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
    * say nothing either way) and gives back what the earlier limits counted, as does a transport
    * failure: only mails actually sent count.
    */
-  private async send(email: string, source: string | undefined, build: () => Promise<{ to: string; subject: string; text: string; html: string }>, preclaimed?: { claim: BudgetClaim | undefined }): Promise<void> {
+  private async send(
+    email: string,
+    source: string | undefined,
+    build: () => Promise<{ to: string; subject: string; text: string; html: string }>,
+    preclaimed?: { claim: BudgetClaim | undefined },
+  ): Promise<void> {
     const { resendDelay, mailsPerMinute, mailsPerSourcePerMinute } = this.options.throttle;
     const address = preclaimed ? preclaimed.claim : await this.throttle.claim(email, resendDelay);
     if (!address) {
@@ -177,7 +182,12 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
       if (!ident) return undefined;
       const { attempts } = this.gate(ident._loginAttempts, ident._lastLoginAttemptAt);
       try {
-        return await this.auth.idents.patch(ident, { _loginAttempts: attempts + 1, _lastLoginAttemptAt: new Date(this.now()).toISOString() }, [], ident[VERSION_FIELD]);
+        return await this.auth.idents.patch(
+          ident,
+          { _loginAttempts: attempts + 1, _lastLoginAttemptAt: new Date(this.now()).toISOString() },
+          [],
+          ident[VERSION_FIELD],
+        );
       } catch (error) {
         if (!(error instanceof PreconditionFailedError)) throw error;
       }
@@ -205,13 +215,18 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     const user = await users.get({ uuid: ident.user });
     const behavior = passwordOf(user);
     if (!user || !(await behavior.verify(password, this.options.password.cost, this.legacyPasswords))) return this.failed(email, "password");
-    if (this.options.verification === "before" && !ident.verifiedAt) throw new AuthError(403, "EMAIL_NOT_VERIFIED", "Confirm your email first: see the link we sent");
+    if (this.options.verification === "before" && !ident.verifiedAt)
+      throw new AuthError(403, "EMAIL_NOT_VERIFIED", "Confirm your email first: see the link we sent");
     await this.auth.idents.patch(ident, { _loginAttempts: 0 }, ["_lastLoginAttemptAt"]);
     if (behavior.needsRehash(this.options.password.cost)) {
       // Only over the version verified: a rehash must never put back a password changed meanwhile.
-      await users.patch({ uuid: ident.user }, { password: await hashPassword(password, this.options.password.cost) }, [], { expectedVersion: (user[VERSION_FIELD] as number | undefined) ?? 0 }).catch((error: unknown) => {
-        if (!(error instanceof PreconditionFailedError)) throw error;
-      });
+      await users
+        .patch({ uuid: ident.user }, { password: await hashPassword(password, this.options.password.cost) }, [], {
+          expectedVersion: (user[VERSION_FIELD] as number | undefined) ?? 0,
+        })
+        .catch((error: unknown) => {
+          if (!(error instanceof PreconditionFailedError)) throw error;
+        });
     }
     return this.auth.login(ident.user, "email", { ident: ident.uuid, generation });
   }
@@ -249,7 +264,10 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
    * is known or not. With the mailed token (or in `after`/`none` mode): creates the account and
    * logs in.
    */
-  async register(body: { email: string; password?: string; user?: Record<string, unknown>; token?: string }, source?: string): Promise<LoginResult | "MAIL_SENT"> {
+  async register(
+    body: { email: string; password?: string; user?: Record<string, unknown>; token?: string },
+    source?: string,
+  ): Promise<LoginResult | "MAIL_SENT"> {
     this.checkOpen();
     const email = this.normalize(body.email);
     this.checkDomain(email);
@@ -283,7 +301,13 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
   }
 
   private async sendVerification(email: string, user: string, source: string | undefined): Promise<void> {
-    await this.send(email, source, async () => verificationMail(this.app.name, email, this.link(`${this.options.url}/verify`, await this.tokens.sign({ purpose: "verify", email, sub: user }, this.options.tokens.verification))));
+    await this.send(email, source, async () =>
+      verificationMail(
+        this.app.name,
+        email,
+        this.link(`${this.options.url}/verify`, await this.tokens.sign({ purpose: "verify", email, sub: user }, this.options.tokens.verification)),
+      ),
+    );
   }
 
   /**
@@ -352,8 +376,15 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     const ident = await this.auth.idents.find("email", claims.email);
     if (!ident || ident.user !== claims.sub) throw invalid();
     await checkPassword(this.app, this.options.password, password, claims.email, namesOf(user));
-    await this.writeOverFingerprint(claims as EmailClaims & { sub: string }, user, { password: await hashPassword(password, this.options.password.cost) }, invalid);
-    await this.auth.idents.patch(ident, { _loginAttempts: 0, ...(ident.verifiedAt ? {} : { verifiedAt: new Date(this.now()).toISOString() }) }, ["_lastLoginAttemptAt"]);
+    await this.writeOverFingerprint(
+      claims as EmailClaims & { sub: string },
+      user,
+      { password: await hashPassword(password, this.options.password.cost) },
+      invalid,
+    );
+    await this.auth.idents.patch(ident, { _loginAttempts: 0, ...(ident.verifiedAt ? {} : { verifiedAt: new Date(this.now()).toISOString() }) }, [
+      "_lastLoginAttemptAt",
+    ]);
     const { generation } = await this.auth.sessions.revokeAll(claims.sub);
     await this.auth.publish("Authentication.PasswordChanged", { user: claims.sub, by: "recovery" });
     return this.auth.login(claims.sub, "email", { ident: ident.uuid, generation });
@@ -365,7 +396,12 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
    * changed meanwhile, refused once the password itself did. Of two uses of one link at once,
    * one sets the password and the other answers INVALID_TOKEN.
    */
-  private async writeOverFingerprint(claims: EmailClaims & { sub: string }, read: Record<string, unknown>, set: Record<string, unknown>, invalid: () => Error): Promise<void> {
+  private async writeOverFingerprint(
+    claims: EmailClaims & { sub: string },
+    read: Record<string, unknown>,
+    set: Record<string, unknown>,
+    invalid: () => Error,
+  ): Promise<void> {
     const users = this.app.repository(this.auth.identityModel());
     let user: Record<string, unknown> | undefined = read;
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -393,7 +429,8 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     const ident = (await this.auth.idents.listByUser(userId)).find((i) => i.provider === "email");
     const users = this.app.repository(this.auth.identityModel());
     const user = ident ? await users.get({ uuid: userId }) : undefined;
-    if (!ident || !user || !(await passwordOf(user).verify(current, this.options.password.cost, this.legacyPasswords))) throw new AuthError(401, "INVALID_CREDENTIALS", "The current password is wrong");
+    if (!ident || !user || !(await passwordOf(user).verify(current, this.options.password.cost, this.legacyPasswords)))
+      throw new AuthError(401, "INVALID_CREDENTIALS", "The current password is wrong");
     await checkPassword(this.app, this.options.password, next, ident.email ?? "", namesOf(user));
     await users.patch({ uuid: userId }, { password: await hashPassword(next, this.options.password.cost) }, []);
     // Every session ends, the caller's (and its count) included; the new one is opened under the new generation.

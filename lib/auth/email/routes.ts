@@ -32,16 +32,30 @@ export function emailRoutes(provider: EmailPasswordProvider): AuthRoute[] {
   const id = (suffix: string) => `auth-${url.replace(/^\/auth\//, "").replace(/[^a-z0-9]+/g, "-")}-${suffix}`;
   return [
     {
-      method: "POST", path: `${url}/login`, id: id("login"), operation: "Auth.Email.Login", summary: "Logs in with email and password",
+      method: "POST",
+      path: `${url}/login`,
+      id: id("login"),
+      operation: "Auth.Email.Login",
+      summary: "Logs in with email and password",
       // 403 EMAIL_NOT_VERIFIED exists in `before` mode only (an unverified ident: v3 data); 429 is the login delay and lockout.
-      contract: { caller: "none", store: true, body: stringBody(LOGIN), errors: [401, 429, ...(provider.options.verification === "before" ? [403] : [])], answers: { 200: TOKENS } },
+      contract: {
+        caller: "none",
+        store: true,
+        body: stringBody(LOGIN),
+        errors: [401, 429, ...(provider.options.verification === "before" ? [403] : [])],
+        answers: { 200: TOKENS },
+      },
       handle: async ({ http }) => {
         const { email, password } = stringFields(http, LOGIN);
         return loggedIn(await provider.login(email, password));
       },
     },
     {
-      method: "POST", path: `${url}/register`, id: id("register"), operation: "Auth.Email.Register", summary: "Registers (or, in `before` mode without token, mails a registration link)",
+      method: "POST",
+      path: `${url}/register`,
+      id: id("register"),
+      operation: "Auth.Email.Register",
+      summary: "Registers (or, in `before` mode without token, mails a registration link)",
       contract: {
         caller: "none",
         store: true,
@@ -63,12 +77,26 @@ export function emailRoutes(provider: EmailPasswordProvider): AuthRoute[] {
       },
     },
     {
-      method: "GET", path: `${url}/verify`, id: id("verify"), operation: "Auth.Email.Verify", summary: "The verification link: redirects to redirects.verified, .confirm (LOGIN_REQUIRED), .register or .failure",
-      contract: { caller: "optional", store: true, query: { token: "The mailed token" }, errors: [], answers: { 302: REDIRECT("To the page for the outcome (`reason` on failure)") } },
+      method: "GET",
+      path: `${url}/verify`,
+      id: id("verify"),
+      operation: "Auth.Email.Verify",
+      summary: "The verification link: redirects to redirects.verified, .confirm (LOGIN_REQUIRED), .register or .failure",
+      contract: {
+        caller: "optional",
+        store: true,
+        query: { token: "The mailed token" },
+        errors: [],
+        answers: { 302: REDIRECT("To the page for the outcome (`reason` on failure)") },
+      },
       handle: async ({ http, identity }) => redirect(await provider.verifyLink(http.query.token, (await identity()).userId)),
     },
     {
-      method: "POST", path: `${url}/verification`, id: id("verification"), operation: "Auth.Email.StartVerification", summary: "Mails a verification link",
+      method: "POST",
+      path: `${url}/verification`,
+      id: id("verification"),
+      operation: "Auth.Email.StartVerification",
+      summary: "Mails a verification link",
       contract: { caller: "optional", store: true, body: stringBody(EMAIL), errors: [403], answers: { 202: ACCEPTED_ANSWER } },
       handle: async ({ http, identity }) => {
         const { email } = stringFields(http, EMAIL);
@@ -77,12 +105,26 @@ export function emailRoutes(provider: EmailPasswordProvider): AuthRoute[] {
       },
     },
     {
-      method: "GET", path: `${url}/recover`, id: id("recover-link"), operation: "Auth.Password.RecoverLink", summary: "The recovery link: redirects to redirects.recover with the same token",
-      contract: { caller: "none", store: false, query: { token: "The mailed token" }, errors: [], answers: { 302: REDIRECT("To redirects.recover with the token, or redirects.failure without one") } },
+      method: "GET",
+      path: `${url}/recover`,
+      id: id("recover-link"),
+      operation: "Auth.Password.RecoverLink",
+      summary: "The recovery link: redirects to redirects.recover with the same token",
+      contract: {
+        caller: "none",
+        store: false,
+        query: { token: "The mailed token" },
+        errors: [],
+        answers: { 302: REDIRECT("To redirects.recover with the token, or redirects.failure without one") },
+      },
       handle: async ({ http }) => redirect(await provider.recoverLink(http.query.token)),
     },
     {
-      method: "POST", path: "/auth/password/recovery", id: "auth-password-recovery", operation: "Auth.Password.StartRecovery", summary: "Mails a password recovery link",
+      method: "POST",
+      path: "/auth/password/recovery",
+      id: "auth-password-recovery",
+      operation: "Auth.Password.StartRecovery",
+      summary: "Mails a password recovery link",
       contract: { caller: "none", store: true, body: stringBody(EMAIL), errors: [], answers: { 202: ACCEPTED_ANSWER } },
       handle: async ({ http }) => {
         const { email } = stringFields(http, EMAIL);
@@ -91,7 +133,11 @@ export function emailRoutes(provider: EmailPasswordProvider): AuthRoute[] {
       },
     },
     {
-      method: "POST", path: "/auth/password/recover", id: "auth-password-recover", operation: "Auth.Password.Recover", summary: "Sets a new password with the mailed token; ends every session",
+      method: "POST",
+      path: "/auth/password/recover",
+      id: "auth-password-recover",
+      operation: "Auth.Password.Recover",
+      summary: "Sets a new password with the mailed token; ends every session",
       contract: { caller: "none", store: true, body: stringBody(RECOVER), errors: [], answers: { 200: TOKENS } },
       handle: async ({ http }) => {
         const { token, password } = stringFields(http, RECOVER);
@@ -99,7 +145,11 @@ export function emailRoutes(provider: EmailPasswordProvider): AuthRoute[] {
       },
     },
     {
-      method: "POST", path: "/auth/password/change", id: "auth-password-change", operation: "Auth.Password.Change", summary: "Changes the password; ends the other sessions and earlier access tokens",
+      method: "POST",
+      path: "/auth/password/change",
+      id: "auth-password-change",
+      operation: "Auth.Password.Change",
+      summary: "Changes the password; ends the other sessions and earlier access tokens",
       contract: { caller: "user", store: true, body: stringBody(CHANGE), errors: [403], answers: { 200: TOKENS } },
       handle: async ({ http, identity }) => {
         const { userId, sessionId } = await identity();

@@ -6,7 +6,10 @@ class ServerlessError extends Error {}
 
 function pluginFor(stage: string, environment: Record<string, unknown>, withEmail = true) {
   const path = withEmail ? "/auth/password/recovery" : "/auth/me";
-  const serverless = { classes: { Error: ServerlessError }, service: { provider: { stage, environment }, functions: { auth: { events: [{ httpApi: { method: "POST", path } }] } } } };
+  const serverless = {
+    classes: { Error: ServerlessError },
+    service: { provider: { stage, environment }, functions: { auth: { events: [{ httpApi: { method: "POST", path } }] } } },
+  };
   const plugin = new EmailPublicUrlPlugin(serverless as unknown as Serverless);
   return () => plugin.hooks["before:package:initialize"]?.();
 }

@@ -19,5 +19,8 @@ function ipv6Prefix64(address: string): string {
   const left = head === "" ? [] : head.split(":");
   const right = tail === undefined || tail === "" ? [] : tail.split(":");
   const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(8 - left.length - right.length, 0)).fill("0"), ...right];
-  return groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":");
+  return groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ""))
+    .join(":");
 }

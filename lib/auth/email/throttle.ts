@@ -24,7 +24,11 @@ export class MailThrottle {
     const row = { lastSentAt: new Date(this.now()).toISOString(), expiresAt: nowS + Math.max(resendDelaySeconds, 1) };
     const claimed = (written: Record<string, unknown>): BudgetClaim => ({
       // Only the row this claim wrote: a later claim's row stays.
-      release: () => this.sessions.delete({ id }, { expectedVersion: written[VERSION_FIELD] as number }).then(() => undefined, () => undefined),
+      release: () =>
+        this.sessions.delete({ id }, { expectedVersion: written[VERSION_FIELD] as number }).then(
+          () => undefined,
+          () => undefined,
+        ),
     });
     try {
       return claimed(await this.sessions.create({ id, ...row }));

@@ -29,7 +29,11 @@ export class EmailTokens {
   sign(claims: EmailClaims, lifetimeSeconds: number): Promise<string> {
     const iat = Math.floor(this.now() / 1000);
     const { purpose, sub, ...rest } = claims;
-    const jwt = new SignJWT({ ...rest }).setProtectedHeader({ alg: "HS256" }).setAudience(this.audience(purpose)).setIssuedAt(iat).setExpirationTime(iat + lifetimeSeconds);
+    const jwt = new SignJWT({ ...rest })
+      .setProtectedHeader({ alg: "HS256" })
+      .setAudience(this.audience(purpose))
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + lifetimeSeconds);
     return (sub ? jwt.setSubject(sub) : jwt).sign(this.key);
   }
 

@@ -155,7 +155,11 @@ function exchangeRefusal(provider: IdpProvider, error: unknown): IdpRefusal {
 function failed(provider: IdpProvider, error: unknown, request: HttpRequest): HttpResponse {
   countEvent("LoginFailures");
   const reason: IdpReason | string =
-    error instanceof IdpRefusal ? error.reason : typeof (error as { reason?: unknown }).reason === "string" ? String((error as { reason: string }).reason) : "LOGIN_FAILED";
+    error instanceof IdpRefusal
+      ? error.reason
+      : typeof (error as { reason?: unknown }).reason === "string"
+        ? String((error as { reason: string }).reason)
+        : "LOGIN_FAILED";
   if (error instanceof IdpRefusal || reason !== "LOGIN_FAILED") {
     log.warn("idp login refused", { requestId: request.requestId, reason, detail: error instanceof IdpRefusal ? error.detail : (error as Error).message });
   } else {

@@ -58,13 +58,15 @@ export class IdTokenKeys {
    * including the functions that never see an ID token.
    */
   private load(): Promise<LoadedVerifier> {
-    this.loaded ??= Promise.all([import("aws-jwt-verify"), import("aws-jwt-verify/jwk"), import("aws-jwt-verify/error")]).then(([{ JwtVerifier }, { SimpleJwksCache }, errors]) => {
-      const cache = new SimpleJwksCache({ fetcher: new JwksFetcher(this.options.fetch ?? fetch, this.options.timeoutMs) });
-      const verifier = JwtVerifier.create({ issuer: this.issuer, jwksUri: this.jwksUri, graceSeconds: this.options.graceSeconds }, { jwksCache: cache });
-      // A key set that cannot be fetched or is no key set: the provider is at fault, not the token.
-      const keysError = (error: unknown) => error instanceof errors.FetchError || error instanceof errors.JwksValidationError;
-      return { verify: (token: string, audiences: string[]) => verifier.verify(token, { audience: audiences }), keysError };
-    });
+    this.loaded ??= Promise.all([import("aws-jwt-verify"), import("aws-jwt-verify/jwk"), import("aws-jwt-verify/error")]).then(
+      ([{ JwtVerifier }, { SimpleJwksCache }, errors]) => {
+        const cache = new SimpleJwksCache({ fetcher: new JwksFetcher(this.options.fetch ?? fetch, this.options.timeoutMs) });
+        const verifier = JwtVerifier.create({ issuer: this.issuer, jwksUri: this.jwksUri, graceSeconds: this.options.graceSeconds }, { jwksCache: cache });
+        // A key set that cannot be fetched or is no key set: the provider is at fault, not the token.
+        const keysError = (error: unknown) => error instanceof errors.FetchError || error instanceof errors.JwksValidationError;
+        return { verify: (token: string, audiences: string[]) => verifier.verify(token, { audience: audiences }), keysError };
+      },
+    );
     return this.loaded;
   }
 

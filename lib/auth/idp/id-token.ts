@@ -62,7 +62,8 @@ export async function verifyIdToken(token: string, keys: IdTokenKeys, expect: Id
       throw new IdpRefusal("EMAIL_DOMAIN_NOT_ALLOWED", "email domain not in allowedEmailDomains");
     }
     // The domain of an address nobody checked proves nothing about who holds the account.
-    if (!expect.allowUnverifiedEmailDomains && !emailVerified(claims)) throw new IdpRefusal("EMAIL_NOT_VERIFIED", "allowedEmailDomains needs an email the provider marks verified");
+    if (!expect.allowUnverifiedEmailDomains && !emailVerified(claims))
+      throw new IdpRefusal("EMAIL_NOT_VERIFIED", "allowedEmailDomains needs an email the provider marks verified");
   }
   return claims;
 }

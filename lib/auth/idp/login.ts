@@ -33,7 +33,15 @@ export async function loginAs(
   const email = typeof claims.email === "string" ? claims.email.trim().toLowerCase() : undefined;
   const result = await auth.loginWithProvider(
     ctx,
-    { provider: "idp", providerUid: claims.sub, issuer: provider.options.issuer, ...(email ? { email } : {}), emailVerified: verified, profile: profileOf(claims), tokens },
+    {
+      provider: "idp",
+      providerUid: claims.sub,
+      issuer: provider.options.issuer,
+      ...(email ? { email } : {}),
+      emailVerified: verified,
+      profile: profileOf(claims),
+      tokens,
+    },
     { trustEmailVerification: provider.options.trustEmailVerification },
   );
   await publish(app, "IdpAuth.Tokens", { tokens, context: ctx, user: result.user, provider: provider.name });

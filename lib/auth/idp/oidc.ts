@@ -5,8 +5,18 @@ import { Capability } from "../../core/capability.ts";
 /** The part of openid-client the provider runs (named, so that the rest of the library is not bundled). */
 export type OpenIdProtocol = Pick<
   typeof OpenIdClient,
-  | "allowInsecureRequests" | "authorizationCodeGrant" | "AuthorizationResponseError" | "buildAuthorizationUrl" | "calculatePKCECodeChallenge"
-  | "ClientSecretBasic" | "customFetch" | "discovery" | "randomNonce" | "randomPKCECodeVerifier" | "randomState" | "ResponseBodyError"
+  | "allowInsecureRequests"
+  | "authorizationCodeGrant"
+  | "AuthorizationResponseError"
+  | "buildAuthorizationUrl"
+  | "calculatePKCECodeChallenge"
+  | "ClientSecretBasic"
+  | "customFetch"
+  | "discovery"
+  | "randomNonce"
+  | "randomPKCECodeVerifier"
+  | "randomState"
+  | "ResponseBodyError"
 >;
 
 /**

@@ -5,13 +5,16 @@ import { inProcess } from "../../../test/support/parts.ts";
 
 function configure(options: Record<string, unknown>): () => Application {
   return () =>
-    new Application({
-      name: "t",
-      version: "1",
-      models: [],
-      serviceTypes: [IdpProvider],
-      services: { login: { type: "Webda/IdpProvider", ...options } },
-    }, inProcess);
+    new Application(
+      {
+        name: "t",
+        version: "1",
+        models: [],
+        serviceTypes: [IdpProvider],
+        services: { login: { type: "Webda/IdpProvider", ...options } },
+      },
+      inProcess,
+    );
 }
 
 const valid = {
@@ -29,7 +32,9 @@ describe("Framework/IdpProvider options", () => {
   });
 
   it("refuses to start without redirects.success or redirects.failure", () => {
-    expect(configure({ ...valid, redirects: { success: "https://app.example/ok" } })).toThrow(/service 'login' \(Framework\/IdpProvider\): option 'redirects.failure' is required/);
+    expect(configure({ ...valid, redirects: { success: "https://app.example/ok" } })).toThrow(
+      /service 'login' \(Framework\/IdpProvider\): option 'redirects.failure' is required/,
+    );
     expect(configure({ ...valid, redirects: { failure: "https://app.example/f" } })).toThrow(/option 'redirects.success' is required/);
     const { redirects: _omitted, ...withoutRedirects } = valid;
     expect(configure(withoutRedirects)).toThrow(/option 'redirects' is required/);
@@ -42,7 +47,11 @@ describe("Framework/IdpProvider options", () => {
     ["project_id", { project_id: "p" }, /'project_id' was removed in v4: .*issuer/],
     ["whitelist", { whitelist: ["^https://.*"] }, /'whitelist' was removed in v4: use `authorized_uris`/],
     ["defaults", { defaults: {} }, /'defaults' was removed in v4: use `redirects.success` and `redirects.failure`/],
-    ["redirects.use_referer", { redirects: { ...valid.redirects, use_referer: true } }, /'redirects.use_referer' was removed in v4: use the `redirect` query parameter/],
+    [
+      "redirects.use_referer",
+      { redirects: { ...valid.redirects, use_referer: true } },
+      /'redirects.use_referer' was removed in v4: use the `redirect` query parameter/,
+    ],
   ])("refuses the removed v3 option %s, saying what replaces it", (_name, extra, message) => {
     expect(configure({ ...valid, ...extra })).toThrow(message);
   });
@@ -50,7 +59,9 @@ describe("Framework/IdpProvider options", () => {
   it("refuses URLs that are not absolute http(s), a scope without openid, unknown options", () => {
     expect(configure({ ...valid, authorized_uris: ["/relative"] })).toThrow(/authorized_uris.0/);
     expect(configure({ ...valid, authorized_uris: ["javascript:alert(1)"] })).toThrow(/authorized_uris.0' must be an http\(s\) URL/);
-    expect(configure({ ...valid, redirects: { success: "https://u:p@app.example/", failure: "https://app.example/f" } })).toThrow(/redirects.success' must not carry credentials/);
+    expect(configure({ ...valid, redirects: { success: "https://u:p@app.example/", failure: "https://app.example/f" } })).toThrow(
+      /redirects.success' must not carry credentials/,
+    );
     expect(configure({ ...valid, scope: "email profile" })).toThrow(/'scope' must include openid/);
     expect(configure({ ...valid, clientSecret: "in-source" })).toThrow(/'clientSecret' is not an option of this type/);
     expect(configure({ ...valid, url: "auth/idp" })).toThrow(/option 'url'/);

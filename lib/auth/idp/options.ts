@@ -84,7 +84,9 @@ export function checkIdpOptions(serviceName: string, options: IdpOptions): void 
   }
   if (!options.scope.split(/\s+/).includes("openid")) problems.push("option 'scope' must include openid");
   if (problems.length > 0) {
-    throw new ConfigurationError(`Invalid application configuration:\n  ${problems.map((p) => `service '${serviceName}' (Framework/IdpProvider): ${p}`).join("\n  ")}`);
+    throw new ConfigurationError(
+      `Invalid application configuration:\n  ${problems.map((p) => `service '${serviceName}' (Framework/IdpProvider): ${p}`).join("\n  ")}`,
+    );
   }
 }
 

@@ -7,7 +7,11 @@ import { tokenLogin } from "./token-login.ts";
 export const TOKEN_PATH = "/auth/idp/token";
 
 function routeId(url: string, suffix: string): string {
-  return `auth-${url.replace(/^\/auth\//, "").replace(/^\//, "").replace(/[^A-Za-z0-9]+/g, "-").toLowerCase()}-${suffix}`.slice(0, 40);
+  return `auth-${url
+    .replace(/^\/auth\//, "")
+    .replace(/^\//, "")
+    .replace(/[^A-Za-z0-9]+/g, "-")
+    .toLowerCase()}-${suffix}`.slice(0, 40);
 }
 
 /**
@@ -21,24 +25,50 @@ export function idpRoutes(provider: IdpProvider): AuthRoute[] {
   const url = provider.options.url;
   const routes: AuthRoute[] = [
     {
-      method: "GET", path: url, id: routeId(url, "start"), operation: "Auth.Idp.Start", csrfExempt: true,
+      method: "GET",
+      path: url,
+      id: routeId(url, "start"),
+      operation: "Auth.Idp.Start",
+      csrfExempt: true,
       summary: "Starts the browser flow (PKCE, nonce); optional `redirect` checked against authorized_uris",
       // Every failure (the provider unreachable) is a redirect to redirects.failure too.
-      contract: { caller: "none", store: false, query: { redirect: "Where to land after the login: one of authorized_uris, else redirects.success" }, errors: [], answers: { 302: { description: "To the provider's authorization endpoint (the state cookie set), or redirects.failure", redirect: true, cookie: true } } },
+      contract: {
+        caller: "none",
+        store: false,
+        query: { redirect: "Where to land after the login: one of authorized_uris, else redirects.success" },
+        errors: [],
+        answers: {
+          302: { description: "To the provider's authorization endpoint (the state cookie set), or redirects.failure", redirect: true, cookie: true },
+        },
+      },
       handle: ({ http }) => startFlow(provider, http),
     },
     {
-      method: "GET", path: provider.callbackPath, id: routeId(url, "callback"), operation: "Auth.Idp.Callback", csrfExempt: true,
+      method: "GET",
+      path: provider.callbackPath,
+      id: routeId(url, "callback"),
+      operation: "Auth.Idp.Callback",
+      csrfExempt: true,
       summary: "Completes the browser flow, then redirects to the target (or redirects.failure with a reason)",
       // Every refusal, and any error after the state check, ends on redirects.failure?reason=.
-      contract: { caller: "none", store: false, query: { code: "The provider's authorization code", state: "The state the flow started with", error: "The provider's refusal" }, errors: [], answers: { 302: { description: "To the target, logged in (session cookie), or redirects.failure?reason=", redirect: true, cookie: true } } },
+      contract: {
+        caller: "none",
+        store: false,
+        query: { code: "The provider's authorization code", state: "The state the flow started with", error: "The provider's refusal" },
+        errors: [],
+        answers: { 302: { description: "To the target, logged in (session cookie), or redirects.failure?reason=", redirect: true, cookie: true } },
+      },
       handle: ({ app, http }) => completeFlow(app, provider, http),
     },
   ];
   const all = idpProviders(provider.app.services());
   if (all[0] === provider) {
     routes.push({
-      method: "POST", path: TOKEN_PATH, id: "auth-idp-token", operation: "Auth.Idp.Token", csrfExempt: true,
+      method: "POST",
+      path: TOKEN_PATH,
+      id: "auth-idp-token",
+      operation: "Auth.Idp.Token",
+      csrfExempt: true,
       summary: "Logs in with an ID token: body {tokens: {id_token, ...}} or {token}",
       contract: {
         caller: "none",

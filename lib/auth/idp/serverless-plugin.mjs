@@ -47,7 +47,9 @@ export default class IdpSecretPlugin {
     if (!this.usesIdp()) return;
     // A value on the command line would sit in the template and the functions' configuration.
     if (paramGiven(this.serverless, "idpClientSecret")) {
-      throw new this.serverless.classes.Error(`Stage '${stage}' takes the Idp client secret from SSM Parameter Store, never as a value: instead of --param idpClientSecret=..., store it as a SecureString and pass --param ${SECRET[0]}=<parameter name> (docs/deploying.md, "Secrets")`);
+      throw new this.serverless.classes.Error(
+        `Stage '${stage}' takes the Idp client secret from SSM Parameter Store, never as a value: instead of --param idpClientSecret=..., store it as a SecureString and pass --param ${SECRET[0]}=<parameter name> (docs/deploying.md, "Secrets")`,
+      );
     }
     const env = this.serverless.service.provider.environment ?? {};
     const missing = REQUIRED.filter(([name]) => absent(env[name]));

@@ -4,14 +4,21 @@ import type { Serverless } from "../../core/serverless-host.ts";
 
 class ServerlessError extends Error {}
 
-function pluginFor(stage: string, environment: Record<string, unknown>, withIdp = true, { secretParameter = "/blog/prod/idp-client-secret" as string | null, params = [] as string[] } = {}) {
+function pluginFor(
+  stage: string,
+  environment: Record<string, unknown>,
+  withIdp = true,
+  { secretParameter = "/blog/prod/idp-client-secret" as string | null, params = [] as string[] } = {},
+) {
   const serverless = {
     classes: { Error: ServerlessError },
     processedInput: { options: { param: params } },
     service: {
       custom: { secrets: { parameters: { IDP_CLIENT_SECRET: secretParameter } } },
       provider: { stage, environment },
-      functions: withIdp ? { "auth-idp-token": { events: [{ httpApi: { method: "POST", path: "/auth/idp/token" } }] } } : { "auth-me": { events: [{ httpApi: { method: "GET", path: "/auth/me" } }] } },
+      functions: withIdp
+        ? { "auth-idp-token": { events: [{ httpApi: { method: "POST", path: "/auth/idp/token" } }] } }
+        : { "auth-me": { events: [{ httpApi: { method: "GET", path: "/auth/me" } }] } },
     },
   };
   const plugin = new IdpSecretPlugin(serverless as unknown as Serverless);
@@ -28,7 +35,9 @@ describe("packaging a stage with an Idp", () => {
   });
 
   it("refuses the client secret's value given the old way, naming the parameter that replaces it", () => {
-    expect(pluginFor("prod", complete, true, { params: ["idpClientSecret=s3cret"] })).toThrow(/never as a value: instead of --param idpClientSecret=\.\.\., .* --param idpClientSecretParameter=/);
+    expect(pluginFor("prod", complete, true, { params: ["idpClientSecret=s3cret"] })).toThrow(
+      /never as a value: instead of --param idpClientSecret=\.\.\., .* --param idpClientSecretParameter=/,
+    );
     expect(pluginFor("prod", complete, true, { params: ["idpClientSecret=s3cret"] })).not.toThrow(/s3cret/);
   });
 

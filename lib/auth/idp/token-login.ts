@@ -51,7 +51,8 @@ function readBody(request: HttpRequest): { idToken: string; tokens: Record<strin
   // Required even for an empty body: a form post from another site must not reach the login.
   if (!isJson(request)) throw new HttpError(415, "UNSUPPORTED_MEDIA_TYPE", "Send the body as application/json");
   const body = readJsonBody(request);
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ValidationError([{ path: "/", message: "must be an object with tokens or token" }]);
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new ValidationError([{ path: "/", message: "must be an object with tokens or token" }]);
   const { tokens, token, ...rest } = body as Record<string, unknown>;
   const extra = Object.keys(rest);
   if (extra.length > 0) throw new ValidationError(extra.map((k) => ({ path: `/${k}`, message: "is not accepted" })));
@@ -100,12 +101,18 @@ export async function tokenLogin(app: Application, providers: readonly IdpProvid
     if (!(error instanceof IdpRefusal)) throw error;
     countEvent("LoginFailures");
     log.warn("idp token login refused", { requestId: request.requestId, reason: error.reason, detail: error.detail });
-    if (error.reason === "PROVIDER_UNAVAILABLE") throw new IdpTokenError(503, "INTERNAL_SERVER_ERROR", error.reason, MESSAGES.PROVIDER_UNAVAILABLE ?? "", PROVIDER_RETRY_SECONDS);
+    if (error.reason === "PROVIDER_UNAVAILABLE")
+      throw new IdpTokenError(503, "INTERNAL_SERVER_ERROR", error.reason, MESSAGES.PROVIDER_UNAVAILABLE ?? "", PROVIDER_RETRY_SECONDS);
     if (error.reason === "LOGIN_FAILED") {
       log.error("idp token login failed", { requestId: request.requestId, ...errorFields(error) });
       throw error;
     }
     const status = error.reason === "ID_TOKEN_INVALID" ? 401 : 403;
-    throw new IdpTokenError(status, status === 401 ? "UNAUTHENTICATED" : "PERMISSION_DENIED", error.reason, MESSAGES[error.reason] ?? "The ID token is not valid");
+    throw new IdpTokenError(
+      status,
+      status === 401 ? "UNAUTHENTICATED" : "PERMISSION_DENIED",
+      error.reason,
+      MESSAGES[error.reason] ?? "The ID token is not valid",
+    );
   }
 }

@@ -26,15 +26,22 @@ export class SesTransport implements MailTransport {
     }
     // SES names a refused recipient in its message (suppression list, sandbox): the error that
     // reaches the request's error log line says the digest instead.
-    await this.client.send(
-      new SendEmailCommand({
-        FromEmailAddress: this.from,
-        Destination: { ToAddresses: [mail.to] },
-        Content: { Simple: { Subject: { Data: mail.subject, Charset: "UTF-8" }, Body: { Text: { Data: mail.text, Charset: "UTF-8" }, Html: { Data: mail.html, Charset: "UTF-8" } } } },
-      }),
-    ).catch((error: unknown) => {
-      throw withoutAddress(error, mail.to);
-    });
+    await this.client
+      .send(
+        new SendEmailCommand({
+          FromEmailAddress: this.from,
+          Destination: { ToAddresses: [mail.to] },
+          Content: {
+            Simple: {
+              Subject: { Data: mail.subject, Charset: "UTF-8" },
+              Body: { Text: { Data: mail.text, Charset: "UTF-8" }, Html: { Data: mail.html, Charset: "UTF-8" } },
+            },
+          },
+        }),
+      )
+      .catch((error: unknown) => {
+        throw withoutAddress(error, mail.to);
+      });
     log.info("mail sent", { to: loggedRecipient(mail.to), subject: mail.subject });
   }
 }

@@ -12,15 +12,33 @@ function mail(to: string, subject: string, intro: string, link: string, outro: s
 }
 
 export function verificationMail(app: string, to: string, link: string): Mail {
-  return mail(to, `${app}: confirm your email`, `Open this link to confirm your email address for ${app}:`, link, "If you did not ask for this, ignore this mail.");
+  return mail(
+    to,
+    `${app}: confirm your email`,
+    `Open this link to confirm your email address for ${app}:`,
+    link,
+    "If you did not ask for this, ignore this mail.",
+  );
 }
 
 export function registrationMail(app: string, to: string, link: string): Mail {
-  return mail(to, `${app}: finish your registration`, `Open this link to finish creating your ${app} account:`, link, "If you did not ask for this, ignore this mail.");
+  return mail(
+    to,
+    `${app}: finish your registration`,
+    `Open this link to finish creating your ${app} account:`,
+    link,
+    "If you did not ask for this, ignore this mail.",
+  );
 }
 
 export function recoveryMail(app: string, to: string, link: string): Mail {
-  return mail(to, `${app}: reset your password`, `Open this link to choose a new password for ${app}:`, link, "If you did not ask for this, ignore this mail: your password stays as it is.");
+  return mail(
+    to,
+    `${app}: reset your password`,
+    `Open this link to choose a new password for ${app}:`,
+    link,
+    "If you did not ask for this, ignore this mail: your password stays as it is.",
+  );
 }
 
 export function accountExistsMail(app: string, to: string): Mail {
@@ -34,8 +52,9 @@ export function accountExistsMail(app: string, to: string): Mail {
  * same throttle bounds both: one mail per address per resendDelay).
  */
 export function nothingToDoMail(app: string, to: string, asked: "recovery" | "verification"): Mail {
-  const text = asked === "recovery"
-    ? `Someone (maybe you) asked to reset the ${app} password of this email, but no ${app} account uses it. If it was not you, ignore this mail.`
-    : `Someone (maybe you) asked to confirm this email for ${app}, but there is nothing to confirm: no unverified ${app} account of yours uses it. If it was not you, ignore this mail.`;
+  const text =
+    asked === "recovery"
+      ? `Someone (maybe you) asked to reset the ${app} password of this email, but no ${app} account uses it. If it was not you, ignore this mail.`
+      : `Someone (maybe you) asked to confirm this email for ${app}, but there is nothing to confirm: no unverified ${app} account of yours uses it. If it was not you, ignore this mail.`;
   return { to, subject: `${app}: nothing to ${asked === "recovery" ? "reset" : "confirm"}`, text: `${text}\n`, html: `<p>${escape(text)}</p>` };
 }

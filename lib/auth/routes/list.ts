@@ -17,4 +17,3 @@ export function authRoutes(app: Application): AuthRoute[] {
   if (!authenticationOf(app)) return [];
   return [...sessionRoutes(), ...app.services().flatMap((e) => (hasRoutes(e.service) ? e.service.authRoutes() : []))];
 }
-

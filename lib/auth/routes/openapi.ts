@@ -48,7 +48,11 @@ function responses(contract: AuthContract): Json {
     };
   }
   for (const status of authErrorStatuses(contract)) {
-    out[String(status)] = { description: ERRORS[status] ?? "Error", ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}), content: json(schemaRef("AuthError")) };
+    out[String(status)] = {
+      description: ERRORS[status] ?? "Error",
+      ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
+      content: json(schemaRef("AuthError")),
+    };
   }
   return out;
 }
@@ -82,7 +86,9 @@ function operation(route: AuthRoute): Json {
     summary: route.summary,
     security: SECURITY[contract.caller],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(contract.body ? { requestBody: { required: true, content: { "application/json": { schema: contract.body, example: bodyExample(contract.body) } } } } : {}),
+    ...(contract.body
+      ? { requestBody: { required: true, content: { "application/json": { schema: contract.body, example: bodyExample(contract.body) } } } }
+      : {}),
     responses: responses(contract),
   };
 }
@@ -166,7 +172,11 @@ export function authOpenApiComponents(app: Application): Json {
       properties: {
         keys: {
           type: "array",
-          items: { type: "object", required: ["kty", "kid", "alg", "use"], properties: { kty: string, crv: string, x: string, kid: string, alg: string, use: { const: "sig" } } },
+          items: {
+            type: "object",
+            required: ["kty", "kid", "alg", "use"],
+            properties: { kty: string, crv: string, x: string, kid: string, alg: string, use: { const: "sig" } },
+          },
         },
       },
     },
@@ -176,7 +186,11 @@ export function authOpenApiComponents(app: Application): Json {
       properties: {
         providers: {
           type: "array",
-          items: { type: "object", required: ["name", "provider", "url"], properties: { name: string, provider: { enum: ["email", "idp"] }, url: string, verification: string, registration: string, issuer: string } },
+          items: {
+            type: "object",
+            required: ["name", "provider", "url"],
+            properties: { name: string, provider: { enum: ["email", "idp"] }, url: string, verification: string, registration: string, issuer: string },
+          },
         },
       },
     },
@@ -189,20 +203,38 @@ export function authOpenApiComponents(app: Application): Json {
           items: {
             type: "object",
             required: ["uuid", "provider", "providerUid", "email", "verifiedAt", "createdAt"],
-            properties: { uuid: string, provider: string, providerUid: string, email: nullable(string), verifiedAt: nullable({ type: "string", format: "date-time" }), createdAt: { type: "string", format: "date-time" } },
+            properties: {
+              uuid: string,
+              provider: string,
+              providerUid: string,
+              email: nullable(string),
+              verifiedAt: nullable({ type: "string", format: "date-time" }),
+              createdAt: { type: "string", format: "date-time" },
+            },
           },
         },
       },
     },
     IdpTokenLogin: {
       oneOf: [
-        { type: "object", additionalProperties: false, required: ["token"], properties: { token: { type: "string", minLength: 1, description: "The ID token" } } },
+        {
+          type: "object",
+          additionalProperties: false,
+          required: ["token"],
+          properties: { token: { type: "string", minLength: 1, description: "The ID token" } },
+        },
         {
           type: "object",
           additionalProperties: false,
           required: ["tokens"],
           properties: {
-            tokens: { type: "object", required: ["id_token"], additionalProperties: true, properties: { id_token: { type: "string", minLength: 1 } }, description: "The provider's token response, kept encrypted on the ident" },
+            tokens: {
+              type: "object",
+              required: ["id_token"],
+              additionalProperties: true,
+              properties: { id_token: { type: "string", minLength: 1 } },
+              description: "The provider's token response, kept encrypted on the ident",
+            },
           },
         },
       ],

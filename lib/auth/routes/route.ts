@@ -33,7 +33,11 @@ export interface AuthRoute {
 }
 
 /** The body as a JSON object whose fields are the given strings; anything else is a 400 naming the field. */
-export function stringFields<K extends string>(request: HttpRequest, required: readonly K[], optional: readonly string[] = []): Record<K, string> & Record<string, unknown> {
+export function stringFields<K extends string>(
+  request: HttpRequest,
+  required: readonly K[],
+  optional: readonly string[] = [],
+): Record<K, string> & Record<string, unknown> {
   const body = readJsonBody(request);
   if (!isPlainObject(body)) throw new ValidationError([{ path: "/", message: "must be a JSON object" }]);
   const errors: FieldError[] = [];
@@ -41,7 +45,8 @@ export function stringFields<K extends string>(request: HttpRequest, required: r
   for (const key of Object.keys(body)) if (!known.has(key)) errors.push({ path: `/${key}`, message: "is not an allowed field" });
   for (const key of required) {
     const value = body[key];
-    if (typeof value !== "string" || value === "") errors.push({ path: `/${key}`, message: value === undefined ? "is required" : "must be a non-empty string" });
+    if (typeof value !== "string" || value === "")
+      errors.push({ path: `/${key}`, message: value === undefined ? "is required" : "must be a non-empty string" });
     else if (value.length > 1024) errors.push({ path: `/${key}`, message: "must be at most 1024 characters" });
   }
   if (errors.length > 0) throw new ValidationError(errors);

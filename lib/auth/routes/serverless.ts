@@ -12,7 +12,9 @@ const SESSION_HANDLER = "functions/auth-session.handler";
  * route, the service's own routes run in a lighter function (functions/auth-session.ts) than the
  * providers' (functions/auth.ts: SES, password hashes, openid-client, the input validators).
  */
-export function authFunctions(app: Application): Record<string, { handler: string; description: string; events: { httpApi: { method: string; path: string } }[] }> {
+export function authFunctions(
+  app: Application,
+): Record<string, { handler: string; description: string; events: { httpApi: { method: string; path: string } }[] }> {
   const routes = authRoutes(app);
   if (routes.length === 0) return {};
   const event = (r: { method: string; path: string }) => ({ httpApi: { method: r.method, path: r.path } });
@@ -20,5 +22,7 @@ export function authFunctions(app: Application): Record<string, { handler: strin
     return { auth: { handler: HANDLER, description: "authentication routes", events: routes.map(event) } };
   }
   const session = new Set(sessionRoutes().map((r) => r.id));
-  return Object.fromEntries(routes.map((r) => [r.id, { handler: session.has(r.id) ? SESSION_HANDLER : HANDLER, description: `${r.method} ${r.path}`, events: [event(r)] }]));
+  return Object.fromEntries(
+    routes.map((r) => [r.id, { handler: session.has(r.id) ? SESSION_HANDLER : HANDLER, description: `${r.method} ${r.path}`, events: [event(r)] }]),
+  );
 }

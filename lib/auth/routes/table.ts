@@ -47,7 +47,10 @@ export function authDispatcher(app: Application, routes: readonly AuthRoute[] = 
       }
       let identity: Promise<Identity> | undefined;
       return route.handle({
-        app, auth, http, params,
+        app,
+        auth,
+        http,
+        params,
         identity: () => (identity ??= resolveIdentity(app, http, { csrf: !route.csrfExempt })),
       });
     }

@@ -5,8 +5,18 @@ export type Row = Record<string, unknown>;
 
 /** The v3 fields the map consumes; every other field of a v3 row is carried over unchanged. */
 const CONSUMED = new Set([
-  "uuid", "_type", "_user", "email", "_validation", "_failedLogin", "_lastFailedLogin",
-  "_lastValidationEmail", "__tokens", "_creationDate", "_lastUpdate", "__version",
+  "uuid",
+  "_type",
+  "_user",
+  "email",
+  "_validation",
+  "_failedLogin",
+  "_lastFailedLogin",
+  "_lastValidationEmail",
+  "__tokens",
+  "_creationDate",
+  "_lastUpdate",
+  "__version",
 ]);
 
 export interface IdentMapOptions {

@@ -28,9 +28,7 @@ export interface V3IdentRow {
 
 /** How a key in the idents table reads. */
 export type KeyShape =
-  | { kind: "v4"; providerUid: string; provider: string }
-  | { kind: "v3"; providerUid: string; provider: string }
-  | { kind: "malformed"; reason: string };
+  { kind: "v4"; providerUid: string; provider: string } | { kind: "v3"; providerUid: string; provider: string } | { kind: "malformed"; reason: string };
 
 const PROVIDER = /^[a-z][a-z0-9-]*$/;
 

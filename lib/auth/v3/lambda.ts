@@ -35,7 +35,8 @@ export const DEFAULT_RESERVE_MS = 10_000;
 export function parseEvent(event: unknown): MigrateEvent | InvalidEvent {
   const errors: { path: string; message: string }[] = [];
   const input = event === null || event === undefined ? {} : event;
-  if (typeof input !== "object" || Array.isArray(input)) return { code: 400, message: "Invalid event", errors: [{ path: "/", message: "must be a JSON object" }] };
+  if (typeof input !== "object" || Array.isArray(input))
+    return { code: 400, message: "Invalid event", errors: [{ path: "/", message: "must be a JSON object" }] };
   const { dryRun, batch } = input as Record<string, unknown>;
   if (dryRun !== undefined && typeof dryRun !== "boolean") errors.push({ path: "/dryRun", message: "must be a boolean" });
   if (batch !== undefined && (typeof batch !== "number" || !Number.isInteger(batch) || batch < 1 || batch > 1000)) {
@@ -63,7 +64,9 @@ type MigrationResult = (MigrationReport & { exitCode: number }) | InvalidEvent;
  * (its request id on every line, its metrics, its deadline). Without `remainingMs`, the time left
  * is Lambda's (`context.getRemainingTimeInMillis`).
  */
-export function migrationHandler(run: Omit<LambdaRun, "remainingMs"> & { remainingMs?: () => number }): (event: unknown, context?: LambdaContextLike) => Promise<MigrationResult> {
+export function migrationHandler(
+  run: Omit<LambdaRun, "remainingMs"> & { remainingMs?: () => number },
+): (event: unknown, context?: LambdaContextLike) => Promise<MigrationResult> {
   const chain = middy<unknown, MigrationResult, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(invocationMiddleware<unknown, MigrationResult>({ service: "migrate" }))
     .handler((event, context) => {

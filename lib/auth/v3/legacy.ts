@@ -99,7 +99,10 @@ export class LegacyIdents {
     // The same rule as the login's own upgrade: an Idp row is upgraded only if it is legacy.
     if (shape.provider === "idp" && legacyIdpSub(row) !== shape.providerUid) return undefined;
     if (shape.provider === "idp" && issuers.length !== 1) {
-      log.warn("auth.v3.idp_issuer_unknown", { key, reason: "several Idp services are configured (or none): run `webda auth migrate` with only the one that issued it" });
+      log.warn("auth.v3.idp_issuer_unknown", {
+        key,
+        reason: "several Idp services are configured (or none): run `webda auth migrate` with only the one that issued it",
+      });
       return undefined;
     }
     const issuer = shape.provider === "idp" ? issuers[0] : undefined;

@@ -137,7 +137,8 @@ function issuerUnknown(key: string): { key: string; code: "IDP_ISSUER_UNKNOWN"; 
   return {
     key,
     code: "IDP_ISSUER_UNKNOWN",
-    message: "an Idp ident stored without its issuer, while not exactly one Idp service is configured: run the migration again with only the Idp service that issued it configured",
+    message:
+      "an Idp ident stored without its issuer, while not exactly one Idp service is configured: run the migration again with only the Idp service that issued it configured",
   };
 }
 
@@ -197,7 +198,12 @@ async function identPass(context: PassContext, pass: number): Promise<number> {
         // `sub`'s is not taken for anyone's.
         const legacySub = shape.provider === "idp" ? legacyIdpSub(row) : undefined;
         if (shape.provider === "idp" && legacySub === undefined) {
-          idents.fail({ key, code: "IDENT_KEY_MISMATCH", message: "an Idp ident without an issuer that is neither '<providerUid>:idp' (with provider and providerUid) nor v3's '<sub>_idp': it is left as it is" });
+          idents.fail({
+            key,
+            code: "IDENT_KEY_MISMATCH",
+            message:
+              "an Idp ident without an issuer that is neither '<providerUid>:idp' (with provider and providerUid) nor v3's '<sub>_idp': it is left as it is",
+          });
           continue;
         }
         if (shape.kind === "v4" && shape.provider !== "idp") continue;
@@ -212,10 +218,18 @@ async function identPass(context: PassContext, pass: number): Promise<number> {
         const issuer = shape.provider === "idp" ? issuers[0] : undefined;
         const providerUid = legacySub ?? shape.providerUid;
         const rekey = shape.kind === "v4";
-        moves.push({ row, provider: shape.provider, providerUid, target: v4Key(shape.provider, providerUid, issuer), ...(issuer ? { issuer } : {}), ...(rekey ? { rekey } : {}) });
+        moves.push({
+          row,
+          provider: shape.provider,
+          providerUid,
+          target: v4Key(shape.provider, providerUid, issuer),
+          ...(issuer ? { issuer } : {}),
+          ...(rekey ? { rekey } : {}),
+        });
       }
       const seen = scanned;
-      const reportProgress = () => options.onProgress?.({ pass, kind: "idents", scanned: seen, migrated: idents.report.migrated, failed: idents.report.failed.length });
+      const reportProgress = () =>
+        options.onProgress?.({ pass, kind: "idents", scanned: seen, migrated: idents.report.migrated, failed: idents.report.failed.length });
       if (context.dryRun) {
         await dryRunPage(context, moves, claimed);
         reportProgress();
@@ -282,18 +296,20 @@ async function movePage(context: PassContext, moves: Move[], transactions: Limit
     );
     const chunks: (typeof mapped)[] = [];
     for (let i = 0; i < mapped.length; i += MOVES_PER_TRANSACTION) chunks.push(mapped.slice(i, i + MOVES_PER_TRANSACTION));
-    await Promise.all(chunks.map(async (chunk) => {
-      const outcomes = await transactions(() => moveIdents(options.client, options.tables.idents, chunk));
-      chunk.forEach((move, i) => {
-        const outcome = outcomes[i];
-        // Moved or refused, the v4 key is now held (by this row, or by the one that made the
-        // condition fail). A row another process took ("gone") says nothing sure about it.
-        if (outcome !== "gone") taken.add(move.target);
-        if (outcome === "moved") idents.migrated();
-        else if (outcome === "gone") idents.skip({ key: move.oldKey, code: "ALREADY_MOVED", message: "another process upgraded this row during the run" });
-        else idents.fail(identConflict(move.oldKey, move.target));
-      });
-    }));
+    await Promise.all(
+      chunks.map(async (chunk) => {
+        const outcomes = await transactions(() => moveIdents(options.client, options.tables.idents, chunk));
+        chunk.forEach((move, i) => {
+          const outcome = outcomes[i];
+          // Moved or refused, the v4 key is now held (by this row, or by the one that made the
+          // condition fail). A row another process took ("gone") says nothing sure about it.
+          if (outcome !== "gone") taken.add(move.target);
+          if (outcome === "moved") idents.migrated();
+          else if (outcome === "gone") idents.skip({ key: move.oldKey, code: "ALREADY_MOVED", message: "another process upgraded this row during the run" });
+          else idents.fail(identConflict(move.oldKey, move.target));
+        });
+      }),
+    );
   }
 }
 
@@ -304,7 +320,11 @@ async function upgraded(move: Move, options: MigrateOptions, now: string): Promi
 }
 
 function identConflict(key: string, target: string): { key: string; code: "IDENT_CONFLICT"; message: string } {
-  return { key, code: "IDENT_CONFLICT", message: `'${target}' already exists (a v4 ident of the same address, or a v3 one differing only by letter case): this row was left untouched` };
+  return {
+    key,
+    code: "IDENT_CONFLICT",
+    message: `'${target}' already exists (a v4 ident of the same address, or a v3 one differing only by letter case): this row was left untouched`,
+  };
 }
 
 /** Which of these ident keys exist, read consistently (BatchGetItem, keys only, 100 a call). */
@@ -315,7 +335,9 @@ async function existingKeys(client: DynamoDBDocumentClient, table: string, wante
     let keys: Record<string, unknown>[] | undefined = targets.slice(i, i + 100).map((uuid) => ({ uuid }));
     while (keys && keys.length > 0) {
       const result: BatchGetCommandOutput = await client.send(
-        new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true, ProjectionExpression: "#k", ExpressionAttributeNames: { "#k": "uuid" } } } }),
+        new BatchGetCommand({
+          RequestItems: { [table]: { Keys: keys, ConsistentRead: true, ProjectionExpression: "#k", ExpressionAttributeNames: { "#k": "uuid" } } },
+        }),
       );
       for (const item of result.Responses?.[table] ?? []) existing.add(item.uuid as string);
       keys = result.UnprocessedKeys?.[table]?.Keys;
@@ -326,11 +348,19 @@ async function existingKeys(client: DynamoDBDocumentClient, table: string, wante
 
 async function dryRunPage(context: PassContext, moves: { row: Row; target: string }[], claimed: Set<string>): Promise<void> {
   const { options, idents } = context;
-  const existing = await existingKeys(options.client, options.tables.idents, moves.map((m) => m.target));
+  const existing = await existingKeys(
+    options.client,
+    options.tables.idents,
+    moves.map((m) => m.target),
+  );
   for (const move of moves) {
     const key = move.row.uuid as string;
     if (existing.has(move.target) || claimed.has(move.target)) {
-      idents.fail({ key, code: "IDENT_CONFLICT", message: `'${move.target}' would already exist (a v4 ident of the same address, or a v3 one differing only by letter case): this row would be left untouched` });
+      idents.fail({
+        key,
+        code: "IDENT_CONFLICT",
+        message: `'${move.target}' would already exist (a v4 ident of the same address, or a v3 one differing only by letter case): this row would be left untouched`,
+      });
     } else {
       claimed.add(move.target);
       idents.migrated();
@@ -355,7 +385,12 @@ async function userPass(context: PassContext, pass: number): Promise<number> {
         const outcomes = await migrateUsers(options.client, options.tables.users, options.tables.userKey, chunk, now);
         chunk.forEach((row, i) => {
           if (outcomes[i] === "migrated") users.migrated();
-          else users.skip({ key: String(row[options.tables.userKey]), code: "CHANGED_DURING_RUN", message: "the user changed while being upgraded: the next pass takes it again" });
+          else
+            users.skip({
+              key: String(row[options.tables.userKey]),
+              code: "CHANGED_DURING_RUN",
+              message: "the user changed while being upgraded: the next pass takes it again",
+            });
         });
       });
     }

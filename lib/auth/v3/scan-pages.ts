@@ -27,7 +27,12 @@ export function evaluatedPerCall(context: ScanContext, pass: number): number {
  * the current page (the scan and the writes overlap). `shouldStop` is asked before each page is
  * handed out. `evaluate` is the Scan's `Limit` (items evaluated per call, filtered out or not).
  */
-export async function* pages(context: ScanContext, table: string, filter?: { expression: string; names: Record<string, string>; values?: Record<string, unknown> }, evaluate = context.batch): AsyncGenerator<Row[]> {
+export async function* pages(
+  context: ScanContext,
+  table: string,
+  filter?: { expression: string; names: Record<string, string>; values?: Record<string, unknown> },
+  evaluate = context.batch,
+): AsyncGenerator<Row[]> {
   const read = (start: Record<string, unknown> | undefined): Promise<ScanCommandOutput> => {
     // Marked handled at once: if the caller stops (an error, the deadline) before awaiting this
     // read-ahead, its failure must not surface as an unhandled rejection.
@@ -41,7 +46,13 @@ export async function* pages(context: ScanContext, table: string, filter?: { exp
         TableName: table,
         Limit: evaluate,
         ConsistentRead: true,
-        ...(filter ? { FilterExpression: filter.expression, ExpressionAttributeNames: filter.names, ...(filter.values ? { ExpressionAttributeValues: filter.values } : {}) } : {}),
+        ...(filter
+          ? {
+              FilterExpression: filter.expression,
+              ExpressionAttributeNames: filter.names,
+              ...(filter.values ? { ExpressionAttributeValues: filter.values } : {}),
+            }
+          : {}),
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
     );

@@ -73,14 +73,22 @@ export function v3Dataset(options: DatasetOptions): V3Dataset {
     // v3 lowercased the login, but a validation mail asked for an address as typed: 1 in 10 keys
     // keeps the user's case, and 1 in 25 users has both forms (the case collision).
     const typed = !demo && i % 10 === 3 ? `User${i}@Example.com` : email;
-    const ident: Row = { uuid: `${typed}_email`, _type: "email", _user: user, email: typed, _creationDate: new Date(created).toISOString(), _lastUsed: new Date(created + 86_400_000).toISOString() };
+    const ident: Row = {
+      uuid: `${typed}_email`,
+      _type: "email",
+      _user: user,
+      email: typed,
+      _creationDate: new Date(created).toISOString(),
+      _lastUsed: new Date(created + 86_400_000).toISOString(),
+    };
     if (demo || i % 3 !== 0) ident._validation = i % 6 === 1 ? created + 1000 : new Date(created + 1000).toISOString();
     if (i % 7 === 1) Object.assign(ident, { _failedLogin: 3, _lastFailedLogin: new Date(created + 7_200_000).toISOString() });
     if (i % 7 === 2) Object.assign(ident, { _failedLogin: 5 });
     if (i % 7 === 3) Object.assign(ident, { _failedLogin: 2, _lastFailedLogin: created + 7_200_000 });
     if (i % 5 === 0) ident._lastValidationEmail = created + 500;
     push(ident);
-    if (i % 25 === 7) push({ uuid: `${email.toUpperCase()}_email`, _type: "email", _user: user, email: email.toUpperCase(), _lastValidationEmail: created + 900 });
+    if (i % 25 === 7)
+      push({ uuid: `${email.toUpperCase()}_email`, _type: "email", _user: user, email: email.toUpperCase(), _lastValidationEmail: created + 900 });
     if (i % 4 === 0) {
       push({
         uuid: `idp-sub-${i}_idp`,

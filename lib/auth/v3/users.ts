@@ -40,7 +40,13 @@ function update(table: string, keyField: string, row: Row, now: string): Update 
  * leaves each user either v3 or v4). A user whose row changed since it was read is reported
  * "changed" and left for the next pass.
  */
-export async function migrateUsers(client: DynamoDBDocumentClient, table: string, keyField: string, rows: Row[], now: string): Promise<("migrated" | "changed")[]> {
+export async function migrateUsers(
+  client: DynamoDBDocumentClient,
+  table: string,
+  keyField: string,
+  rows: Row[],
+  now: string,
+): Promise<("migrated" | "changed")[]> {
   const outcomes: ("migrated" | "changed" | undefined)[] = new Array(rows.length).fill(undefined);
   const updates = rows.map((row) => update(table, keyField, row, now));
   updates.forEach((u, i) => {

@@ -6,7 +6,11 @@ const W = 12;
 const H = 6;
 
 /** `SEARCH` finds every metric of a dimension set (every route, every function) without listing them. */
-const search = (/** @type {string} */ expression, /** @type {string} */ stat, /** @type {string} */ label) => ({ expression: `SEARCH('${expression}', '${stat}', 300)`, label, id: label.replace(/\W/g, "").toLowerCase() });
+const search = (/** @type {string} */ expression, /** @type {string} */ stat, /** @type {string} */ label) => ({
+  expression: `SEARCH('${expression}', '${stat}', 300)`,
+  label,
+  id: label.replace(/\W/g, "").toLowerCase(),
+});
 
 /**
  * @param {string} title
@@ -35,12 +39,21 @@ export function dashboardBody(namespace, functionPrefix, ownMetrics = true) {
       [search(`{AWS/Lambda,FunctionName} MetricName="Errors" ${functionPrefix}`, "Sum", "errors")],
       [search(`{AWS/Lambda,FunctionName} MetricName="Throttles" ${functionPrefix}`, "Sum", "throttles")],
     ]),
-    graph("DynamoDB calls and capacity units (all requests)", [own("DynamoDBCalls"), own("DynamoDBReadUnits"), own("DynamoDBWriteUnits"), own("DynamoDBThrottles")]),
+    graph("DynamoDB calls and capacity units (all requests)", [
+      own("DynamoDBCalls"),
+      own("DynamoDBReadUnits"),
+      own("DynamoDBWriteUnits"),
+      own("DynamoDBThrottles"),
+    ]),
     graph("DynamoDB consumed capacity by table", [
       [search(`{AWS/DynamoDB,TableName} MetricName="ConsumedReadCapacityUnits" ${functionPrefix}`, "Sum", "read units")],
       [search(`{AWS/DynamoDB,TableName} MetricName="ConsumedWriteCapacityUnits" ${functionPrefix}`, "Sum", "write units")],
     ]),
-    graph("Refused by limits", [own("GraphQLRefused"), own("SubscriptionsRefused"), [search(`{${ns},Service,Route,StatusClass} MetricName="Requests" StatusClass="4xx"`, "Sum", "4xx")]]),
+    graph("Refused by limits", [
+      own("GraphQLRefused"),
+      own("SubscriptionsRefused"),
+      [search(`{${ns},Service,Route,StatusClass} MetricName="Requests" StatusClass="4xx"`, "Sum", "4xx")],
+    ]),
     graph("WebSocket", [own("WebSocketConnections"), own("WebSocketDisconnections"), own("Subscriptions"), own("Deliveries"), own("StaleConnections")]),
     graph("Stream", [own("StreamRecords"), own("StreamFailures"), own("StreamBatchAge", "Maximum", "batch age (ms)")]),
     graph("Authentication", [own("Logins"), own("LoginFailures"), own("Lockouts"), own("RefreshTokenReuse"), own("MailsSent"), own("MailsThrottled")]),

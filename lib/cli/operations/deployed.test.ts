@@ -8,7 +8,11 @@ interface Fn {
 const http = (method: string, path: string) => ({ httpApi: { method, path } });
 
 /** The functions as serverless.yml lists them for the sample, in short. */
-function service(): { service: string; provider: { environment?: Record<string, string>; stackTags?: Record<string, string>; tags?: Record<string, string> }; functions: Record<string, Fn> } {
+function service(): {
+  service: string;
+  provider: { environment?: Record<string, string>; stackTags?: Record<string, string>; tags?: Record<string, string> };
+  functions: Record<string, Fn>;
+} {
   return {
     service: "blog",
     provider: { environment: { LOG_LEVEL: "info" } },
@@ -41,8 +45,9 @@ describe("a deployed stage's service configuration", () => {
     expect(destinationProblem(operationsSettings({ alarmEmail: "ops@example.com" }), "prod")).toBeUndefined();
     expect(destinationProblem(operationsSettings({ alarmTopicArn: "arn:aws:sns:us-east-1:123456789012:ops" }), "prod")).toBeUndefined();
     expect(destinationProblem(operationsSettings({ alarmTopicArn: "arn:aws:sns:us-east-1:123456789012:ops" }), "prod", "us-east-1")).toBeUndefined();
-    expect(destinationProblem(operationsSettings({ alarmTopicArn: "arn:aws:sns:eu-west-1:123456789012:ops", alarmEmail: "ops@example.com" }), "prod", "us-east-1"))
-      .toBe("Stage 'prod' deploys to us-east-1 but its alarmTopicArn is a topic of eu-west-1: alarms notify topics of their own region only");
+    expect(
+      destinationProblem(operationsSettings({ alarmTopicArn: "arn:aws:sns:eu-west-1:123456789012:ops", alarmEmail: "ops@example.com" }), "prod", "us-east-1"),
+    ).toBe("Stage 'prod' deploys to us-east-1 but its alarmTopicArn is a topic of eu-west-1: alarms notify topics of their own region only");
   });
 
   it("drops GraphiQL and the test services' routes, tells the functions, and tags the stack", () => {

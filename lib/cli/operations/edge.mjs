@@ -8,7 +8,9 @@
 /** @import { OperationsSettings } from "./settings.mjs" */
 
 /** @type {(service: string, tail: unknown[]) => object} */
-const partitionArn = (service, tail) => ({ "Fn::Join": ["", ["arn:", { Ref: "AWS::Partition" }, `:${service}:`, { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, ":", ...tail]] });
+const partitionArn = (service, tail) => ({
+  "Fn::Join": ["", ["arn:", { Ref: "AWS::Partition" }, `:${service}:`, { Ref: "AWS::Region" }, ":", { Ref: "AWS::AccountId" }, ":", ...tail]],
+});
 
 /** One JSON object a line; no path or query (a link's token rides in one), the route key instead. */
 const HTTP_ACCESS_LOG = {
@@ -95,7 +97,10 @@ export function addAccessLogs(template, settings, { httpApi, websocketApi, logPr
     resources.ApiGatewayLogsRole = {
       Type: "AWS::IAM::Role",
       Properties: {
-        AssumeRolePolicyDocument: { Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: { Service: "apigateway.amazonaws.com" }, Action: "sts:AssumeRole" }] },
+        AssumeRolePolicyDocument: {
+          Version: "2012-10-17",
+          Statement: [{ Effect: "Allow", Principal: { Service: "apigateway.amazonaws.com" }, Action: "sts:AssumeRole" }],
+        },
         // AWS's managed policy for this one purpose: API Gateway names its own log groups.
         ManagedPolicyArns: [{ "Fn::Sub": "arn:${AWS::Partition}:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs" }],
       },
@@ -114,7 +119,10 @@ export function addAccessLogs(template, settings, { httpApi, websocketApi, logPr
 export function addThrottling(template, settings, { httpApi, websocketApi }) {
   const resources = template.Resources;
   const { throttleRate, throttleBurst, authThrottleRate, authThrottleBurst } = settings.edge;
-  const limits = (/** @type {number | undefined} */ rate, /** @type {number | undefined} */ burst) => ({ ...(burst === undefined ? {} : { ThrottlingBurstLimit: burst }), ...(rate === undefined ? {} : { ThrottlingRateLimit: rate }) });
+  const limits = (/** @type {number | undefined} */ rate, /** @type {number | undefined} */ burst) => ({
+    ...(burst === undefined ? {} : { ThrottlingBurstLimit: burst }),
+    ...(rate === undefined ? {} : { ThrottlingRateLimit: rate }),
+  });
   const stageLimits = limits(throttleRate, throttleBurst);
   for (const api of [httpApi, websocketApi]) {
     if (!api) continue;
@@ -122,12 +130,17 @@ export function addThrottling(template, settings, { httpApi, websocketApi }) {
   }
   const authLimits = limits(authThrottleRate, authThrottleBurst);
   if (!httpApi || Object.keys(authLimits).length === 0) return;
-  const routes = withProperties(resources).filter(([, r]) => r.Type === "AWS::ApiGatewayV2::Route" && r.Properties.ApiId?.Ref === httpApi && isAuthRoute(String(r.Properties.RouteKey)));
+  const routes = withProperties(resources).filter(
+    ([, r]) => r.Type === "AWS::ApiGatewayV2::Route" && r.Properties.ApiId?.Ref === httpApi && isAuthRoute(String(r.Properties.RouteKey)),
+  );
   if (routes.length === 0) return;
   for (const [, stage] of stagesOf(resources, httpApi)) {
     stage.Properties.RouteSettings = { ...stage.Properties.RouteSettings, ...Object.fromEntries(routes.map(([, r]) => [r.Properties.RouteKey, authLimits])) };
     // A stage's route setting names a route that must exist first.
-    dependOn(stage, routes.map(([id]) => id));
+    dependOn(
+      stage,
+      routes.map(([id]) => id),
+    );
   }
 }
 
@@ -140,7 +153,8 @@ export function addThrottling(template, settings, { httpApi, websocketApi }) {
 export function addSourceArns(template, { httpApi, websocketApi }) {
   for (const [id, resource] of withProperties(template.Resources)) {
     if (resource.Type !== "AWS::Lambda::Permission" || resource.Properties.SourceArn !== undefined) continue;
-    if (resource.Properties.Principal !== "apigateway.amazonaws.com") throw new Error(`operations: the permission ${id} names no source and is not API Gateway's`);
+    if (resource.Properties.Principal !== "apigateway.amazonaws.com")
+      throw new Error(`operations: the permission ${id} names no source and is not API Gateway's`);
     const api = websocketApi && [resource.DependsOn ?? []].flat().includes(websocketApi) ? websocketApi : httpApi;
     if (!api) throw new Error(`operations: the permission ${id} names no source and no API is there to name`);
     resource.Properties.SourceArn = partitionArn("execute-api", [{ Ref: api }, "/*"]);
@@ -167,7 +181,10 @@ export function addDeletionProtection(template, settings) {
 export function addReservedConcurrency(template, settings, { streamFunction, wsFunction }) {
   const resources = template.Resources;
   /** @type {[string | undefined, number | undefined][]} */
-  const asked = [[streamFunction, settings.edge.streamReservedConcurrency], [wsFunction, settings.edge.wsReservedConcurrency]];
+  const asked = [
+    [streamFunction, settings.edge.streamReservedConcurrency],
+    [wsFunction, settings.edge.wsReservedConcurrency],
+  ];
   for (const [id, value] of asked) {
     const properties = id === undefined ? undefined : resources[id]?.Properties;
     if (properties && value !== undefined) properties.ReservedConcurrentExecutions = value;
@@ -190,7 +207,11 @@ export function addMigrationFailureQueue(template, migrateFunction) {
   const resources = template.Resources;
   const fn = migrateFunction === undefined ? undefined : resources[migrateFunction];
   if (!fn) return undefined;
-  const rules = withProperties(resources).filter(([, r]) => r.Type === "AWS::Events::Rule" && (r.Properties.Targets ?? []).some((/** @type {{ Arn?: { "Fn::GetAtt"?: unknown[] } }} */ t) => t.Arn?.["Fn::GetAtt"]?.[0] === migrateFunction));
+  const rules = withProperties(resources).filter(
+    ([, r]) =>
+      r.Type === "AWS::Events::Rule" &&
+      (r.Properties.Targets ?? []).some((/** @type {{ Arn?: { "Fn::GetAtt"?: unknown[] } }} */ t) => t.Arn?.["Fn::GetAtt"]?.[0] === migrateFunction),
+  );
   if (rules.length === 0) return undefined;
   const queue = "MigrationFailuresQueue";
   const queueArn = { "Fn::GetAtt": [queue, "Arn"] };
@@ -202,7 +223,13 @@ export function addMigrationFailureQueue(template, migrateFunction) {
       Queues: [{ Ref: queue }],
       PolicyDocument: {
         Version: "2012-10-17",
-        Statement: rules.map(([ruleId]) => ({ Effect: "Allow", Principal: { Service: "events.amazonaws.com" }, Action: "sqs:SendMessage", Resource: queueArn, Condition: { ArnEquals: { "aws:SourceArn": { "Fn::GetAtt": [ruleId, "Arn"] } } } })),
+        Statement: rules.map(([ruleId]) => ({
+          Effect: "Allow",
+          Principal: { Service: "events.amazonaws.com" },
+          Action: "sqs:SendMessage",
+          Resource: queueArn,
+          Condition: { ArnEquals: { "aws:SourceArn": { "Fn::GetAtt": [ruleId, "Arn"] } } },
+        })),
       },
     },
   };
@@ -218,7 +245,11 @@ export function addMigrationFailureQueue(template, migrateFunction) {
   // The failure destination is written with the function's own role.
   resources.MigrationFailureDestinationPolicy = {
     Type: "AWS::IAM::Policy",
-    Properties: { PolicyName: "migration-failure-destination", Roles: [{ Ref: role }], PolicyDocument: { Version: "2012-10-17", Statement: [{ Effect: "Allow", Action: "sqs:SendMessage", Resource: queueArn }] } },
+    Properties: {
+      PolicyName: "migration-failure-destination",
+      Roles: [{ Ref: role }],
+      PolicyDocument: { Version: "2012-10-17", Statement: [{ Effect: "Allow", Action: "sqs:SendMessage", Resource: queueArn }] },
+    },
   };
   resources.MigrationEventInvokeConfig = {
     Type: "AWS::Lambda::EventInvokeConfig",

@@ -94,7 +94,8 @@ function number(name, value, fallback) {
 function whole(name, value, fallback, min, max) {
   const n = number(name, value, fallback);
   if (n === undefined) return undefined;
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`operations: ${name} must be a whole number from ${min} to ${max} or "off" (got ${JSON.stringify(value)})`);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`operations: ${name} must be a whole number from ${min} to ${max} or "off" (got ${JSON.stringify(value)})`);
   return n;
 }
 
@@ -123,7 +124,10 @@ function tags(/** @type {unknown} */ value) {
   if (raw === undefined) return {};
   /** @type {Record<string, string>} */
   const out = {};
-  for (const pair of raw.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
+  for (const pair of raw
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "")) {
     const at = pair.indexOf("=");
     const key = at > 0 ? pair.slice(0, at).trim() : "";
     const val = at > 0 ? pair.slice(at + 1).trim() : "";
@@ -149,12 +153,15 @@ export function operationsSettings(raw = {}) {
   const unknown = Object.keys(raw.alarms ?? {}).filter((name) => !(name in ALARM_DEFAULTS));
   if (unknown.length > 0) throw new Error(`operations: unknown alarm setting ${unknown.join(", ")} (known: ${Object.keys(ALARM_DEFAULTS).join(", ")})`);
   const retention = number("logRetentionDays", raw.logRetentionDays, 30);
-  if (retention !== undefined && !RETENTION_DAYS.has(retention)) throw new Error(`operations: logRetentionDays must be one of CloudWatch's ${[...RETENTION_DAYS].join(", ")} or "off" (got ${retention})`);
+  if (retention !== undefined && !RETENTION_DAYS.has(retention))
+    throw new Error(`operations: logRetentionDays must be one of CloudWatch's ${[...RETENTION_DAYS].join(", ")} or "off" (got ${retention})`);
 
   const topic = text(raw.alarmTopicArn);
-  if (topic !== undefined && !/^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]{1,256}$/.test(topic)) throw new Error(`operations: alarmTopicArn must be an SNS topic ARN (got ${JSON.stringify(topic)})`);
+  if (topic !== undefined && !/^arn:aws[\w-]*:sns:[\w-]+:\d{12}:[\w-]{1,256}$/.test(topic))
+    throw new Error(`operations: alarmTopicArn must be an SNS topic ARN (got ${JSON.stringify(topic)})`);
   const email = text(raw.alarmEmail);
-  if (email !== undefined && !/^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/.test(email)) throw new Error(`operations: alarmEmail must be one email address (got ${JSON.stringify(email)})`);
+  if (email !== undefined && !/^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/.test(email))
+    throw new Error(`operations: alarmEmail must be one email address (got ${JSON.stringify(email)})`);
 
   const evaluation = {
     periodSeconds: whole("alarmPeriodSeconds", raw.evaluation?.periodSeconds, EVALUATION_DEFAULTS.periodSeconds, 60, 21_600),
@@ -167,10 +174,14 @@ export function operationsSettings(raw = {}) {
   }
   if (evaluation.periodSeconds % 60 !== 0) throw new Error(`operations: alarmPeriodSeconds must be a multiple of 60 (got ${evaluation.periodSeconds})`);
   if (evaluation.datapointsToAlarm > evaluation.evaluationPeriods) {
-    throw new Error(`operations: alarmDatapointsToAlarm (${evaluation.datapointsToAlarm}) cannot exceed alarmEvaluationPeriods (${evaluation.evaluationPeriods})`);
+    throw new Error(
+      `operations: alarmDatapointsToAlarm (${evaluation.datapointsToAlarm}) cannot exceed alarmEvaluationPeriods (${evaluation.evaluationPeriods})`,
+    );
   }
   if (evaluation.periodSeconds * evaluation.evaluationPeriods > MAX_EVALUATION_SECONDS) {
-    throw new Error(`operations: alarmPeriodSeconds × alarmEvaluationPeriods must be at most one day (got ${evaluation.periodSeconds * evaluation.evaluationPeriods} s)`);
+    throw new Error(
+      `operations: alarmPeriodSeconds × alarmEvaluationPeriods must be at most one day (got ${evaluation.periodSeconds * evaluation.evaluationPeriods} s)`,
+    );
   }
 
   const edge = {

@@ -5,10 +5,27 @@ import { ALARM_DEFAULTS, EDGE_DEFAULTS, EVALUATION_DEFAULTS, operationsSettings 
 describe("operations settings", () => {
   it("takes the documented defaults when nothing is given", () => {
     expect(operationsSettings({})).toEqual({
-      namespace: "modelrest", logRetentionDays: 30, metrics: true, tracing: false, alarmTopicArn: undefined, alarmEmail: undefined, dashboard: true,
-      graphiql: false, testRoutes: false, testServices: [], tags: {}, accountConcurrencyLimit: 1000,
+      namespace: "modelrest",
+      logRetentionDays: 30,
+      metrics: true,
+      tracing: false,
+      alarmTopicArn: undefined,
+      alarmEmail: undefined,
+      dashboard: true,
+      graphiql: false,
+      testRoutes: false,
+      testServices: [],
+      tags: {},
+      accountConcurrencyLimit: 1000,
       evaluation: EVALUATION_DEFAULTS,
-      edge: { ...EDGE_DEFAULTS, streamReservedConcurrency: undefined, wsReservedConcurrency: undefined, tableDeletionProtection: true, accessLogs: true, apiGatewayLogsRole: "create" },
+      edge: {
+        ...EDGE_DEFAULTS,
+        streamReservedConcurrency: undefined,
+        wsReservedConcurrency: undefined,
+        tableDeletionProtection: true,
+        accessLogs: true,
+        apiGatewayLogsRole: "create",
+      },
       alarms: ALARM_DEFAULTS,
     });
     // M of N: one bad period alone never fires an alarm.
@@ -18,19 +35,42 @@ describe("operations settings", () => {
 
   it("reads parameters as the framework resolves them (strings), and 'off' drops an alarm, the retention or a throttle", () => {
     const s = operationsSettings({
-      tracing: "true", logRetentionDays: "off", alarms: { lockouts: "off", api5xxPercent: "2.5" }, alarmEmail: "ops@example.com", tags: "team=blog, cost-center=42",
+      tracing: "true",
+      logRetentionDays: "off",
+      alarms: { lockouts: "off", api5xxPercent: "2.5" },
+      alarmEmail: "ops@example.com",
+      tags: "team=blog, cost-center=42",
       evaluation: { periodSeconds: "300", evaluationPeriods: "3", datapointsToAlarm: "2", minRequests: "50" },
       edge: { throttleRate: "off", streamReservedConcurrency: "5", tableDeletionProtection: "false", apiGatewayLogsRole: "existing" },
-      graphiql: "true", testServices: ["testbean"], accountConcurrencyLimit: "10",
+      graphiql: "true",
+      testServices: ["testbean"],
+      accountConcurrencyLimit: "10",
     });
     expect(s).toMatchObject({
-      tracing: true, logRetentionDays: undefined, alarmEmail: "ops@example.com", tags: { team: "blog", "cost-center": "42" }, graphiql: true, testServices: ["testbean"], accountConcurrencyLimit: 10,
+      tracing: true,
+      logRetentionDays: undefined,
+      alarmEmail: "ops@example.com",
+      tags: { team: "blog", "cost-center": "42" },
+      graphiql: true,
+      testServices: ["testbean"],
+      accountConcurrencyLimit: 10,
       alarms: { lockouts: undefined, api5xxPercent: 2.5, lambdaErrors: 3 },
       evaluation: { periodSeconds: 300, evaluationPeriods: 3, datapointsToAlarm: 2, minRequests: 50 },
-      edge: { throttleRate: undefined, throttleBurst: 400, streamReservedConcurrency: 5, wsReservedConcurrency: undefined, tableDeletionProtection: false, apiGatewayLogsRole: "existing" },
+      edge: {
+        throttleRate: undefined,
+        throttleBurst: 400,
+        streamReservedConcurrency: 5,
+        wsReservedConcurrency: undefined,
+        tableDeletionProtection: false,
+        apiGatewayLogsRole: "existing",
+      },
     });
     // The framework's null for a parameter left unset is no value.
-    expect(operationsSettings({ alarmTopicArn: null, alarmEmail: "null", tags: null })).toMatchObject({ alarmTopicArn: undefined, alarmEmail: undefined, tags: {} });
+    expect(operationsSettings({ alarmTopicArn: null, alarmEmail: "null", tags: null })).toMatchObject({
+      alarmTopicArn: undefined,
+      alarmEmail: undefined,
+      tags: {},
+    });
   });
 
   it.each([
@@ -58,7 +98,8 @@ describe("operations settings", () => {
 
   it("reads metrics: false, and the dashboard then keeps only the panels on AWS's own metrics", () => {
     expect(operationsSettings({ metrics: "false" }).metrics).toBe(false);
-    const panels = (own: boolean) => (JSON.parse(dashboardBody("blog/prod", "blog-prod-", own)) as { widgets: { properties: { title: string; metrics: unknown } }[] }).widgets;
+    const panels = (own: boolean) =>
+      (JSON.parse(dashboardBody("blog/prod", "blog-prod-", own)) as { widgets: { properties: { title: string; metrics: unknown } }[] }).widgets;
     const all = panels(true);
     const aws = panels(false);
     expect(aws.length).toBeGreaterThan(0);

@@ -9,7 +9,8 @@
  * @returns {string | undefined}
  */
 export function publicKeysProblem(value) {
-  if (value === undefined || value === null || value === "" || value === "null") return "is missing: the public set the functions that only verify tokens check them with";
+  if (value === undefined || value === null || value === "" || value === "null")
+    return "is missing: the public set the functions that only verify tokens check them with";
   /** @type {{ keys?: unknown } | undefined} */
   let parsed;
   try {
@@ -21,7 +22,9 @@ export function publicKeysProblem(value) {
   const keys = Array.isArray(parsed?.keys) ? parsed.keys : [parsed];
   if (keys.length === 0) return "holds no key";
   // Never echo the value: this is the check that catches a private key given by mistake.
-  if (keys.some((key) => key && typeof key === "object" && "d" in key)) return "holds a private key (d): give the public set only, and keep the private key in SSM";
-  if (!keys.every((key) => key && key.kty === "OKP" && key.crv === "Ed25519" && typeof key.x === "string")) return "must hold Ed25519 public JWKs (kty OKP, crv Ed25519, x)";
+  if (keys.some((key) => key && typeof key === "object" && "d" in key))
+    return "holds a private key (d): give the public set only, and keep the private key in SSM";
+  if (!keys.every((key) => key && key.kty === "OKP" && key.crv === "Ed25519" && typeof key.x === "string"))
+    return "must hold Ed25519 public JWKs (kty OKP, crv Ed25519, x)";
   return undefined;
 }

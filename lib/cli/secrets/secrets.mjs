@@ -61,7 +61,9 @@ export function refuseValueParams(serverless, names = SECRETS.map((s) => s.name)
   const given = SECRETS.filter((s) => names.includes(s.name) && paramGiven(serverless, s.oldValueParam));
   if (given.length === 0) return;
   const lines = given.map((s) => `  --param ${s.oldValueParam}=...  ->  store it as an SSM SecureString and pass --param ${s.parameter}=<parameter name>`);
-  throw new serverless.classes.Error(`Stage '${stage}' takes its secrets from SSM Parameter Store, never as values (they would sit in the template and every function's configuration):\n${lines.join("\n")}\n(docs/deploying.md, "Secrets")`);
+  throw new serverless.classes.Error(
+    `Stage '${stage}' takes its secrets from SSM Parameter Store, never as values (they would sit in the template and every function's configuration):\n${lines.join("\n")}\n(docs/deploying.md, "Secrets")`,
+  );
 }
 
 /**

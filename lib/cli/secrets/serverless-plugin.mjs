@@ -44,10 +44,15 @@ export default class SecretParametersPlugin {
     const module = this.handlerModule(fn);
     const read = readers[module];
     if (!Array.isArray(read)) {
-      throw new this.serverless.classes.Error(`Function '${name}' (${module}): serverless.yml custom.secrets.readers does not say which secrets it reads; list it, [] for none`);
+      throw new this.serverless.classes.Error(
+        `Function '${name}' (${module}): serverless.yml custom.secrets.readers does not say which secrets it reads; list it, [] for none`,
+      );
     }
     const unknown = read.filter((/** @type {unknown} */ secret) => !SECRETS.some((s) => s.name === secret));
-    if (unknown.length > 0) throw new this.serverless.classes.Error(`custom.secrets.readers['${module}'] names unknown secrets: ${unknown.join(", ")} (known: ${SECRETS.map((s) => s.name).join(", ")})`);
+    if (unknown.length > 0)
+      throw new this.serverless.classes.Error(
+        `custom.secrets.readers['${module}'] names unknown secrets: ${unknown.join(", ")} (known: ${SECRETS.map((s) => s.name).join(", ")})`,
+      );
     return /** @type {SecretName[]} */ (read);
   }
 
@@ -56,7 +61,9 @@ export default class SecretParametersPlugin {
     const { parameters, readers } = secretsConfig(this.serverless);
     for (const [secret, parameter] of Object.entries(parameters)) {
       if (parameter !== undefined && !PARAMETER_NAME.test(parameter)) {
-        throw new this.serverless.classes.Error(`The SSM parameter name for ${secret} ('${parameter}') is not a parameter name: letters, digits, _ . - and /, or its ARN`);
+        throw new this.serverless.classes.Error(
+          `The SSM parameter name for ${secret} ('${parameter}') is not a parameter name: letters, digits, _ . - and /, or its ARN`,
+        );
       }
     }
     const { provider } = this.serverless.service;
@@ -86,7 +93,9 @@ export default class SecretParametersPlugin {
     const role = resources[logicalId]?.Properties?.Role;
     const roleId = Array.isArray(role?.["Fn::GetAtt"]) && role["Fn::GetAtt"][1] === "Arn" ? role["Fn::GetAtt"][0] : undefined;
     if (!roleId || resources[roleId]?.Type !== "AWS::IAM::Role") {
-      throw new this.serverless.classes.Error(`Function '${functionName}' reads secret parameters but runs as a role this template does not declare (${JSON.stringify(role)}): grant it ssm:GetParameters on them yourself`);
+      throw new this.serverless.classes.Error(
+        `Function '${functionName}' reads secret parameters but runs as a role this template does not declare (${JSON.stringify(role)}): grant it ssm:GetParameters on them yourself`,
+      );
     }
     return roleId;
   }
@@ -98,7 +107,9 @@ export default class SecretParametersPlugin {
     /** @type {Map<string, Set<string>>} */
     const byRole = new Map();
     for (const [name, fn] of Object.entries(this.serverless.service.functions ?? {})) {
-      const read = SECRETS.filter((s) => fn.environment?.[s.environment] !== undefined).map((s) => parameters[s.name]).filter((parameter) => parameter !== undefined);
+      const read = SECRETS.filter((s) => fn.environment?.[s.environment] !== undefined)
+        .map((s) => parameters[s.name])
+        .filter((parameter) => parameter !== undefined);
       if (read.length === 0) continue;
       const roleId = this.roleOf(name, resources);
       byRole.set(roleId, new Set([...(byRole.get(roleId) ?? []), ...read]));
@@ -109,9 +120,15 @@ export default class SecretParametersPlugin {
       const statements = [{ Effect: "Allow", Action: ["ssm:GetParameters", "ssm:GetParameter"], Resource: arns }];
       // The default aws/ssm key needs nothing in the caller's policy; a customer key does.
       if (kmsKeyArn) {
-        statements.push({ Effect: "Allow", Action: ["kms:Decrypt"], Resource: [kmsKeyArn], Condition: { StringEquals: { "kms:ViaService": { "Fn::Sub": "ssm.${AWS::Region}.amazonaws.com" } } } });
+        statements.push({
+          Effect: "Allow",
+          Action: ["kms:Decrypt"],
+          Resource: [kmsKeyArn],
+          Condition: { StringEquals: { "kms:ViaService": { "Fn::Sub": "ssm.${AWS::Region}.amazonaws.com" } } },
+        });
       }
-      const role = (/** @type {CfnResource} */ (resources[roleId]).Properties ??= {});
+      const resource = /** @type {CfnResource} */ (resources[roleId]);
+      const role = (resource.Properties ??= {});
       role.Policies = [...(role.Policies ?? []), { PolicyName: "secret-parameters", PolicyDocument: { Version: "2012-10-17", Statement: statements } }];
     }
   }

@@ -18,9 +18,16 @@ const parameters = { APP_SECRET: "/blog/prod/app-secret", AUTH_SIGNING_KEY: "/bl
 const logicalId = (name: string) => `${name.replace(/-/g, "Dash").replace(/^./, (c) => c.toUpperCase())}LambdaFunction`;
 
 /** A serverless instance as packaging has it, with each function's resource running as `roles[name]`. */
-function packaging(stage: string, functions: Record<string, Fn>, { roles = {} as Record<string, string>, kmsKeyArn = null as string | null, secrets = parameters as Record<string, string | null> } = {}) {
+function packaging(
+  stage: string,
+  functions: Record<string, Fn>,
+  { roles = {} as Record<string, string>, kmsKeyArn = null as string | null, secrets = parameters as Record<string, string | null> } = {},
+) {
   const resources: Record<string, { Type: string; Properties: Record<string, unknown> }> = {
-    IamRoleLambdaExecution: { Type: "AWS::IAM::Role", Properties: { Policies: [{ PolicyName: "base", PolicyDocument: { Version: "2012-10-17", Statement: [] } }] } },
+    IamRoleLambdaExecution: {
+      Type: "AWS::IAM::Role",
+      Properties: { Policies: [{ PolicyName: "base", PolicyDocument: { Version: "2012-10-17", Statement: [] } }] },
+    },
   };
   for (const name of Object.keys(functions)) {
     const role = roles[name] ?? "IamRoleLambdaExecution";
@@ -32,13 +39,18 @@ function packaging(stage: string, functions: Record<string, Fn>, { roles = {} as
     getProvider: () => ({ naming: { getLambdaLogicalId: logicalId } }),
     service: {
       custom: { secrets: { parameters: secrets, readers, kmsKeyArn } },
-      provider: { stage, environment: { APP_SECRET: "value-from-the-shell", AUTH_SIGNING_KEY: "key-from-the-shell", TABLE_PREFIX: "blog-prod-" }, compiledCloudFormationTemplate: { Resources: resources } },
+      provider: {
+        stage,
+        environment: { APP_SECRET: "value-from-the-shell", AUTH_SIGNING_KEY: "key-from-the-shell", TABLE_PREFIX: "blog-prod-" },
+        compiledCloudFormationTemplate: { Resources: resources },
+      },
       functions,
     },
   };
   const plugin = new SecretParametersPlugin(serverless as unknown as Serverless);
   return {
-    serverless, resources,
+    serverless,
+    resources,
     run: () => {
       plugin.hooks["before:package:initialize"]?.();
       plugin.hooks["before:aws:package:finalize:saveServiceState"]?.();
@@ -48,7 +60,9 @@ function packaging(stage: string, functions: Record<string, Fn>, { roles = {} as
 
 type Statement = { Action: string[]; Resource: unknown[]; Condition?: unknown };
 const secretStatements = (role: { Properties: Record<string, unknown> } | undefined): Statement[] =>
-  ((role?.Properties.Policies ?? []) as { PolicyName: string; PolicyDocument: { Statement: Statement[] } }[]).filter((p) => p.PolicyName === "secret-parameters").flatMap((p) => p.PolicyDocument.Statement);
+  ((role?.Properties.Policies ?? []) as { PolicyName: string; PolicyDocument: { Statement: Statement[] } }[])
+    .filter((p) => p.PolicyName === "secret-parameters")
+    .flatMap((p) => p.PolicyDocument.Statement);
 const arn = (name: string) => ({ "Fn::Sub": `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${name}` });
 
 describe("packaging a deployed stage's secrets", () => {
@@ -64,20 +78,30 @@ describe("packaging a deployed stage's secrets", () => {
     expect(functions["rest-post-query"]?.environment).toEqual({ APP_SECRET_PARAMETER: "/blog/prod/app-secret" });
     expect(functions["rest-post-get"]?.environment).toEqual({});
     expect(functions["auth-email-login"]?.environment).toEqual({
-      APP_SECRET_PARAMETER: "/blog/prod/app-secret", AUTH_SIGNING_KEY_PARAMETER: "/blog/prod/auth-signing-key", IDP_CLIENT_SECRET_PARAMETER: "/blog/prod/idp-client-secret",
+      APP_SECRET_PARAMETER: "/blog/prod/app-secret",
+      AUTH_SIGNING_KEY_PARAMETER: "/blog/prod/auth-signing-key",
+      IDP_CLIENT_SECRET_PARAMETER: "/blog/prod/idp-client-secret",
     });
     // One shared role: the union of what its functions read, by ARN, and no KMS statement.
     expect(secretStatements(resources.IamRoleLambdaExecution)).toEqual([
-      { Effect: "Allow", Action: ["ssm:GetParameters", "ssm:GetParameter"], Resource: [arn("/blog/prod/app-secret"), arn("/blog/prod/auth-signing-key"), arn("/blog/prod/idp-client-secret")] },
+      {
+        Effect: "Allow",
+        Action: ["ssm:GetParameters", "ssm:GetParameter"],
+        Resource: [arn("/blog/prod/app-secret"), arn("/blog/prod/auth-signing-key"), arn("/blog/prod/idp-client-secret")],
+      },
     ]);
   });
 
   it("grants each role only its own functions' parameters once functions run as roles of their own", () => {
-    const { resources, run } = packaging("prod", {
-      "rest-post-query": { handler: "functions/rest.handler" },
-      "rest-post-get": { handler: "functions/rest-read.handler" },
-      "auth-email-login": { handler: "functions/auth.handler" },
-    }, { roles: { "rest-post-query": "PostsRole", "rest-post-get": "PostsReadRole", "auth-email-login": "AuthRole" } });
+    const { resources, run } = packaging(
+      "prod",
+      {
+        "rest-post-query": { handler: "functions/rest.handler" },
+        "rest-post-get": { handler: "functions/rest-read.handler" },
+        "auth-email-login": { handler: "functions/auth.handler" },
+      },
+      { roles: { "rest-post-query": "PostsRole", "rest-post-get": "PostsReadRole", "auth-email-login": "AuthRole" } },
+    );
     run();
     expect(secretStatements(resources.PostsRole)[0]?.Resource).toEqual([arn("/blog/prod/app-secret")]);
     expect(secretStatements(resources.PostsReadRole)).toEqual([]);
@@ -90,13 +114,20 @@ describe("packaging a deployed stage's secrets", () => {
     const { resources, run } = packaging("prod", { "rest-post-query": { handler: "functions/rest.handler" } }, { kmsKeyArn: key });
     run();
     expect(secretStatements(resources.IamRoleLambdaExecution)[1]).toEqual({
-      Effect: "Allow", Action: ["kms:Decrypt"], Resource: [key], Condition: { StringEquals: { "kms:ViaService": { "Fn::Sub": "ssm.${AWS::Region}.amazonaws.com" } } },
+      Effect: "Allow",
+      Action: ["kms:Decrypt"],
+      Resource: [key],
+      Condition: { StringEquals: { "kms:ViaService": { "Fn::Sub": "ssm.${AWS::Region}.amazonaws.com" } } },
     });
   });
 
   it("refuses a handler the readers table does not name, an unknown secret, a bad name or a role outside the template", () => {
-    expect(packaging("prod", { other: { handler: "functions/other.handler" } }).run).toThrow(/Function 'other' \(functions\/other\): serverless.yml custom.secrets.readers does not say which secrets it reads/);
-    expect(packaging("prod", { x: { handler: "functions/rest.handler" } }, { secrets: { ...parameters, APP_SECRET: "/blog/${x}" } }).run).toThrow(/is not a parameter name/);
+    expect(packaging("prod", { other: { handler: "functions/other.handler" } }).run).toThrow(
+      /Function 'other' \(functions\/other\): serverless.yml custom.secrets.readers does not say which secrets it reads/,
+    );
+    expect(packaging("prod", { x: { handler: "functions/rest.handler" } }, { secrets: { ...parameters, APP_SECRET: "/blog/${x}" } }).run).toThrow(
+      /is not a parameter name/,
+    );
     const external = packaging("prod", { "rest-post-query": { handler: "functions/rest.handler" } });
     (external.resources[logicalId("rest-post-query")] as { Properties: Record<string, unknown> }).Properties.Role = "arn:aws:iam::123456789012:role/theirs";
     expect(external.run).toThrow(/runs as a role this template does not declare/);

@@ -75,7 +75,12 @@ export function assignFunctionRoles(template, functions, map, logicalIdOf) {
           ...(ManagedPolicyArns === undefined ? {} : { ManagedPolicyArns: clone(ManagedPolicyArns) }),
           ...(PermissionsBoundary === undefined ? {} : { PermissionsBoundary: clone(PermissionsBoundary) }),
           ...(Tags === undefined ? {} : { Tags: clone(Tags) }),
-          Policies: [{ PolicyName: clone(policies[0]?.PolicyName ?? "lambda"), PolicyDocument: { Version: "2012-10-17", Statement: [...clone(logs), ...clone(authored), ...clone(map.roles[roleId] ?? [])] } }],
+          Policies: [
+            {
+              PolicyName: clone(policies[0]?.PolicyName ?? "lambda"),
+              PolicyDocument: { Version: "2012-10-17", Statement: [...clone(logs), ...clone(authored), ...clone(map.roles[roleId] ?? [])] },
+            },
+          ],
         },
       };
       added.push(roleId);
@@ -136,7 +141,12 @@ export function narrowLogStatements(template) {
     for (const fn of Object.values(resources)) {
       if (fn.Type !== "AWS::Lambda::Function" || !same(fn.Properties?.Role, roleArn(roleId))) continue;
       const ref = fn.Properties?.LoggingConfig?.LogGroup?.Ref;
-      const name = ref === undefined ? (typeof fn.Properties?.FunctionName === "string" ? `/aws/lambda/${fn.Properties?.FunctionName}` : undefined) : resources[ref]?.Properties?.LogGroupName;
+      const name =
+        ref === undefined
+          ? typeof fn.Properties?.FunctionName === "string"
+            ? `/aws/lambda/${fn.Properties?.FunctionName}`
+            : undefined
+          : resources[ref]?.Properties?.LogGroupName;
       if (typeof name === "string" && !name.includes("*")) names.add(name);
       else known = false;
     }
@@ -147,7 +157,9 @@ export function narrowLogStatements(template) {
         const sample = JSON.stringify(statement.Resource);
         // `log-group:<name>:*` (the group's streams) or `:*:*` (its events), as the framework writes them.
         const suffix = sample.includes(":*:*") ? ":*:*" : ":*";
-        statement.Resource = [...names].sort().map((name) => ({ "Fn::Sub": `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:${name}${suffix}` }));
+        statement.Resource = [...names]
+          .sort()
+          .map((name) => ({ "Fn::Sub": `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:${name}${suffix}` }));
       }
     }
   }

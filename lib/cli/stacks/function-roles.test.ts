@@ -5,14 +5,31 @@ import { fitRolePolicies } from "./role-policies.mjs";
 import { splitTemplate } from "./split.mjs";
 
 const LOGS = [
-  { Effect: "Allow", Action: ["logs:CreateLogStream", "logs:CreateLogGroup"], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-prod*:*" }] },
-  { Effect: "Allow", Action: ["logs:PutLogEvents"], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-prod*:*:*" }] },
+  {
+    Effect: "Allow",
+    Action: ["logs:CreateLogStream", "logs:CreateLogGroup"],
+    Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-prod*:*" }],
+  },
+  {
+    Effect: "Allow",
+    Action: ["logs:PutLogEvents"],
+    Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-prod*:*:*" }],
+  },
 ];
-const STREAM = { Effect: "Allow", Action: ["dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:DescribeStream", "dynamodb:ListStreams"], Resource: [{ "Fn::GetAtt": ["PostTable", "StreamArn"] }] };
+const STREAM = {
+  Effect: "Allow",
+  Action: ["dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:DescribeStream", "dynamodb:ListStreams"],
+  Resource: [{ "Fn::GetAtt": ["PostTable", "StreamArn"] }],
+};
 const arn = (id: string) => ({ "Fn::GetAtt": [id, "Arn"] });
 const fn = (name: string, extra: Record<string, unknown> = {}) => ({
   Type: "AWS::Lambda::Function",
-  Properties: { FunctionName: `blog-prod-${name}`, Code: { S3Bucket: { Ref: "ServerlessDeploymentBucket" }, S3Key: `dir/${name}.zip` }, Role: arn(FRAMEWORK_ROLE), ...extra },
+  Properties: {
+    FunctionName: `blog-prod-${name}`,
+    Code: { S3Bucket: { Ref: "ServerlessDeploymentBucket" }, S3Key: `dir/${name}.zip` },
+    Role: arn(FRAMEWORK_ROLE),
+    ...extra,
+  },
 });
 
 /** What the framework compiles: its one role (logs, the stream's reads), two route functions, the stream function and its mapping. */
@@ -25,7 +42,10 @@ function compiled(): Template {
       [FRAMEWORK_ROLE]: {
         Type: "AWS::IAM::Role",
         Properties: {
-          AssumeRolePolicyDocument: { Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: { Service: ["lambda.amazonaws.com"] }, Action: ["sts:AssumeRole"] }] },
+          AssumeRolePolicyDocument: {
+            Version: "2012-10-17",
+            Statement: [{ Effect: "Allow", Principal: { Service: ["lambda.amazonaws.com"] }, Action: ["sts:AssumeRole"] }],
+          },
           Path: "/",
           Policies: [{ PolicyName: "blog-prod-lambda", PolicyDocument: { Version: "2012-10-17", Statement: [...LOGS, STREAM] } }],
         },
@@ -35,18 +55,32 @@ function compiled(): Template {
       RestDashpostDashcreateLambdaFunction: fn("rest-post-create", { LoggingConfig: { LogGroup: { Ref: "PostsLogGroup" } } }),
       StreamLambdaFunction: fn("stream"),
       HandDashwrittenLambdaFunction: fn("hand-written"),
-      StreamMapping: { Type: "AWS::Lambda::EventSourceMapping", DependsOn: [FRAMEWORK_ROLE], Properties: { FunctionName: arn("StreamLambdaFunction"), EventSourceArn: { "Fn::GetAtt": ["PostTable", "StreamArn"] } } },
+      StreamMapping: {
+        Type: "AWS::Lambda::EventSourceMapping",
+        DependsOn: [FRAMEWORK_ROLE],
+        Properties: { FunctionName: arn("StreamLambdaFunction"), EventSourceArn: { "Fn::GetAtt": ["PostTable", "StreamArn"] } },
+      },
     },
   } as unknown as Template;
 }
 
 const READ = { Effect: "Allow", Action: ["dynamodb:GetItem"], Resource: [arn("PostTable")] };
 const WRITE = { Effect: "Allow", Action: ["dynamodb:GetItem", "dynamodb:PutItem"], Resource: [arn("PostTable")] };
-const map = { roles: { PostsReadRole: [READ], PostsWriteRole: [WRITE], StreamRole: [READ] }, functions: { "rest-post-get": "PostsReadRole", "rest-post-create": "PostsWriteRole" }, handlers: { "functions/stream.handler": "StreamRole" } };
-const functions = { "rest-post-get": { handler: "functions/rest-read.handler" }, "rest-post-create": { handler: "functions/rest.handler" }, stream: { handler: "functions/stream.handler", events: [{ stream: { type: "dynamodb" } }] }, "hand-written": { handler: "functions/mine.handler" } };
+const map = {
+  roles: { PostsReadRole: [READ], PostsWriteRole: [WRITE], StreamRole: [READ] },
+  functions: { "rest-post-get": "PostsReadRole", "rest-post-create": "PostsWriteRole" },
+  handlers: { "functions/stream.handler": "StreamRole" },
+};
+const functions = {
+  "rest-post-get": { handler: "functions/rest-read.handler" },
+  "rest-post-create": { handler: "functions/rest.handler" },
+  stream: { handler: "functions/stream.handler", events: [{ stream: { type: "dynamodb" } }] },
+  "hand-written": { handler: "functions/mine.handler" },
+};
 /** The framework's naming: `rest-post-get` -> `RestDashpostDashgetLambdaFunction`. */
 const logicalId = (name: string) => `${(name[0] ?? "").toUpperCase()}${name.slice(1).replace(/-/g, "Dash")}LambdaFunction`;
-const statementsOf = (t: Template, role: string) => (t.Resources[role]?.Properties.Policies as { PolicyDocument: { Statement: unknown[] } }[]).flatMap((p) => p.PolicyDocument.Statement);
+const statementsOf = (t: Template, role: string) =>
+  (t.Resources[role]?.Properties.Policies as { PolicyDocument: { Statement: unknown[] } }[]).flatMap((p) => p.PolicyDocument.Statement);
 
 describe("each function's own role", () => {
   it("gives every function the role roles.json names, with the framework's logs and, for a stream's function only, its event statements", () => {
@@ -89,7 +123,9 @@ describe("each function's own role", () => {
     (template.Resources.StreamLambdaFunction as { Properties: Record<string, unknown> }).Properties.Role = "arn:aws:iam::123456789012:role/mine";
     assignFunctionRoles(template, functions, map, logicalId);
     expect(template.Resources.StreamLambdaFunction?.Properties.Role).toBe("arn:aws:iam::123456789012:role/mine");
-    expect(() => assignFunctionRoles(compiled(), functions, { ...map, functions: { "rest-post-get": "PostTable" } }, logicalId)).toThrow(/PostTable already names a resource/);
+    expect(() => assignFunctionRoles(compiled(), functions, { ...map, functions: { "rest-post-get": "PostTable" } }, logicalId)).toThrow(
+      /PostTable already names a resource/,
+    );
   });
 
   it("narrows each role's log statements to its functions' log groups", () => {
@@ -111,10 +147,17 @@ describe("each function's own role", () => {
     const many = Array.from({ length: 60 }, (_, i) => `Model${i}Table`);
     for (const id of many) template.Resources[id] = { Type: "AWS::DynamoDB::Table", Properties: { TableName: `blog-prod-${id}` } };
     const [writes] = template.Resources.PostsWriteRole?.Properties.Policies as { PolicyDocument: { Statement: unknown[] } }[];
-    writes?.PolicyDocument.Statement.push({ Effect: "Allow", Action: ["dynamodb:GetItem", "dynamodb:PutItem"], Resource: many.flatMap((id) => [arn(id), { "Fn::Join": ["", [arn(id), "/index/*"]] }]) });
+    writes?.PolicyDocument.Statement.push({
+      Effect: "Allow",
+      Action: ["dynamodb:GetItem", "dynamodb:PutItem"],
+      Resource: many.flatMap((id) => [arn(id), { "Fn::Join": ["", [arn(id), "/index/*"]] }]),
+    });
     const policies = fitRolePolicies(template as never);
     expect(policies.length).toBeGreaterThan(0);
-    const groups = new Map([["RestDashpostDashgetLambdaFunction", "posts"], ["RestDashpostDashcreateLambdaFunction", "posts"]]);
+    const groups = new Map([
+      ["RestDashpostDashgetLambdaFunction", "posts"],
+      ["RestDashpostDashcreateLambdaFunction", "posts"],
+    ]);
     const children = splitTemplate(template, { groupOfFunction: groups, limit: 1, templateUrl: (f: string) => f });
     const posts = children.find((c) => c.group === "posts");
     expect(Object.keys(posts?.template.Resources ?? {})).toEqual(expect.arrayContaining(["PostsReadRole", "PostsWriteRole", ...policies]));

@@ -71,7 +71,15 @@ export async function shapeTemplate(serverless) {
   narrowLogStatements(template);
   const policies = fitRolePolicies(template).length;
   const templateUrl = templateUrlFor(template, service.package.artifactDirectoryName);
-  const children = splitTemplate(template, { groupOfFunction: groups, limit, templateUrl, description: (g) => (g === ALARMS_GROUP ? `${service.service} ${provider.getStage()}: the alarms on its tables, API, stream and metrics` : `${service.service} ${provider.getStage()}: the routes under /${g}`) });
+  const children = splitTemplate(template, {
+    groupOfFunction: groups,
+    limit,
+    templateUrl,
+    description: (g) =>
+      g === ALARMS_GROUP
+        ? `${service.service} ${provider.getStage()}: the alarms on its tables, API, stream and metrics`
+        : `${service.service} ${provider.getStage()}: the routes under /${g}`,
+  });
 
   const dir = join(serverless.serviceDir, ".serverless");
   for (const stale of (await readdir(dir).catch(() => [])).filter((f) => NESTED_FILE.test(f))) await rm(join(dir, stale));
@@ -79,7 +87,10 @@ export async function shapeTemplate(serverless) {
   for (const child of children) await writeFile(join(dir, child.file), JSON.stringify(child.template, null, 2));
 
   /** @type {[[string, number], ...[string, number][]]} */
-  const counts = [["root", Object.keys(template.Resources).length], ...children.map((c) => /** @type {[string, number]} */ ([c.group, Object.keys(c.template.Resources).length]))];
+  const counts = [
+    ["root", Object.keys(template.Resources).length],
+    ...children.map((c) => /** @type {[string, number]} */ ([c.group, Object.keys(c.template.Resources).length])),
+  ];
   const [over] = counts.filter(([, n]) => n > HARD_LIMIT);
   if (over !== undefined) {
     const [where, count] = over;

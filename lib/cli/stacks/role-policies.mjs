@@ -16,7 +16,13 @@ const MARGIN = 512;
 
 // The longest partition, region and account an ARN can hold: the estimate errs on the large side.
 /** @type {Record<string, string>} */
-const PSEUDO = { "AWS::Partition": "aws-us-gov", "AWS::Region": "ap-southeast-2", "AWS::AccountId": "123456789012", "AWS::URLSuffix": "amazonaws.com.cn", "AWS::StackName": "x".repeat(128) };
+const PSEUDO = {
+  "AWS::Partition": "aws-us-gov",
+  "AWS::Region": "ap-southeast-2",
+  "AWS::AccountId": "123456789012",
+  "AWS::URLSuffix": "amazonaws.com.cn",
+  "AWS::StackName": "x".repeat(128),
+};
 const UNKNOWN = "x".repeat(128);
 
 /**
@@ -85,7 +91,14 @@ export function fitRolePolicies(template) {
   const added = [];
   for (const [roleId, role] of Object.entries(resources)) {
     if (role.Type !== "AWS::IAM::Role" || !Array.isArray(role.Properties?.Policies)) continue;
-    if (policySize(role.Properties.Policies.map((/** @type {{ PolicyDocument: unknown }} */ p) => p.PolicyDocument), resources) <= INLINE_LIMIT - MARGIN) continue;
+    if (
+      policySize(
+        role.Properties.Policies.map((/** @type {{ PolicyDocument: unknown }} */ p) => p.PolicyDocument),
+        resources,
+      ) <=
+      INLINE_LIMIT - MARGIN
+    )
+      continue;
 
     // Inline: statements in order while they fit; the rest, in pieces, fill managed policies.
     /** @type {Statement[]} */
@@ -103,7 +116,9 @@ export function fitRolePolicies(template) {
       }
       policy.PolicyDocument.Statement = kept;
     }
-    role.Properties.Policies = role.Properties.Policies.filter((/** @type {{ PolicyDocument: { Statement: unknown[] } }} */ p) => p.PolicyDocument.Statement.length > 0);
+    role.Properties.Policies = role.Properties.Policies.filter(
+      (/** @type {{ PolicyDocument: { Statement: unknown[] } }} */ p) => p.PolicyDocument.Statement.length > 0,
+    );
 
     /** @type {Statement[][]} */
     const documents = [];
@@ -114,7 +129,10 @@ export function fitRolePolicies(template) {
     }
     documents.forEach((statements, i) => {
       const id = `${roleId}Policy${i + 1}`;
-      resources[id] = { Type: "AWS::IAM::ManagedPolicy", Properties: { Roles: [{ Ref: roleId }], PolicyDocument: { Version: "2012-10-17", Statement: statements } } };
+      resources[id] = {
+        Type: "AWS::IAM::ManagedPolicy",
+        Properties: { Roles: [{ Ref: roleId }], PolicyDocument: { Version: "2012-10-17", Statement: statements } },
+      };
       added.push(id);
     });
     // What uses the role waits until it holds every grant.

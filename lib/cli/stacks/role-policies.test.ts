@@ -17,15 +17,27 @@ function template(tables: number): { Resources: Resources } {
     arns.push({ "Fn::GetAtt": [`Model${i}Table`, "Arn"] }, { "Fn::Join": ["", [{ "Fn::GetAtt": [`Model${i}Table`, "Arn"] }, "/index/*"]] });
   }
   const statements: Statement[] = [
-    { Effect: "Allow", Action: ["logs:CreateLogStream"], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-prod*:*" }] },
+    {
+      Effect: "Allow",
+      Action: ["logs:CreateLogStream"],
+      Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-prod*:*" }],
+    },
     { Effect: "Allow", Action: ["dynamodb:GetItem", "dynamodb:PutItem"], Resource: arns },
   ];
-  resources.IamRoleLambdaExecution = { Type: "AWS::IAM::Role", Properties: { Policies: [{ PolicyName: "p", PolicyDocument: { Version: "2012-10-17", Statement: statements } }] } };
-  resources.FnLambdaFunction = { Type: "AWS::Lambda::Function", DependsOn: ["FnLogGroup"], Properties: { Role: { "Fn::GetAtt": ["IamRoleLambdaExecution", "Arn"] } } };
+  resources.IamRoleLambdaExecution = {
+    Type: "AWS::IAM::Role",
+    Properties: { Policies: [{ PolicyName: "p", PolicyDocument: { Version: "2012-10-17", Statement: statements } }] },
+  };
+  resources.FnLambdaFunction = {
+    Type: "AWS::Lambda::Function",
+    DependsOn: ["FnLogGroup"],
+    Properties: { Role: { "Fn::GetAtt": ["IamRoleLambdaExecution", "Arn"] } },
+  };
   return { Resources: resources };
 }
 
-const inline = (t: { Resources: Resources }) => (t.Resources.IamRoleLambdaExecution?.Properties.Policies as { PolicyDocument: { Statement: Statement[] } }[]).map((p) => p.PolicyDocument);
+const inline = (t: { Resources: Resources }) =>
+  (t.Resources.IamRoleLambdaExecution?.Properties.Policies as { PolicyDocument: { Statement: Statement[] } }[]).map((p) => p.PolicyDocument);
 const granted = (statements: Statement[]) => statements.flatMap((s) => s.Action.flatMap((a) => s.Resource.map((r) => `${a} ${JSON.stringify(r)}`))).sort();
 
 describe("role policies", () => {

@@ -10,7 +10,9 @@
  * @returns {string | undefined} its first segment, or undefined for the catch-all
  */
 export function firstSegment(path) {
-  const segment = String(path).split("/").find((part) => part !== "");
+  const segment = String(path)
+    .split("/")
+    .find((part) => part !== "");
   return segment === undefined || segment === "*" ? undefined : segment;
 }
 

@@ -70,7 +70,7 @@ export function assignGroups(resources, groupOfFunction) {
   const namedBy = new Map(Object.keys(resources).map((id) => [id, []]));
   for (const [id, targets] of names) for (const target of targets) namedBy.get(target)?.push(id);
 
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const [id, resource] of Object.entries(resources)) {
       if (assigned.has(id) || !movable(resource)) continue;
@@ -205,9 +205,14 @@ export function splitTemplate(template, { groupOfFunction, limit, maxResources =
   const result = [];
   for (const child of children.values()) {
     const count = Object.keys(child.resources).length;
-    if (count > maxResources) throw new Error(`The routes of ${child.group} alone need ${count} CloudFormation resources (limit ${maxResources}): give the model fewer operations, or group its routes (rest.packaging "model").`);
+    if (count > maxResources)
+      throw new Error(
+        `The routes of ${child.group} alone need ${count} CloudFormation resources (limit ${maxResources}): give the model fewer operations, or group its routes (rest.packaging "model").`,
+      );
     if (child.parameters.size > MAX_PARAMETERS || child.outputs.size > MAX_OUTPUTS) {
-      throw new Error(`The nested stack of ${child.group} needs ${child.parameters.size} parameters and ${child.outputs.size} outputs (at most ${MAX_PARAMETERS} each)`);
+      throw new Error(
+        `The nested stack of ${child.group} needs ${child.parameters.size} parameters and ${child.outputs.size} outputs (at most ${MAX_PARAMETERS} each)`,
+      );
     }
     const dependencies = [...child.dependsOn].filter((d) => d in resources || [...children.values()].some((c) => c.id === d));
     resources[child.id] = {
@@ -225,7 +230,12 @@ export function splitTemplate(template, { groupOfFunction, limit, maxResources =
       Resources: child.resources,
       ...(child.outputs.size > 0 ? { Outputs: Object.fromEntries(child.outputs) } : {}),
     };
-    result.push({ id: child.id, group: child.group, file: child.file, template: /** @type {T & { Description: string }} */ (/** @type {unknown} */ (childTemplate)) });
+    result.push({
+      id: child.id,
+      group: child.group,
+      file: child.file,
+      template: /** @type {T & { Description: string }} */ (/** @type {unknown} */ (childTemplate)),
+    });
   }
   return result;
 }

@@ -15,7 +15,10 @@ const url = (file: string) => ({ "Fn::Sub": `https://\${ServerlessDeploymentBuck
 /** What the framework compiles for one route: function, log group, permission, integration, route. */
 function route(template: Template, name: string, routeKey: string, retention?: number): void {
   const fn = `${name}LambdaFunction`;
-  template.Resources[`${name}LogGroup`] = { Type: "AWS::Logs::LogGroup", Properties: { LogGroupName: `/aws/lambda/blog-prod-${name}`, ...(retention ? { RetentionInDays: retention } : {}) } };
+  template.Resources[`${name}LogGroup`] = {
+    Type: "AWS::Logs::LogGroup",
+    Properties: { LogGroupName: `/aws/lambda/blog-prod-${name}`, ...(retention ? { RetentionInDays: retention } : {}) },
+  };
   template.Resources[fn] = {
     Type: "AWS::Lambda::Function",
     DependsOn: [`${name}LogGroup`],
@@ -27,9 +30,15 @@ function route(template: Template, name: string, routeKey: string, retention?: n
   };
   template.Resources[`${name}Permission`] = {
     Type: "AWS::Lambda::Permission",
-    Properties: { FunctionName: { "Fn::GetAtt": [fn, "Arn"] }, SourceArn: { "Fn::Sub": "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${HttpApi}/*" } },
+    Properties: {
+      FunctionName: { "Fn::GetAtt": [fn, "Arn"] },
+      SourceArn: { "Fn::Sub": "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${HttpApi}/*" },
+    },
   };
-  template.Resources[`${name}Integration`] = { Type: "AWS::ApiGatewayV2::Integration", Properties: { ApiId: API, IntegrationUri: { "Fn::GetAtt": [fn, "Arn"] } } };
+  template.Resources[`${name}Integration`] = {
+    Type: "AWS::ApiGatewayV2::Integration",
+    Properties: { ApiId: API, IntegrationUri: { "Fn::GetAtt": [fn, "Arn"] } },
+  };
   template.Resources[`${name}Route`] = {
     Type: "AWS::ApiGatewayV2::Route",
     DependsOn: `${name}Integration`,
@@ -59,10 +68,18 @@ function sample(): { template: Template; groups: Map<string, string> } {
     if (group) groups.set(`${name}LambdaFunction`, group);
   }
   // A function reading another group's function (cross-stack), and a dashboard naming both groups (stays in the root).
-  (template.Resources.TagsGetLambdaFunction as { Properties: Record<string, unknown> }).Properties.Environment = { Variables: { POSTS: { Ref: "PostsGetLambdaFunction" } } };
-  template.Resources.Dashboard = { Type: "AWS::CloudWatch::Dashboard", Properties: { Body: { "Fn::Sub": "${PostsGetLambdaFunction} ${TagsGetLambdaFunction} ${PostTable.Arn}" } } };
+  (template.Resources.TagsGetLambdaFunction as { Properties: Record<string, unknown> }).Properties.Environment = {
+    Variables: { POSTS: { Ref: "PostsGetLambdaFunction" } },
+  };
+  template.Resources.Dashboard = {
+    Type: "AWS::CloudWatch::Dashboard",
+    Properties: { Body: { "Fn::Sub": "${PostsGetLambdaFunction} ${TagsGetLambdaFunction} ${PostTable.Arn}" } },
+  };
   // An alarm on one function moves with it.
-  template.Resources.PostsGetAlarm = { Type: "AWS::CloudWatch::Alarm", Properties: { Dimensions: [{ Name: "FunctionName", Value: { Ref: "PostsGetLambdaFunction" } }] } };
+  template.Resources.PostsGetAlarm = {
+    Type: "AWS::CloudWatch::Alarm",
+    Properties: { Dimensions: [{ Name: "FunctionName", Value: { Ref: "PostsGetLambdaFunction" } }] },
+  };
   return { template, groups };
 }
 
@@ -75,7 +92,10 @@ describe("route groups", () => {
       d: { events: [{ httpApi: { method: "GET", path: "/posts" } }, { httpApi: { method: "GET", path: "/tags" } }] },
       e: { events: [{ httpApi: "GET /.well-known/jwks.json" }] },
     });
-    expect([...groups]).toEqual([["a", "posts"], ["e", ".well-known"]]);
+    expect([...groups]).toEqual([
+      ["a", "posts"],
+      ["e", ".well-known"],
+    ]);
   });
 });
 
@@ -86,11 +106,17 @@ describe("shared log groups", () => {
     (template.Resources.PostsCreateLogGroup as { Properties: Record<string, unknown> }).Properties.RetentionInDays = 30;
     groups.set("FallbackLambdaFunction", "fallback");
     expect(shareLogGroups(template, groups, "/aws/lambda/blog-prod")).toBe(4);
-    expect(template.Resources.PostsRoutesLogGroup).toEqual({ Type: "AWS::Logs::LogGroup", Properties: { LogGroupName: "/aws/lambda/blog-prod/posts", RetentionInDays: 30 } });
+    expect(template.Resources.PostsRoutesLogGroup).toEqual({
+      Type: "AWS::Logs::LogGroup",
+      Properties: { LogGroupName: "/aws/lambda/blog-prod/posts", RetentionInDays: 30 },
+    });
     expect(template.Resources.TagsRoutesLogGroup?.Properties).toEqual({ LogGroupName: "/aws/lambda/blog-prod/tags" });
     for (const name of ["PostsGet", "PostsCreate"]) {
       expect(template.Resources[`${name}LogGroup`]).toBeUndefined();
-      expect(template.Resources[`${name}LambdaFunction`]).toMatchObject({ DependsOn: ["PostsRoutesLogGroup"], Properties: { LoggingConfig: { LogGroup: { Ref: "PostsRoutesLogGroup" } } } });
+      expect(template.Resources[`${name}LambdaFunction`]).toMatchObject({
+        DependsOn: ["PostsRoutesLogGroup"],
+        Properties: { LoggingConfig: { LogGroup: { Ref: "PostsRoutesLogGroup" } } },
+      });
     }
     expect(template.Resources.FallbackLogGroup).toBeDefined();
     expect(template.Resources.FallbackLambdaFunction?.Properties.LoggingConfig).toBeUndefined();
@@ -125,19 +151,42 @@ describe("nested stacks", () => {
     ]);
     const posts = children[0]?.template as Template;
     expect(Object.keys(posts.Resources).sort()).toEqual(
-      ["PostsCreate", "PostsGet"].flatMap((n) => [`${n}Integration`, `${n}LambdaFunction`, `${n}LogGroup`, `${n}Permission`, `${n}Route`]).concat("PostsGetAlarm").sort(),
+      ["PostsCreate", "PostsGet"]
+        .flatMap((n) => [`${n}Integration`, `${n}LambdaFunction`, `${n}LogGroup`, `${n}Permission`, `${n}Route`])
+        .concat("PostsGetAlarm")
+        .sort(),
     );
     // The spine, the catch-all and what names two groups stay in the root.
-    expect(Object.keys(template.Resources).sort()).toEqual(
-      ["Dashboard", "FallbackIntegration", "FallbackLambdaFunction", "FallbackLogGroup", "FallbackPermission", "FallbackRoute", "HttpApi", "IamRoleLambdaExecution", "PostTable", "PostsNestedStack", "ServerlessDeploymentBucket", "TagsNestedStack"],
-    );
+    expect(Object.keys(template.Resources).sort()).toEqual([
+      "Dashboard",
+      "FallbackIntegration",
+      "FallbackLambdaFunction",
+      "FallbackLogGroup",
+      "FallbackPermission",
+      "FallbackRoute",
+      "HttpApi",
+      "IamRoleLambdaExecution",
+      "PostTable",
+      "PostsNestedStack",
+      "ServerlessDeploymentBucket",
+      "TagsNestedStack",
+    ]);
     expect(template.Resources.PostsNestedStack?.Properties).toEqual({
       TemplateURL: url("cloudformation-template-nested-posts.json"),
-      Parameters: { HttpApi: { Ref: "HttpApi" }, IamRoleLambdaExecutionArn: { "Fn::GetAtt": ["IamRoleLambdaExecution", "Arn"] }, ServerlessDeploymentBucket: { Ref: "ServerlessDeploymentBucket" } },
+      Parameters: {
+        HttpApi: { Ref: "HttpApi" },
+        IamRoleLambdaExecutionArn: { "Fn::GetAtt": ["IamRoleLambdaExecution", "Arn"] },
+        ServerlessDeploymentBucket: { Ref: "ServerlessDeploymentBucket" },
+      },
     });
     // Tags reads a Posts function: through Posts' output, and its stack waits for Posts'.
-    expect(template.Resources.TagsNestedStack).toMatchObject({ DependsOn: ["PostsNestedStack"], Properties: { Parameters: { PostsGetLambdaFunction: { "Fn::GetAtt": ["PostsNestedStack", "Outputs.PostsGetLambdaFunction"] } } } });
-    expect(template.Resources.Dashboard?.Properties.Body).toEqual({ "Fn::Sub": "${PostsNestedStack.Outputs.PostsGetLambdaFunction} ${TagsNestedStack.Outputs.TagsGetLambdaFunction} ${PostTable.Arn}" });
+    expect(template.Resources.TagsNestedStack).toMatchObject({
+      DependsOn: ["PostsNestedStack"],
+      Properties: { Parameters: { PostsGetLambdaFunction: { "Fn::GetAtt": ["PostsNestedStack", "Outputs.PostsGetLambdaFunction"] } } },
+    });
+    expect(template.Resources.Dashboard?.Properties.Body).toEqual({
+      "Fn::Sub": "${PostsNestedStack.Outputs.PostsGetLambdaFunction} ${TagsNestedStack.Outputs.TagsGetLambdaFunction} ${PostTable.Arn}",
+    });
     expect(template.Outputs?.PostsGetArn?.Value).toEqual({ "Fn::GetAtt": ["PostsNestedStack", "Outputs.PostsGetLambdaFunctionArn"] });
 
     const stacks: Stack[] = [{ id: "root", template }, ...children.map((c) => ({ id: c.id, template: c.template }))];
@@ -146,7 +195,10 @@ describe("nested stacks", () => {
 
   it("moves the alarms on the root's own resources into a stack of their own, and leaves one on two groups' functions in the root", () => {
     const { template, groups } = sample();
-    template.Resources.TableThrottlesAlarm = { Type: "AWS::CloudWatch::Alarm", Properties: { Dimensions: [{ Name: "TableName", Value: { Ref: "PostTable" } }] } };
+    template.Resources.TableThrottlesAlarm = {
+      Type: "AWS::CloudWatch::Alarm",
+      Properties: { Dimensions: [{ Name: "TableName", Value: { Ref: "PostTable" } }] },
+    };
     template.Resources.LockoutsAlarm = { Type: "AWS::CloudWatch::Alarm", Properties: { MetricName: "Lockouts", Namespace: "blog/prod" } };
     template.Resources.ErrorsAlarm = {
       Type: "AWS::CloudWatch::Alarm",
@@ -177,7 +229,9 @@ describe("nested stacks", () => {
 
   it("splits at any limit, and refuses a group that alone passes the largest stack allowed", () => {
     const { template, groups } = sample();
-    expect(() => splitTemplate(template, { groupOfFunction: groups, limit: 5, maxResources: 10, templateUrl: url })).toThrow(/The routes of posts alone need 11 CloudFormation resources \(limit 10\)/);
+    expect(() => splitTemplate(template, { groupOfFunction: groups, limit: 5, maxResources: 10, templateUrl: url })).toThrow(
+      /The routes of posts alone need 11 CloudFormation resources \(limit 10\)/,
+    );
     // The limit says when to split, not how large a group may be.
     expect(splitTemplate(sample().template, { groupOfFunction: groups, limit: 1, templateUrl: url })).toHaveLength(2);
   });
@@ -196,12 +250,23 @@ describe("custom.nestedStacks.limit", () => {
       const shape = async (limit: number | undefined) => {
         const { template } = sample();
         const functions = Object.fromEntries(
-          [["PostsGet", "/posts/{slug}"], ["PostsCreate", "/posts"], ["TagsGet", "/tags/{slug}"], ["TagsCreate", "/tags"]].map(([name, path]) => [name, { events: [{ httpApi: { method: "GET", path } }] }]),
+          [
+            ["PostsGet", "/posts/{slug}"],
+            ["PostsCreate", "/posts"],
+            ["TagsGet", "/tags/{slug}"],
+            ["TagsCreate", "/tags"],
+          ].map(([name, path]) => [name, { events: [{ httpApi: { method: "GET", path } }] }]),
         );
         const serverless = {
           serviceDir: dir,
           classes: { Error },
-          service: { service: "blog", custom: limit === undefined ? {} : { nestedStacks: { limit } }, functions, package: { artifactDirectoryName: "serverless/blog/prod/1-x" }, provider: { compiledCloudFormationTemplate: template } },
+          service: {
+            service: "blog",
+            custom: limit === undefined ? {} : { nestedStacks: { limit } },
+            functions,
+            package: { artifactDirectoryName: "serverless/blog/prod/1-x" },
+            provider: { compiledCloudFormationTemplate: template },
+          },
           getProvider: () => ({ getStage: () => "prod", naming: { getLambdaLogicalId: (name: string) => `${name}LambdaFunction` } }),
         };
         return { result: await shapeTemplate(serverless as unknown as Serverless), template };
@@ -213,7 +278,8 @@ describe("custom.nestedStacks.limit", () => {
       const written = JSON.parse(await readFile(join(dir, ".serverless", "cloudformation-template-nested-posts.json"), "utf8")) as Template;
       expect(Object.keys(written.Resources)).toContain("PostsGetLambdaFunction");
       expect(split.template.Resources.PostsNestedStack?.Properties.TemplateURL).toEqual({
-        "Fn::Sub": "https://${ServerlessDeploymentBucket}.s3.${AWS::Region}.${AWS::URLSuffix}/serverless/blog/prod/1-x/cloudformation-template-nested-posts.json",
+        "Fn::Sub":
+          "https://${ServerlessDeploymentBucket}.s3.${AWS::Region}.${AWS::URLSuffix}/serverless/blog/prod/1-x/cloudformation-template-nested-posts.json",
       });
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -32,7 +32,9 @@ export const validateCommand: Command = {
     for (const finding of report.findings) console.log(formatFinding(finding));
     for (const { finding, allowance } of report.allowed) console.log(`allowed ${formatFinding(finding)} [${allowance.owner}: ${allowance.reason}]`);
     const errors = report.findings.filter((f) => f.severity === "error").length;
-    console.log(`${report.files.length} templates checked against ${report.source}: ${errors} errors, ${report.findings.length - errors} warnings, ${report.allowed.length} allowed`);
+    console.log(
+      `${report.files.length} templates checked against ${report.source}: ${errors} errors, ${report.findings.length - errors} warnings, ${report.allowed.length} allowed`,
+    );
     return errors > 0 ? 1 : 0;
   },
 };

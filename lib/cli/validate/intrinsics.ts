@@ -6,9 +6,27 @@ import { report, type Site } from "./findings.ts";
  * is checked, and both branches of an `Fn::If` are checked as the property's value.
  */
 const FUNCTIONS = new Set([
-  "Ref", "Condition", "Fn::GetAtt", "Fn::Sub", "Fn::Join", "Fn::If", "Fn::Select", "Fn::Split", "Fn::FindInMap",
-  "Fn::ImportValue", "Fn::Base64", "Fn::Cidr", "Fn::GetAZs", "Fn::Equals", "Fn::And", "Fn::Or", "Fn::Not",
-  "Fn::Transform", "Fn::ToJsonString", "Fn::Length", "Fn::ForEach",
+  "Ref",
+  "Condition",
+  "Fn::GetAtt",
+  "Fn::Sub",
+  "Fn::Join",
+  "Fn::If",
+  "Fn::Select",
+  "Fn::Split",
+  "Fn::FindInMap",
+  "Fn::ImportValue",
+  "Fn::Base64",
+  "Fn::Cidr",
+  "Fn::GetAZs",
+  "Fn::Equals",
+  "Fn::And",
+  "Fn::Or",
+  "Fn::Not",
+  "Fn::Transform",
+  "Fn::ToJsonString",
+  "Fn::Length",
+  "Fn::ForEach",
 ]);
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -50,10 +68,16 @@ export function checkIntrinsic(site: Site, path: string, value: Record<string, J
       shape(typeof args === "string", "a logical id or parameter name");
       return [];
     case "Fn::GetAtt":
-      shape((typeof args === "string" && args.includes(".")) || (Array.isArray(args) && args.length === 2 && typeof args[0] === "string" && isString(args[1])), "[logicalId, attribute]");
+      shape(
+        (typeof args === "string" && args.includes(".")) || (Array.isArray(args) && args.length === 2 && typeof args[0] === "string" && isString(args[1])),
+        "[logicalId, attribute]",
+      );
       return [];
     case "Fn::Sub":
-      shape(typeof args === "string" || (Array.isArray(args) && args.length === 2 && typeof args[0] === "string" && isObject(args[1])), "a string or [string, {variables}]");
+      shape(
+        typeof args === "string" || (Array.isArray(args) && args.length === 2 && typeof args[0] === "string" && isObject(args[1])),
+        "a string or [string, {variables}]",
+      );
       return [];
     case "Fn::Join":
       shape(Array.isArray(args) && args.length === 2 && typeof args[0] === "string" && isList(args[1]), "[delimiter, [values]]");
@@ -69,7 +93,10 @@ export function checkIntrinsic(site: Site, path: string, value: Record<string, J
         shape(false, "[condition, valueIfTrue, valueIfFalse]");
         return [];
       }
-      return [{ value: args[1] as Json, path: `${at}[1]` }, { value: args[2] as Json, path: `${at}[2]` }];
+      return [
+        { value: args[1] as Json, path: `${at}[1]` },
+        { value: args[2] as Json, path: `${at}[2]` },
+      ];
     default:
       return [];
   }

@@ -4,8 +4,29 @@ import { intrinsicName, type Json } from "./intrinsics.ts";
 import type { Spec } from "./spec.ts";
 import { checkProperties } from "./values.ts";
 
-const SECTIONS = new Set(["AWSTemplateFormatVersion", "Description", "Metadata", "Parameters", "Mappings", "Conditions", "Transform", "Rules", "Resources", "Outputs"]);
-const RESOURCE_KEYS = new Set(["Type", "Properties", "DependsOn", "Condition", "Metadata", "DeletionPolicy", "UpdateReplacePolicy", "CreationPolicy", "UpdatePolicy"]);
+const SECTIONS = new Set([
+  "AWSTemplateFormatVersion",
+  "Description",
+  "Metadata",
+  "Parameters",
+  "Mappings",
+  "Conditions",
+  "Transform",
+  "Rules",
+  "Resources",
+  "Outputs",
+]);
+const RESOURCE_KEYS = new Set([
+  "Type",
+  "Properties",
+  "DependsOn",
+  "Condition",
+  "Metadata",
+  "DeletionPolicy",
+  "UpdateReplacePolicy",
+  "CreationPolicy",
+  "UpdatePolicy",
+]);
 const DELETION_POLICIES = ["Delete", "Retain", "RetainExceptOnCreate", "Snapshot"];
 const REPLACE_POLICIES = ["Delete", "Retain", "Snapshot"];
 const isObject = (value: unknown): value is Record<string, Json> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -38,7 +59,8 @@ export function validateTemplate(spec: Spec, template: unknown, file: string): F
     for (const key of Object.keys(resource)) if (!RESOURCE_KEYS.has(key)) report(here, `${path}.${key}`, `a resource has no attribute ${key}`);
     const policy = (key: string, allowed: string[]): void => {
       const value = resource[key];
-      if (value !== undefined && !allowed.includes(String(value))) report(here, `${path}.${key}`, `${JSON.stringify(value)} is not one of ${allowed.join(", ")}`);
+      if (value !== undefined && !allowed.includes(String(value)))
+        report(here, `${path}.${key}`, `${JSON.stringify(value)} is not one of ${allowed.join(", ")}`);
     };
     policy("DeletionPolicy", DELETION_POLICIES);
     policy("UpdateReplacePolicy", REPLACE_POLICIES);
@@ -64,12 +86,14 @@ function checkAttributes(spec: Spec, site: Site, path: string, value: Json, reso
   if (!isObject(value)) return;
   if (intrinsicName(value) === "Fn::GetAtt") {
     const args = value["Fn::GetAtt"];
-    const [target, attribute] = typeof args === "string" ? [args.slice(0, args.indexOf(".")), args.slice(args.indexOf(".") + 1)] : Array.isArray(args) ? args : [];
+    const [target, attribute] =
+      typeof args === "string" ? [args.slice(0, args.indexOf(".")), args.slice(args.indexOf(".") + 1)] : Array.isArray(args) ? args : [];
     const resource = typeof target === "string" ? resources[target] : undefined;
     const type = isObject(resource) && typeof resource.Type === "string" ? resource.Type : undefined;
     if (type && typeof attribute === "string" && !isCustom(type) && !(type === "AWS::CloudFormation::Stack" && attribute.startsWith("Outputs."))) {
       const attributes = spec.resource(type)?.attributes;
-      if (attributes && !(attribute in attributes)) report(site, `${path}.Fn::GetAtt`, `${type} has no attribute ${attribute} (it has ${Object.keys(attributes).sort().join(", ")})`);
+      if (attributes && !(attribute in attributes))
+        report(site, `${path}.Fn::GetAtt`, `${type} has no attribute ${attribute} (it has ${Object.keys(attributes).sort().join(", ")})`);
     }
     return;
   }

@@ -37,7 +37,11 @@ describe("the CloudFormation validator (AWS's published resource specification)"
   });
 
   it("refuses StreamEnabled in a table's StreamSpecification (DynamoDB's CreateTable has it, CloudFormation does not)", () => {
-    const findings = check({ PostTable: table((p) => { p.StreamSpecification = { StreamEnabled: true, StreamViewType: "NEW_AND_OLD_IMAGES" }; }) });
+    const findings = check({
+      PostTable: table((p) => {
+        p.StreamSpecification = { StreamEnabled: true, StreamViewType: "NEW_AND_OLD_IMAGES" };
+      }),
+    });
     expect(lines(findings)).toEqual([
       "error Resources.PostTable.Properties.StreamSpecification.StreamEnabled: StreamSpecification has no property StreamEnabled (it has ResourcePolicy, StreamViewType, Tags)",
     ]);
@@ -45,23 +49,56 @@ describe("the CloudFormation validator (AWS's published resource specification)"
   });
 
   it("refuses an unknown property, a wrong type, a missing required property and a value outside an enumeration", () => {
-    expect(lines(check({ T: table((p) => { p.Encrypted = true; }) }))).toEqual([
-      expect.stringMatching(/^error Resources\.T\.Properties\.Encrypted: AWS::DynamoDB::Table has no property Encrypted \(it has .*TableName/),
-    ]);
-    expect(lines(check({ T: table((p) => { p.AttributeDefinitions = { AttributeName: "uuid", AttributeType: "S" }; }) }))).toEqual([
-      "error Resources.T.Properties.AttributeDefinitions: expects list of AttributeDefinition, got an object",
-    ]);
-    expect(lines(check({ T: table((p) => { p.PointInTimeRecoverySpecification = { PointInTimeRecoveryEnabled: "yes" }; }) }))).toEqual([
-      'error Resources.T.Properties.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled: expects boolean, got string "yes"',
-    ]);
-    expect(lines(check({ T: table((p) => { delete p.KeySchema; }) }))).toEqual([
-      "error Resources.T.Properties.KeySchema: AWS::DynamoDB::Table requires KeySchema",
-    ]);
-    expect(lines(check({ T: table((p) => { p.StreamSpecification = {}; }) }))).toEqual([
-      "error Resources.T.Properties.StreamSpecification.StreamViewType: StreamSpecification requires StreamViewType",
-    ]);
-    const fn = { Type: "AWS::Lambda::Function", Properties: { Role: "arn:aws:iam::1:role/r", Code: { ZipFile: "x" }, Architectures: ["arm64"], PackageType: "Docker" } };
-    expect(lines(check({ Fn: fn }))).toEqual(["error Resources.Fn.Properties.PackageType: \"Docker\" is not one of Image, Zip"]);
+    expect(
+      lines(
+        check({
+          T: table((p) => {
+            p.Encrypted = true;
+          }),
+        }),
+      ),
+    ).toEqual([expect.stringMatching(/^error Resources\.T\.Properties\.Encrypted: AWS::DynamoDB::Table has no property Encrypted \(it has .*TableName/)]);
+    expect(
+      lines(
+        check({
+          T: table((p) => {
+            p.AttributeDefinitions = { AttributeName: "uuid", AttributeType: "S" };
+          }),
+        }),
+      ),
+    ).toEqual(["error Resources.T.Properties.AttributeDefinitions: expects list of AttributeDefinition, got an object"]);
+    expect(
+      lines(
+        check({
+          T: table((p) => {
+            p.PointInTimeRecoverySpecification = { PointInTimeRecoveryEnabled: "yes" };
+          }),
+        }),
+      ),
+    ).toEqual(['error Resources.T.Properties.PointInTimeRecoverySpecification.PointInTimeRecoveryEnabled: expects boolean, got string "yes"']);
+    expect(
+      lines(
+        check({
+          T: table((p) => {
+            delete p.KeySchema;
+          }),
+        }),
+      ),
+    ).toEqual(["error Resources.T.Properties.KeySchema: AWS::DynamoDB::Table requires KeySchema"]);
+    expect(
+      lines(
+        check({
+          T: table((p) => {
+            p.StreamSpecification = {};
+          }),
+        }),
+      ),
+    ).toEqual(["error Resources.T.Properties.StreamSpecification.StreamViewType: StreamSpecification requires StreamViewType"]);
+    const fn = {
+      Type: "AWS::Lambda::Function",
+      Properties: { Role: "arn:aws:iam::1:role/r", Code: { ZipFile: "x" }, Architectures: ["arm64"], PackageType: "Docker" },
+    };
+    expect(lines(check({ Fn: fn }))).toEqual(['error Resources.Fn.Properties.PackageType: "Docker" is not one of Image, Zip']);
     expect(lines(check({ T: { ...table(), DeletionPolicy: "Keep" } }))).toEqual([
       'error Resources.T.DeletionPolicy: "Keep" is not one of Delete, Retain, RetainExceptOnCreate, Snapshot',
     ]);
@@ -73,7 +110,16 @@ describe("the CloudFormation validator (AWS's published resource specification)"
   it("accepts an intrinsic function wherever a value is expected, and still checks both branches of an Fn::If", () => {
     const intrinsics = table((p) => {
       p.TableName = { "Fn::Sub": "${AWS::StackName}-Post" };
-      p.KeySchema = { "Fn::If": ["Ranged", [{ AttributeName: "uuid", KeyType: "HASH" }, { AttributeName: "at", KeyType: "RANGE" }], [{ AttributeName: "uuid", KeyType: "HASH" }]] };
+      p.KeySchema = {
+        "Fn::If": [
+          "Ranged",
+          [
+            { AttributeName: "uuid", KeyType: "HASH" },
+            { AttributeName: "at", KeyType: "RANGE" },
+          ],
+          [{ AttributeName: "uuid", KeyType: "HASH" }],
+        ],
+      };
       p.StreamSpecification = { StreamViewType: { Ref: "StreamView" } };
       p.PointInTimeRecoverySpecification = { PointInTimeRecoveryEnabled: { "Fn::If": ["Prod", true, { Ref: "AWS::NoValue" }] } };
       p.Tags = [{ Key: "stage", Value: { Ref: "Stage" } }, { "Fn::If": ["Prod", { Key: "cost", Value: "prod" }, { Ref: "AWS::NoValue" }] }];
@@ -85,12 +131,24 @@ describe("the CloudFormation validator (AWS's published resource specification)"
     expect(lines(check({ T: badBranch }))).toEqual([
       "error Resources.T.Properties.StreamSpecification.Fn::If[2].StreamEnabled: StreamSpecification has no property StreamEnabled (it has ResourcePolicy, StreamViewType, Tags)",
     ]);
-    expect(lines(check({ T: table((p) => { p.TableName = { "Fn::Joins": ["", ["a"]] }; }) }))).toEqual([
-      "error Resources.T.Properties.TableName.Fn::Joins: unknown intrinsic function Fn::Joins",
-    ]);
-    expect(lines(check({ T: table((p) => { p.TableName = { "Fn::Join": ["a", "b", "c"] }; }) }))).toEqual([
-      'error Resources.T.Properties.TableName.Fn::Join: Fn::Join takes [delimiter, [values]], got ["a","b","c"]',
-    ]);
+    expect(
+      lines(
+        check({
+          T: table((p) => {
+            p.TableName = { "Fn::Joins": ["", ["a"]] };
+          }),
+        }),
+      ),
+    ).toEqual(["error Resources.T.Properties.TableName.Fn::Joins: unknown intrinsic function Fn::Joins"]);
+    expect(
+      lines(
+        check({
+          T: table((p) => {
+            p.TableName = { "Fn::Join": ["a", "b", "c"] };
+          }),
+        }),
+      ),
+    ).toEqual(['error Resources.T.Properties.TableName.Fn::Join: Fn::Join takes [delimiter, [values]], got ["a","b","c"]']);
   });
 
   it("refuses an Fn::GetAtt of an attribute its target's type does not have", () => {
@@ -106,7 +164,16 @@ describe("the CloudFormation validator (AWS's published resource specification)"
     const dir = join(scratch, "packaged");
     await mkdir(dir);
     await writeFile(join(dir, "cloudformation-template-update-stack.json"), JSON.stringify({ Resources: { T: table() } }));
-    await writeFile(join(dir, "cloudformation-template-nested-posts.json"), JSON.stringify({ Resources: { T: table((p) => { p.BillingModes = "PAY_PER_REQUEST"; }) } }));
+    await writeFile(
+      join(dir, "cloudformation-template-nested-posts.json"),
+      JSON.stringify({
+        Resources: {
+          T: table((p) => {
+            p.BillingModes = "PAY_PER_REQUEST";
+          }),
+        },
+      }),
+    );
     await writeFile(join(dir, "serverless-state.json"), "{}");
     const report = await validatePackaged(dir);
     expect(report.files).toEqual(["cloudformation-template-nested-posts.json", "cloudformation-template-update-stack.json"]);
@@ -131,7 +198,9 @@ describe("the CloudFormation validator (AWS's published resource specification)"
   });
 
   it("finds nothing in the tables schema-cache/resources.json renders (the table and stream rendering)", async () => {
-    const { Resources } = JSON.parse(await readFile(new URL("../../../schema-cache/resources.json", import.meta.url), "utf8")) as { Resources: Record<string, unknown> };
+    const { Resources } = JSON.parse(await readFile(new URL("../../../schema-cache/resources.json", import.meta.url), "utf8")) as {
+      Resources: Record<string, unknown>;
+    };
     expect(Object.values(Resources).filter((r) => (r as { Type: string }).Type === "AWS::DynamoDB::Table").length).toBeGreaterThan(6);
     expect(lines(check(Resources))).toEqual([]);
   });

@@ -15,11 +15,16 @@ function kind(value: unknown): string {
 /** How the specification names a type, for messages. */
 export function typeName(spec: Spec, type: PropertyType): string {
   switch (type.type) {
-    case "ref": return spec.definition(type.reference).name;
-    case "array": return `list of ${typeName(spec, type.element)}`;
-    case "map": return `map of ${typeName(spec, type.element)}`;
-    case "union": return type.types.map((t) => typeName(spec, t)).join(" | ");
-    default: return type.type;
+    case "ref":
+      return spec.definition(type.reference).name;
+    case "array":
+      return `list of ${typeName(spec, type.element)}`;
+    case "map":
+      return `map of ${typeName(spec, type.element)}`;
+    case "union":
+      return type.types.map((t) => typeName(spec, t)).join(" | ");
+    default:
+      return type.type;
   }
 }
 
@@ -55,7 +60,12 @@ function checkProperty(spec: Spec, site: Site, path: string, value: Json, proper
   if (current.length === 0) return;
   const previous = (property.previousTypes ?? []).find((type) => collect(site, (s) => checkValue(spec, s, path, value, type)).length === 0);
   if (previous) {
-    report(site, path, `a value of the property's previous type ${typeName(spec, previous)}, not of its current type ${typeName(spec, property.type)}`, "warning");
+    report(
+      site,
+      path,
+      `a value of the property's previous type ${typeName(spec, previous)}, not of its current type ${typeName(spec, property.type)}`,
+      "warning",
+    );
     return;
   }
   for (const finding of current) site.report(finding);
@@ -94,8 +104,9 @@ export function checkValue(spec: Spec, site: Site, path: string, value: Json, ty
       if (!(typeof value === "number" || (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))))) mismatch();
       return;
     case "integer":
-      if (!(Number.isInteger(typeof value === "string" && value.trim() !== "" ? Number(value) : value))) return mismatch();
-      if (type.allowedValues && !type.allowedValues.includes(Number(value))) report(site, path, `${String(value)} is not one of ${type.allowedValues.join(", ")}`);
+      if (!Number.isInteger(typeof value === "string" && value.trim() !== "" ? Number(value) : value)) return mismatch();
+      if (type.allowedValues && !type.allowedValues.includes(Number(value)))
+        report(site, path, `${String(value)} is not one of ${type.allowedValues.join(", ")}`);
       return;
     case "boolean":
       if (!(typeof value === "boolean" || value === "true" || value === "false")) mismatch();
@@ -127,7 +138,11 @@ export function checkValue(spec: Spec, site: Site, path: string, value: Json, ty
       const attempts = type.types.map((t) => collect(site, (s) => checkValue(spec, s, path, value, t)));
       if (attempts.some((a) => a.length === 0)) return;
       // The alternative of the value's own shape says what is wrong inside it; failing that, the mismatch.
-      const shaped = type.types.flatMap((t, i) => (isObject(value) && (t.type === "ref" || t.type === "map" || t.type === "tag")) || (Array.isArray(value) && t.type === "array") ? [attempts[i] as Finding[]] : []);
+      const shaped = type.types.flatMap((t, i) =>
+        (isObject(value) && (t.type === "ref" || t.type === "map" || t.type === "tag")) || (Array.isArray(value) && t.type === "array")
+          ? [attempts[i] as Finding[]]
+          : [],
+      );
       if (shaped.length === 1) for (const finding of shaped[0] as Finding[]) site.report(finding);
       else mismatch();
       return;

@@ -39,7 +39,8 @@ function described(names: Map<string, SecretName>, parameters: Iterable<string>)
 /** The Lambda runtime gives the execution role's credentials in the environment. */
 function credentialsOf(env: NodeJS.ProcessEnv) {
   const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = env;
-  if (!accessKeyId || !secretAccessKey) throw new ConfigurationError("No AWS credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) to read the secret store with");
+  if (!accessKeyId || !secretAccessKey)
+    throw new ConfigurationError("No AWS credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) to read the secret store with");
   return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
 }
 
@@ -51,16 +52,26 @@ export async function readSecrets(env: NodeJS.ProcessEnv = process.env): Promise
   const region = env.AWS_REGION ?? "us-east-1";
   let answer: GetParametersOutput;
   try {
-    answer = await ssmCall<GetParametersOutput>("GetParameters", { Names: [...names.keys()], WithDecryption: true }, {
-      region, credentials: credentialsOf(env), ...(env.AWS_ENDPOINT_URL_SSM ? { endpoint: env.AWS_ENDPOINT_URL_SSM } : {}),
-    });
+    answer = await ssmCall<GetParametersOutput>(
+      "GetParameters",
+      { Names: [...names.keys()], WithDecryption: true },
+      {
+        region,
+        credentials: credentialsOf(env),
+        ...(env.AWS_ENDPOINT_URL_SSM ? { endpoint: env.AWS_ENDPOINT_URL_SSM } : {}),
+      },
+    );
   } catch (error) {
     if (!(error instanceof SsmCallError)) throw error;
     const hint = error.name === "AccessDeniedException" ? ": the function's role must allow ssm:GetParameters on it (and kms:Decrypt with a customer key)" : "";
-    throw new ConfigurationError(`Reading SSM parameter ${described(names, names.keys())} failed, ${error.name}${error.message ? `: ${error.message}` : ""}${hint}`);
+    throw new ConfigurationError(
+      `Reading SSM parameter ${described(names, names.keys())} failed, ${error.name}${error.message ? `: ${error.message}` : ""}${hint}`,
+    );
   }
   if (answer.InvalidParameters?.length) {
-    throw new ConfigurationError(`SSM parameter ${described(names, answer.InvalidParameters)} does not exist in ${region}: create it as a SecureString (docs/deploying.md, "Secrets")`);
+    throw new ConfigurationError(
+      `SSM parameter ${described(names, answer.InvalidParameters)} does not exist in ${region}: create it as a SecureString (docs/deploying.md, "Secrets")`,
+    );
   }
   for (const parameter of answer.Parameters ?? []) {
     // A parameter asked for by its ARN (one shared from another account) answers under its name.
@@ -68,7 +79,8 @@ export async function readSecrets(env: NodeJS.ProcessEnv = process.env): Promise
     const secret = asked === undefined ? undefined : names.get(asked);
     if (!secret) continue;
     // A plain String is stored unencrypted and shown to whoever may describe parameters.
-    if (parameter.Type !== "SecureString") throw new ConfigurationError(`SSM parameter ${described(names, [asked as string])} must be a SecureString, not ${String(parameter.Type)}`);
+    if (parameter.Type !== "SecureString")
+      throw new ConfigurationError(`SSM parameter ${described(names, [asked as string])} must be a SecureString, not ${String(parameter.Type)}`);
     if (parameter.Value) values.set(secret, parameter.Value);
   }
   const missing = [...names].filter(([, secret]) => !values.has(secret)).map(([parameter]) => parameter);

@@ -17,19 +17,29 @@ const hmac = (key: Buffer | string, data: string): Buffer => createHmac("sha256"
 
 /** The `X-Amz-Date` form of an instant: 20260101T000000Z. */
 export function amzDate(now: Date): string {
-  return now.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
+  return now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}/, "");
 }
 
 /**
  * The headers of a signed POST to `url` (path `/`, no query): the given ones, Host, X-Amz-Date,
  * the session token when there is one, and Authorization.
  */
-export function signPost(url: URL, headers: Record<string, string>, body: string, options: { credentials: AwsCredentials; region: string; service: string; now: Date }): Record<string, string> {
+export function signPost(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  options: { credentials: AwsCredentials; region: string; service: string; now: Date },
+): Record<string, string> {
   const { credentials, region, service } = options;
   const date = amzDate(options.now);
   const all: Record<string, string> = { ...headers, host: url.host, "x-amz-date": date };
   if (credentials.sessionToken) all["x-amz-security-token"] = credentials.sessionToken;
-  const names = Object.keys(all).map((name) => name.toLowerCase()).sort();
+  const names = Object.keys(all)
+    .map((name) => name.toLowerCase())
+    .sort();
   const lower = Object.fromEntries(Object.entries(all).map(([name, value]) => [name.toLowerCase(), value.trim().replace(/\s+/g, " ")]));
   const signedHeaders = names.join(";");
   const canonical = ["POST", url.pathname || "/", "", ...names.map((name) => `${name}:${lower[name]}`), "", signedHeaders, sha256Hex(body)].join("\n");

@@ -80,7 +80,10 @@ export async function ssmCall<T>(action: string, input: unknown, options: SsmCal
   const body = JSON.stringify(input);
   for (let attempt = 1; ; attempt++) {
     const headers = signPost(url, { "content-type": "application/x-amz-json-1.1", "x-amz-target": `AmazonSSM.${action}` }, body, {
-      credentials: options.credentials, region: options.region, service: "ssm", now: new Date(),
+      credentials: options.credentials,
+      region: options.region,
+      service: "ssm",
+      now: new Date(),
     });
     try {
       const { status, text } = await post(url, headers, body);

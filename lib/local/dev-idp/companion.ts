@@ -21,11 +21,17 @@ export function devIdpCompanion(projectDir: string, log: (line: string) => void)
     const callbacks = ["127.0.0.1", "localhost"].map((host) => `http://${host}:${OFFLINE_PORTS.http}/auth/idp/callback`);
     let idp;
     try {
-      idp = await startDevIdp({ port: DEV_IDP_PORT, client: { id: DEV_IDP_CLIENT_ID, secret, redirectUris: callbacks }, keyFile: join(projectDir, DEV_IDP_KEY_FILE) });
+      idp = await startDevIdp({
+        port: DEV_IDP_PORT,
+        client: { id: DEV_IDP_CLIENT_ID, secret, redirectUris: callbacks },
+        keyFile: join(projectDir, DEV_IDP_KEY_FILE),
+      });
     } catch (error) {
       throw new Error(`the local OpenID provider could not listen on port ${DEV_IDP_PORT}: ${(error as Error).message}`, { cause: error });
     }
-    log(`OpenID provider (local) on ${idp.issuer}: sign in at http://127.0.0.1:${OFFLINE_PORTS.http}/auth/idp as ${DEMO_USERS.map((u) => u.username).join(", ")} (password "${DEMO_PASSWORD}")`);
+    log(
+      `OpenID provider (local) on ${idp.issuer}: sign in at http://127.0.0.1:${OFFLINE_PORTS.http}/auth/idp as ${DEMO_USERS.map((u) => u.username).join(", ")} (password "${DEMO_PASSWORD}")`,
+    );
     // The demo domain: carol (no `hd`) and mallory (another email domain) show the two refusals.
     // Every param the sample's Idp reads is given: offline would hand a `null` default to the
     // handlers as the string "null".

@@ -1,12 +1,14 @@
 import type { DemoUser } from "./users.ts";
 
-const escape = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
+const escape = (text: string): string => text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 
 /** A plain form: no script, no external asset, readable by a screen reader and by a test. */
 export function loginPage(options: { action: string; users: readonly DemoUser[]; password: string; error?: string }): string {
   const rows = options.users
-    .map((u) => `<tr><td><code>${escape(u.username)}</code></td><td>${escape(u.email)}</td><td>${u.email_verified ? "yes" : "no"}</td><td>${escape(u.hd ?? "-")}</td></tr>`)
+    .map(
+      (u) =>
+        `<tr><td><code>${escape(u.username)}</code></td><td>${escape(u.email)}</td><td>${u.email_verified ? "yes" : "no"}</td><td>${escape(u.hd ?? "-")}</td></tr>`,
+    )
     .join("");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Local OpenID provider: sign in</title>

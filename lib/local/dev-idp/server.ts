@@ -90,7 +90,11 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 // No `form-action`: Chrome applies it to the redirects after the post too, and the login ends in a
 // redirect to the application's callback on another origin.
 function html(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'" });
+  res.writeHead(status, {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-store",
+    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'",
+  });
   res.end(body);
 }
 

@@ -20,7 +20,15 @@ export const DEMO_USERS: readonly DemoUser[] = [
   { username: "alice", password: DEMO_PASSWORD, sub: "demo-alice", email: "alice@example.com", email_verified: true, name: "Alice Demo", hd: "example.com" },
   { username: "bob", password: DEMO_PASSWORD, sub: "demo-bob", email: "bob@example.com", email_verified: false, name: "Bob Demo", hd: "example.com" },
   { username: "carol", password: DEMO_PASSWORD, sub: "demo-carol", email: "carol@example.com", email_verified: true, name: "Carol Demo" },
-  { username: "mallory", password: DEMO_PASSWORD, sub: "demo-mallory", email: "mallory@elsewhere.example", email_verified: true, name: "Mallory Demo", hd: "example.com" },
+  {
+    username: "mallory",
+    password: DEMO_PASSWORD,
+    sub: "demo-mallory",
+    email: "mallory@elsewhere.example",
+    email_verified: true,
+    name: "Mallory Demo",
+    hd: "example.com",
+  },
 ];
 
 export function findDemoUser(username: string): DemoUser | undefined {

@@ -13,7 +13,10 @@ mkdirSync(join(root, "lib"), { recursive: true });
 /** A source map as esbuild writes it next to a bundle: sources relative to the map, with their text. */
 function bundle(name: string, sources: Record<string, string>): string {
   const path = join(build, `${name}.mjs.map`);
-  writeFileSync(path, JSON.stringify({ version: 3, sources: Object.keys(sources).map((s) => `../../../${s}`), sourcesContent: Object.values(sources), mappings: "" }));
+  writeFileSync(
+    path,
+    JSON.stringify({ version: 3, sources: Object.keys(sources).map((s) => `../../../${s}`), sourcesContent: Object.values(sources), mappings: "" }),
+  );
   return path;
 }
 const source = (name: string, text: string): string => {

@@ -49,9 +49,10 @@ const spare = process.argv.includes("--preload");
 const ready = spare ? preload().then(() => void process.send?.({ ready: true })) : Promise.resolve();
 process.once("message", (message: CheckRequest) => {
   void ready.then(async () => {
-    const result = typeof message?.appModule === "string" && typeof message.tablePrefix === "string"
-      ? await check(message.appModule, message.tablePrefix)
-      : { ok: false as const, error: "check.ts expects { appModule, tablePrefix }" };
+    const result =
+      typeof message?.appModule === "string" && typeof message.tablePrefix === "string"
+        ? await check(message.appModule, message.tablePrefix)
+        : { ok: false as const, error: "check.ts expects { appModule, tablePrefix }" };
     // Exit only once the message is out: the IPC channel writes asynchronously.
     process.send?.(result, () => process.exit(0));
   });

@@ -25,7 +25,11 @@ describe("diffVersions", () => {
 
   it("names a new model's routes by path and its table, and restarts offline for new functions", () => {
     const after = {
-      files: { "routes.json": routes("GET /posts", "POST /posts", "GET /bookmarks", "POST /bookmarks", "GET /bookmarks/{uuid}"), "functions.json": "f2", "validators.mjs": "v2" },
+      files: {
+        "routes.json": routes("GET /posts", "POST /posts", "GET /bookmarks", "POST /bookmarks", "GET /bookmarks/{uuid}"),
+        "functions.json": "f2",
+        "validators.mjs": "v2",
+      },
       tables: [table("blog-local-Post", "by_author"), table("blog-local-Bookmark")],
     };
     expect(diffVersions(before, after, included)).toEqual({

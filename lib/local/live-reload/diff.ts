@@ -68,8 +68,16 @@ export function diffVersions(before: Version, after: Version, included: Set<stri
   const oldRoutes = routeKeys(before.files);
   const newRoutes = routeKeys(after.files);
   const lines = [
-    ...routeLines("+", [...newRoutes].filter((k) => !oldRoutes.has(k)), oldRoutes),
-    ...routeLines("-", [...oldRoutes].filter((k) => !newRoutes.has(k)), newRoutes),
+    ...routeLines(
+      "+",
+      [...newRoutes].filter((k) => !oldRoutes.has(k)),
+      oldRoutes,
+    ),
+    ...routeLines(
+      "-",
+      [...oldRoutes].filter((k) => !newRoutes.has(k)),
+      newRoutes,
+    ),
     ...tableLines(before.tables, after.tables),
   ];
   if (files.length > 0) lines.push(`~ schema-cache/ ${files.join(", ")}`);

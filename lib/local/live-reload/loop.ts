@@ -73,7 +73,10 @@ async function rebundle(projectDir: string, maps: readonly string[]): Promise<Do
   await rename(join(dir, `${REQUEST_FILE}.tmp`), join(dir, REQUEST_FILE));
   const deadline = Date.now() + BUNDLE_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    const done = await readFile(join(dir, DONE_FILE), "utf8").then((text) => JSON.parse(text) as Done, () => undefined);
+    const done = await readFile(join(dir, DONE_FILE), "utf8").then(
+      (text) => JSON.parse(text) as Done,
+      () => undefined,
+    );
     if (done?.id === id) return done;
     await sleep(50);
   }
@@ -135,11 +138,12 @@ export async function startLiveReload(options: LiveReloadOptions): Promise<() =>
       } else {
         const done = await rebundle(projectDir, maps);
         const total = await bundles.count(offlineStarted);
-        outcome = done === undefined
-          ? `serverless offline did not rebuild ${maps.length} bundle(s) in ${BUNDLE_TIMEOUT_MS / 1000} s; the next save tries again`
-          : done.ok
-            ? `serving the new version (${seconds(began)}: check ${checked}, ${maps.length} of ${total} bundles rebuilt in ${(done.ms / 1000).toFixed(1)} s)`
-            : `esbuild refused the change; still serving the last good version.\n${done.error ?? ""}`;
+        outcome =
+          done === undefined
+            ? `serverless offline did not rebuild ${maps.length} bundle(s) in ${BUNDLE_TIMEOUT_MS / 1000} s; the next save tries again`
+            : done.ok
+              ? `serving the new version (${seconds(began)}: check ${checked}, ${maps.length} of ${total} bundles rebuilt in ${(done.ms / 1000).toFixed(1)} s)`
+              : `esbuild refused the change; still serving the last good version.\n${done.error ?? ""}`;
       }
     }
     // After offline's own output (its route table on a restart), where a user looks last.

@@ -42,9 +42,11 @@ export default class LiveReloadBundles {
 
   /** serverless-esbuild's instance, found by what it holds rather than by its class name. */
   esbuild() {
-    return /** @type {EsbuildPlugin | undefined} */ (this.serverless.pluginManager.plugins.find(
-      (p) => typeof p === "object" && p !== null && "buildCache" in p && "bundle" in p && typeof p.bundle === "function",
-    ));
+    return /** @type {EsbuildPlugin | undefined} */ (
+      this.serverless.pluginManager.plugins.find(
+        (p) => typeof p === "object" && p !== null && "buildCache" in p && "bundle" in p && typeof p.bundle === "function",
+      )
+    );
   }
 
   watchRequests() {
@@ -87,7 +89,12 @@ export default class LiveReloadBundles {
       await this.serverless.pluginManager.spawn("offline:functionsUpdated");
       writeAtomically(join(dir, DONE_FILE), { id: request.id, ok: true, ms: Date.now() - began });
     } catch (error) {
-      writeAtomically(join(dir, DONE_FILE), { id: request.id, ok: false, ms: Date.now() - began, error: error instanceof Error ? error.message : String(error) });
+      writeAtomically(join(dir, DONE_FILE), {
+        id: request.id,
+        ok: false,
+        ms: Date.now() - began,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 }

@@ -27,7 +27,12 @@ async function walk(dir: string, since: number | undefined): Promise<{ dirs: str
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
   for (const entry of entries) {
     const path = join(entry.parentPath, entry.name);
-    if (relative(dir, path).split(sep).some((part) => SKIPPED_DIRS.has(part))) continue;
+    if (
+      relative(dir, path)
+        .split(sep)
+        .some((part) => SKIPPED_DIRS.has(part))
+    )
+      continue;
     if (entry.isDirectory()) dirs.push(path);
     else if (since !== undefined && entry.isFile() && isSource(entry.name)) {
       const { mtimeMs } = await stat(path).catch(() => ({ mtimeMs: 0 }));

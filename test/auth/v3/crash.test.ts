@@ -87,7 +87,9 @@ describe("a migration killed at a random point, then run again", () => {
       const at = 1 + Math.floor(next() * transactions);
       const afterCommit = next() < 0.5;
       const tables = await seeded();
-      await expect(migrate({ client: crashingClient(at, afterCommit), tables, idpIssuers: [V3_IDP_ISSUER], batch: 50, seal, now: () => NOW })).rejects.toThrow(InjectedCrash);
+      await expect(migrate({ client: crashingClient(at, afterCommit), tables, idpIssuers: [V3_IDP_ISSUER], batch: 50, seal, now: () => NOW })).rejects.toThrow(
+        InjectedCrash,
+      );
       const rerun = await migrate({ client, tables, idpIssuers: [V3_IDP_ISSUER], batch: 50, seal, now: () => NOW });
       expect(rerun.incomplete).toBe(false);
       const final = await state(tables);

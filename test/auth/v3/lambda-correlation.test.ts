@@ -35,21 +35,31 @@ describe("the authMigrate function's correlation ids", () => {
 
   it("puts Lambda's request id on every line of a run, each run its own when two run at once", async () => {
     const handler = migrationHandler({ app, client, prefix, secret: () => "s" });
-    const lines = await stdoutLinesOf(() => Promise.all([handler({ dryRun: true, batch: 7 }, context("mig-a")), handler({ dryRun: true, batch: 9 }, context("mig-b"))]));
+    const lines = await stdoutLinesOf(() =>
+      Promise.all([handler({ dryRun: true, batch: 7 }, context("mig-a")), handler({ dryRun: true, batch: 9 }, context("mig-b"))]),
+    );
     const parsed = lines.map((l) => JSON.parse(l) as Line);
     const starts = parsed.filter((l) => l.message === "auth.migrate.start");
-    expect(starts.map((l) => [l.batch, l.requestId]).sort()).toEqual([[7, "mig-a"], [9, "mig-b"]]);
+    expect(starts.map((l) => [l.batch, l.requestId]).sort()).toEqual([
+      [7, "mig-a"],
+      [9, "mig-b"],
+    ]);
     const reports = parsed.filter((l) => l.message === "auth.migrate.report");
     expect(reports.map((l) => l.requestId).sort()).toEqual(["mig-a", "mig-b"]);
     // Each run's metrics line, under its own id.
     const metrics = lines.filter((l) => l.startsWith('{"_aws"')).map(parseEmf);
-    expect(metrics.map((l) => [l.Service, l.Invocations, l.requestId]).sort()).toEqual([["migrate", 1, "mig-a"], ["migrate", 1, "mig-b"]]);
+    expect(metrics.map((l) => [l.Service, l.Invocations, l.requestId]).sort()).toEqual([
+      ["migrate", 1, "mig-a"],
+      ["migrate", 1, "mig-b"],
+    ]);
     // Every line written carries one of the two ids: none left without.
     expect(parsed.every((l) => l.requestId === "mig-a" || l.requestId === "mig-b")).toBe(true);
   });
 
   it("runMigrationInvocation given Lambda's context logs under its request id too", async () => {
-    const lines = await stdoutLinesOf(() => runMigrationInvocation({ dryRun: true }, { app, client, prefix, secret: () => "s", remainingMs: () => 600_000 }, context("mig-c")));
+    const lines = await stdoutLinesOf(() =>
+      runMigrationInvocation({ dryRun: true }, { app, client, prefix, secret: () => "s", remainingMs: () => 600_000 }, context("mig-c")),
+    );
     const parsed = lines.map((l) => JSON.parse(l) as Line);
     expect(parsed.length).toBeGreaterThanOrEqual(3);
     expect(parsed.map((l) => l.requestId)).toEqual(parsed.map(() => "mig-c"));

@@ -21,15 +21,29 @@ const HASH = bcrypt.hashSync(PASSWORD, 4);
 async function v3User(options: { email?: string; keyCase?: string; idp?: boolean; failed?: number } = {}): Promise<{ user: string; email: string }> {
   const user = randomUUID();
   const email = options.email ?? `v3-${user.slice(0, 8)}@example.com`;
-  await client.send(new PutCommand({ TableName: tables.users, Item: { uuid: user, username: `v3${user.slice(0, 6)}`, email, name: "Vee Three", __password: HASH, _creationDate: "2023-01-01T00:00:00.000Z" } }));
+  await client.send(
+    new PutCommand({
+      TableName: tables.users,
+      Item: { uuid: user, username: `v3${user.slice(0, 6)}`, email, name: "Vee Three", __password: HASH, _creationDate: "2023-01-01T00:00:00.000Z" },
+    }),
+  );
   await client.send(
     new PutCommand({
       TableName: tables.idents,
-      Item: { uuid: `${options.keyCase ?? email}_email`, _type: "email", _user: user, email, _validation: "2023-01-02T00:00:00.000Z", ...(options.failed ? { _failedLogin: options.failed } : {}) },
+      Item: {
+        uuid: `${options.keyCase ?? email}_email`,
+        _type: "email",
+        _user: user,
+        email,
+        _validation: "2023-01-02T00:00:00.000Z",
+        ...(options.failed ? { _failedLogin: options.failed } : {}),
+      },
     }),
   );
   if (options.idp) {
-    await client.send(new PutCommand({ TableName: tables.idents, Item: { uuid: `sub-${user}_idp`, _type: "idp", _user: user, email, __tokens: { access_token: "at" } } }));
+    await client.send(
+      new PutCommand({ TableName: tables.idents, Item: { uuid: `sub-${user}_idp`, _type: "idp", _user: user, email, __tokens: { access_token: "at" } } }),
+    );
   }
   return { user, email };
 }
@@ -47,7 +61,12 @@ describe("v3 compatibility (compatibility.v3: true, the default)", () => {
     const result = await provider.login(email, PASSWORD);
     expect(result.user).toMatchObject({ uuid: user });
     expect(await row(tables.idents, { uuid: `${email}_email` })).toBeUndefined();
-    expect(await row(tables.idents, { uuid: `${email}:email` })).toMatchObject({ provider: "email", user, verifiedAt: "2023-01-02T00:00:00.000Z", _loginAttempts: 0 });
+    expect(await row(tables.idents, { uuid: `${email}:email` })).toMatchObject({
+      provider: "email",
+      user,
+      verifiedAt: "2023-01-02T00:00:00.000Z",
+      _loginAttempts: 0,
+    });
     const stored = (await row(tables.users, { uuid: user })) as Row;
     expect((stored.password as Row).__hash).toMatch(/^\$scrypt\$/);
     expect(stored.__password).toBeUndefined();
@@ -85,7 +104,9 @@ describe("v3 compatibility (compatibility.v3: true, the default)", () => {
     const tag = randomUUID().slice(0, 8);
     const { user } = await v3User({ email: `lister-${tag}@example.com`, keyCase: `Lister-${tag}@Example.com`, idp: true });
     const variantKey = `LISTER-${tag.toUpperCase()}@EXAMPLE.COM_email`;
-    await client.send(new PutCommand({ TableName: tables.idents, Item: { uuid: variantKey, _type: "email", _user: user, email: `LISTER-${tag}@EXAMPLE.COM` } }));
+    await client.send(
+      new PutCommand({ TableName: tables.idents, Item: { uuid: variantKey, _type: "email", _user: user, email: `LISTER-${tag}@EXAMPLE.COM` } }),
+    );
     const expected = [`lister-${tag}@example.com:email`, idpIdentKey(configuredIssuers(app.services())[0] as string, `sub-${user}`)].sort();
     const listed = await auth.idents.listByUser(user);
     expect(listed.map((i) => i.uuid).sort()).toEqual(expected);

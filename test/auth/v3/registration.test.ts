@@ -19,8 +19,12 @@ const HASH = bcrypt.hashSync(V3_PASSWORD, 4);
 async function v3Account(): Promise<{ user: string; email: string }> {
   const user = randomUUID();
   const email = `v3-owner-${user.slice(0, 8)}@example.com`;
-  await documentClient().send(new PutCommand({ TableName: tables.users, Item: { uuid: user, username: `v3${user.slice(0, 6)}`, email, name: "Vee Three", __password: HASH } }));
-  await documentClient().send(new PutCommand({ TableName: tables.idents, Item: { uuid: `${email}_email`, _type: "email", _user: user, email, _validation: "2023-01-02T00:00:00.000Z" } }));
+  await documentClient().send(
+    new PutCommand({ TableName: tables.users, Item: { uuid: user, username: `v3${user.slice(0, 6)}`, email, name: "Vee Three", __password: HASH } }),
+  );
+  await documentClient().send(
+    new PutCommand({ TableName: tables.idents, Item: { uuid: `${email}_email`, _type: "email", _user: user, email, _validation: "2023-01-02T00:00:00.000Z" } }),
+  );
   return { user, email };
 }
 

@@ -28,7 +28,10 @@ export interface Credentials {
 const PASSWORD = "fuzz correct horse battery";
 
 function cookieOf(response: Response): string {
-  const pair = response.headers.getSetCookie().map((c) => c.split(";")[0] as string).find((c) => c.startsWith("session="));
+  const pair = response.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0] as string)
+    .find((c) => c.startsWith("session="));
   if (!pair) throw new Error(`no session cookie in ${response.status} ${response.headers.getSetCookie().join(" | ")}`);
   return pair.slice("session=".length);
 }
@@ -36,13 +39,24 @@ function cookieOf(response: Response): string {
 export async function obtainCredentials(base: string, projectDir: string): Promise<Credentials> {
   const origin = new URL(base).origin;
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json", origin, ...headers }, body: JSON.stringify(body), redirect: "manual" });
+    fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin, ...headers },
+      body: JSON.stringify(body),
+      redirect: "manual",
+    });
   const email = `fuzz-${randomBytes(4).toString("hex")}@example.com`;
   if ((await post("/auth/email/register", { email })).status !== 202) throw new Error("registration did not start");
   const outbox = join(projectDir, ".data", "outbox");
   let link: URL | undefined;
   for (let i = 0; i < 300 && !link; i++) {
-    const files = (() => { try { return readdirSync(outbox); } catch { return []; } })();
+    const files = (() => {
+      try {
+        return readdirSync(outbox);
+      } catch {
+        return [];
+      }
+    })();
     const mail = files.map((f) => JSON.parse(readFileSync(join(outbox, f), "utf8")) as { to: string; text: string }).find((m) => m.to === email);
     const found = mail && /https?:\/\/\S+/.exec(mail.text)?.[0];
     if (found) link = new URL(found);
@@ -51,7 +65,12 @@ export async function obtainCredentials(base: string, projectDir: string): Promi
   if (!link) throw new Error(`no registration mail for ${email} in ${outbox}`);
   const hop = await fetch(`${base}${link.pathname}${link.search}`, { redirect: "manual" });
   const token = new URL(hop.headers.get("location") ?? "http://x/").searchParams.get("token");
-  const done = await post("/auth/email/register", { email, password: PASSWORD, user: { username: `fuzz${randomBytes(3).toString("hex")}`, name: "Fuzz Victim" }, token });
+  const done = await post("/auth/email/register", {
+    email,
+    password: PASSWORD,
+    user: { username: `fuzz${randomBytes(3).toString("hex")}`, name: "Fuzz Victim" },
+    token,
+  });
   if (done.status !== 200) throw new Error(`registration: ${done.status} ${await done.text()}`);
   const registered = (await done.json()) as { access_token: string; refresh_token: string; user: { uuid: string } };
   const cookie = cookieOf(done);
@@ -65,7 +84,16 @@ export async function obtainCredentials(base: string, projectDir: string): Promi
 
   const claims = JSON.parse(Buffer.from(registered.access_token.split(".")[1] as string, "base64url").toString()) as Credentials["claims"];
   const signingJwk = JSON.parse(process.env.AUTH_SIGNING_KEY ?? readFileSync(join(projectDir, ".data", "auth-signing-key.json"), "utf8")) as JWK;
-  return { user: registered.user.uuid, accessToken: registered.access_token, cookie, loggedOutCookie, loggedOutAccessToken, refreshToken: registered.refresh_token, claims, signingJwk };
+  return {
+    user: registered.user.uuid,
+    accessToken: registered.access_token,
+    cookie,
+    loggedOutCookie,
+    loggedOutAccessToken,
+    refreshToken: registered.refresh_token,
+    claims,
+    signingJwk,
+  };
 }
 
 const b64json = (value: unknown): string => base64url.encode(JSON.stringify(value));
@@ -84,7 +112,8 @@ export async function forgedTokens(c: Credentials): Promise<{ attack: string; to
   const attacker = generateKeyPairSync("ed25519");
   const attackerJwk = attacker.publicKey.export({ format: "jwk" });
   const attackerKey = await importJWK(attacker.privateKey.export({ format: "jwk" }) as JWK, "EdDSA");
-  const hmac = async (secret: Uint8Array, h: Record<string, unknown> = { alg: "HS256", kid, typ: "at+jwt" }) => new SignJWT(good).setProtectedHeader(h as { alg: string }).sign(secret);
+  const hmac = async (secret: Uint8Array, h: Record<string, unknown> = { alg: "HS256", kid, typ: "at+jwt" }) =>
+    new SignJWT(good).setProtectedHeader(h as { alg: string }).sign(secret);
   const flip = (s: string, i: number) => `${s.slice(0, i)}${s[i] === "A" ? "B" : "A"}${s.slice(i + 1)}`;
   const { sub: _sub, ...withoutSub } = good;
   const { sid: _sid, ...withoutSid } = good;
@@ -96,8 +125,16 @@ export async function forgedTokens(c: Credentials): Promise<{ attack: string; to
     { attack: "HS256 keyed with the public JWK text", token: await hmac(new TextEncoder().encode(JSON.stringify(publicJwk))) },
     { attack: "HS256 keyed with the JWKS text", token: await hmac(new TextEncoder().encode(JSON.stringify({ keys: [publicJwk] }))) },
     { attack: "HS512 keyed with the public x", token: await hmac(Buffer.from(publicJwk.x as string, "base64url"), { alg: "HS512", kid, typ: "at+jwt" }) },
-    { attack: "embedded attacker jwk", token: await new SignJWT(good).setProtectedHeader({ alg: "EdDSA", typ: "at+jwt", jwk: attackerJwk as JWK }).sign(attackerKey) },
-    { attack: "jku to an attacker's set", token: await new SignJWT(good).setProtectedHeader({ alg: "EdDSA", typ: "at+jwt", jku: "http://127.0.0.1:9/jwks.json" } as { alg: string }).sign(attackerKey) },
+    {
+      attack: "embedded attacker jwk",
+      token: await new SignJWT(good).setProtectedHeader({ alg: "EdDSA", typ: "at+jwt", jwk: attackerJwk as JWK }).sign(attackerKey),
+    },
+    {
+      attack: "jku to an attacker's set",
+      token: await new SignJWT(good)
+        .setProtectedHeader({ alg: "EdDSA", typ: "at+jwt", jku: "http://127.0.0.1:9/jwks.json" } as { alg: string })
+        .sign(attackerKey),
+    },
     { attack: "attacker key under our kid", token: await new SignJWT(good).setProtectedHeader(header).sign(attackerKey) },
     { attack: "kid path traversal", token: await sign(good, { ...header, kid: "../../../../dev/null" }) },
     { attack: "kid injection", token: await sign(good, { ...header, kid: "' OR '1'='1" }) },
@@ -120,8 +157,14 @@ export async function forgedTokens(c: Credentials): Promise<{ attack: string; to
     // Not here: a token of a logged-out session, which stays valid until it expires by design (spec
     // 5.4.9: logout ends the cookie and the refresh family, not access tokens). Replay after logout
     // is the cookie class's: the logged-out cookie must be refused.
-    { attack: "signature of another token", token: `${c.accessToken.split(".").slice(0, 2).join(".")}.${(await sign({ ...good, jti: "other" })).split(".")[2]}` },
-    { attack: "payload swapped under a valid signature", token: `${c.accessToken.split(".")[0]}.${b64json({ ...good, sub: "0b6d3f3e-7a51-4c1e-9a43-6f1c2f0a0001" })}.${signature}` },
+    {
+      attack: "signature of another token",
+      token: `${c.accessToken.split(".").slice(0, 2).join(".")}.${(await sign({ ...good, jti: "other" })).split(".")[2]}`,
+    },
+    {
+      attack: "payload swapped under a valid signature",
+      token: `${c.accessToken.split(".")[0]}.${b64json({ ...good, sub: "0b6d3f3e-7a51-4c1e-9a43-6f1c2f0a0001" })}.${signature}`,
+    },
     { attack: "signature bit flipped", token: `${c.accessToken.split(".").slice(0, 2).join(".")}.${flip(signature, 5)}` },
     { attack: "signature truncated", token: c.accessToken.slice(0, -4) },
     { attack: "refresh token as access token", token: c.refreshToken },
@@ -136,7 +179,9 @@ const targets: { method: string; path: string; body?: string }[] = [
   { method: "PATCH", path: `/posts/${SEED.post}`, body: JSON.stringify({ title: "taken over" }) },
   { method: "POST", path: "/auth/password/change", body: JSON.stringify({ currentPassword: PASSWORD, password: "fuzz new password 123" }) },
 ];
-const graphqlMutation = JSON.stringify({ query: 'mutation { createPost(Post: { slug: "fz-auth-gql", title: "t", content: "c", status: "draft", viewCount: 1 }) { slug } }' });
+const graphqlMutation = JSON.stringify({
+  query: 'mutation { createPost(Post: { slug: "fz-auth-gql", title: "t", content: "c", status: "draft", viewCount: 1 }) { slug } }',
+});
 
 const garbage = fc.oneof(
   fc.string({ maxLength: 80 }),
@@ -147,9 +192,9 @@ const garbage = fc.oneof(
 
 /** `Authorization` values: the forged tokens (and garbage) under the scheme's spellings. */
 function authorization(tokens: string[]): fc.Arbitrary<string> {
-  return fc.tuple(fc.oneof(fc.constantFrom(...tokens), garbage), fc.constantFrom("Bearer ", "bearer ", "BEARER  ", "Bearer", "Basic ", "Token ", "")).map(([t, scheme]) =>
-    `${scheme}${t}`.replace(/[^\x20-\x7e]/g, ""),
-  );
+  return fc
+    .tuple(fc.oneof(fc.constantFrom(...tokens), garbage), fc.constantFrom("Bearer ", "bearer ", "BEARER  ", "Bearer", "Basic ", "Token ", ""))
+    .map(([t, scheme]) => `${scheme}${t}`.replace(/[^\x20-\x7e]/g, ""));
 }
 
 /** Cookie values: the logged-out one replayed, and the live one tampered with. */
@@ -159,9 +204,23 @@ function sessionCookies(c: Credentials): fc.Arbitrary<string> {
     fc.constant(`session=${c.loggedOutCookie}`),
     fc.nat(live.length - 1).map((i) => `session=${live.slice(0, i)}${live[i] === "A" ? "B" : "A"}${live.slice(i + 1)}`),
     fc.nat(live.length - 1).map((i) => `session=${live.slice(0, i)}`),
-    fc.constantFrom(`session=${live}x`, `session=${live.toUpperCase()}`, `session=${encodeURIComponent(`${live};`)}`, "session=", "session", "session=%", "session=%E0%A4%A", `session=${live}%zz`, `Session=${live}`, `session=${c.accessToken}`, `session=${c.refreshToken}`),
+    fc.constantFrom(
+      `session=${live}x`,
+      `session=${live.toUpperCase()}`,
+      `session=${encodeURIComponent(`${live};`)}`,
+      "session=",
+      "session",
+      "session=%",
+      "session=%E0%A4%A",
+      `session=${live}%zz`,
+      `Session=${live}`,
+      `session=${c.accessToken}`,
+      `session=${c.refreshToken}`,
+    ),
     garbage.map((g) => `session=${encodeURIComponent(g)}`),
-    fc.tuple(fc.constantFrom("session", "sid", "__Host-session", "__proto__"), garbage).map(([n, g]) => `${n}=${encodeURIComponent(g)}; session=${c.loggedOutCookie}`),
+    fc
+      .tuple(fc.constantFrom("session", "sid", "__Host-session", "__proto__"), garbage)
+      .map(([n, g]) => `${n}=${encodeURIComponent(g)}; session=${c.loggedOutCookie}`),
   );
 }
 
@@ -176,11 +235,13 @@ function aimed(header: Record<string, string>, target: number, c: Credentials, o
 export function credentialClasses(tokens: string[], c: Credentials, origin: string): Record<string, fc.Arbitrary<FuzzRequest>> {
   const target = fc.nat(targets.length);
   return {
-    "invalid JWTs (none, HS/RS confusion, kid tricks, expired, wrong aud/iss, garbage)": fc.tuple(authorization(tokens), target, fc.boolean()).map(([value, t, withCookie]) =>
-      // With the live cookie beside it: a refused bearer must not fall back to the cookie's user
-      // (an empty Authorization is no bearer at all, so the cookie would rightly count).
-      aimed({ authorization: value, ...(withCookie && value.trim() !== "" ? { cookie: `session=${c.cookie}` } : {}) }, t, c, origin),
-    ),
+    "invalid JWTs (none, HS/RS confusion, kid tricks, expired, wrong aud/iss, garbage)": fc
+      .tuple(authorization(tokens), target, fc.boolean())
+      .map(([value, t, withCookie]) =>
+        // With the live cookie beside it: a refused bearer must not fall back to the cookie's user
+        // (an empty Authorization is no bearer at all, so the cookie would rightly count).
+        aimed({ authorization: value, ...(withCookie && value.trim() !== "" ? { cookie: `session=${c.cookie}` } : {}) }, t, c, origin),
+      ),
     "tampered and replayed cookies": fc.tuple(sessionCookies(c), target).map(([cookie, t]) => aimed({ cookie }, t, c, origin)),
   };
 }

@@ -33,8 +33,10 @@ export interface Tally {
 const excerpt = (text: string, n = 300): string => (text.length > n ? `${text.slice(0, n)}… (${text.length} chars)` : text);
 
 function describeRequest(r: FuzzRequest): string {
-  const credential = r.kind !== "ws" && r.refuseUser !== undefined ? ` [${excerpt(r.headers?.authorization ?? "", 120)} | ${excerpt(r.headers?.cookie ?? "", 120)}]` : "";
-  if (r.kind === "rest") return `${r.method} ${excerpt(r.path, 120)} ${r.body === undefined ? "" : excerpt(typeof r.body === "string" ? r.body : `<${r.body.length} bytes>`, 200)}${credential}`;
+  const credential =
+    r.kind !== "ws" && r.refuseUser !== undefined ? ` [${excerpt(r.headers?.authorization ?? "", 120)} | ${excerpt(r.headers?.cookie ?? "", 120)}]` : "";
+  if (r.kind === "rest")
+    return `${r.method} ${excerpt(r.path, 120)} ${r.body === undefined ? "" : excerpt(typeof r.body === "string" ? r.body : `<${r.body.length} bytes>`, 200)}${credential}`;
   if (r.kind === "graphql") return `POST /graphql ${excerpt(r.body, 200)}${credential}`;
   return `ws ${excerpt(JSON.stringify(r.frames), 300)}`;
 }
@@ -50,7 +52,10 @@ function restShape(status: number, text: string, auth = false): string | undefin
   if (typeof b !== "object" || b === null) return "error body is not an object";
   if (b.code !== status) return `code ${String(b.code)} is not the status ${status}`;
   if (typeof b.message !== "string" || b.message === "") return "no message";
-  if (b.errors !== undefined && !(Array.isArray(b.errors) && b.errors.every((e: { path?: unknown; message?: unknown }) => typeof e.path === "string" && typeof e.message === "string"))) {
+  if (
+    b.errors !== undefined &&
+    !(Array.isArray(b.errors) && b.errors.every((e: { path?: unknown; message?: unknown }) => typeof e.path === "string" && typeof e.message === "string"))
+  ) {
     return "errors[] not [{path, message}]";
   }
   // The auth routes add `reason` (README, "Authentication": the table of reasons).
@@ -86,7 +91,12 @@ const answeredByEmulator = (text: string): boolean => /^\{"statusCode":\d+,"erro
 const STACK = /\bat [\w.<>]+ \(|node:internal|\.ts:\d+:\d+|\.mjs:\d+:\d+/;
 
 async function sendRest(base: string, r: RestRequest, cls: string, t: Tally): Promise<void> {
-  const response = await fetch(`${base}${r.path}`, { method: r.method, headers: r.headers, ...(r.body !== undefined && !["GET", "HEAD"].includes(r.method) ? { body: typeof r.body === "string" ? r.body : new Blob([Buffer.from(r.body)]) } : {}), signal: AbortSignal.timeout(30_000) });
+  const response = await fetch(`${base}${r.path}`, {
+    method: r.method,
+    headers: r.headers,
+    ...(r.body !== undefined && !["GET", "HEAD"].includes(r.method) ? { body: typeof r.body === "string" ? r.body : new Blob([Buffer.from(r.body)]) } : {}),
+    signal: AbortSignal.timeout(30_000),
+  });
   const text = await response.text();
   // Answered before any handler of ours ran: hapi's own error shape, or Node refusing a URL and
   // headers over its 16 KB limit. API Gateway has limits of its own there; not what this suite judges.
@@ -111,7 +121,12 @@ async function sendRest(base: string, r: RestRequest, cls: string, t: Tally): Pr
 }
 
 async function sendGraphql(base: string, r: GraphqlRequest, cls: string, t: Tally): Promise<void> {
-  const response = await fetch(`${base}/graphql`, { method: "POST", headers: r.headers ?? { "content-type": "application/json" }, body: r.body, signal: AbortSignal.timeout(30_000) });
+  const response = await fetch(`${base}/graphql`, {
+    method: "POST",
+    headers: r.headers ?? { "content-type": "application/json" },
+    body: r.body,
+    signal: AbortSignal.timeout(30_000),
+  });
   const text = await response.text();
   if (answeredByEmulator(text)) {
     t.emulator++;
@@ -192,11 +207,17 @@ async function sendWs(wsUrl: string, r: WsSession, cls: string, t: Tally): Promi
       t.findings.push({ cls, problem: "a WebSocket answer is not JSON", request, status: 0, body: excerpt(text) });
       continue;
     }
-    if (!KNOWN_WS.has(String(message.type))) t.findings.push({ cls, problem: `unknown message type ${String(message.type)}`, request, status: 0, body: excerpt(text) });
+    if (!KNOWN_WS.has(String(message.type)))
+      t.findings.push({ cls, problem: `unknown message type ${String(message.type)}`, request, status: 0, body: excerpt(text) });
     if (STACK.test(text)) t.findings.push({ cls, problem: "stack trace in a WebSocket answer", request, status: 0, body: excerpt(text) });
     if (message.type === "error") {
       t.errorBodies++;
-      const ok = Array.isArray(message.payload) && message.payload.every((e: { message?: unknown; extensions?: { code?: unknown } }) => typeof e.message === "string" && typeof e.extensions?.code === "string" && e.extensions.code !== "INTERNAL_SERVER_ERROR");
+      const ok =
+        Array.isArray(message.payload) &&
+        message.payload.every(
+          (e: { message?: unknown; extensions?: { code?: unknown } }) =>
+            typeof e.message === "string" && typeof e.extensions?.code === "string" && e.extensions.code !== "INTERNAL_SERVER_ERROR",
+        );
       if (ok) t.errorBodiesInShape++;
       else t.findings.push({ cls, problem: "WebSocket error payload not [{message, extensions.code}]", request, status: 0, body: excerpt(text) });
     }
@@ -229,7 +250,18 @@ export async function runFuzz(options: {
   sessions: number;
   onProgress?: (tally: Tally) => void;
 }): Promise<Tally> {
-  const t: Tally = { sent: 0, byClass: {}, status5xx: 0, errorBodies: 0, errorBodiesInShape: 0, accepted: [], emulator: 0, resent: 0, findings: [], timing: {} };
+  const t: Tally = {
+    sent: 0,
+    byClass: {},
+    status5xx: 0,
+    errorBodies: 0,
+    errorBodiesInShape: 0,
+    accepted: [],
+    emulator: 0,
+    resent: 0,
+    findings: [],
+    timing: {},
+  };
   const weights = options.classes.reduce((s, c) => s + c.weight, 0);
   type Item = { cls: string; request: FuzzRequest };
   const work: Item[] = [];
@@ -238,7 +270,7 @@ export async function runFuzz(options: {
     for (const request of fc.sample(c.arbitrary, { numRuns: count, seed: options.seed + i })) work.push({ cls: c.cls, request });
   }
   // Interleaved, so classes run side by side as real traffic would.
-  work.sort((a, b) => (hash(describeRequest(a.request)) - hash(describeRequest(b.request))));
+  work.sort((a, b) => hash(describeRequest(a.request)) - hash(describeRequest(b.request)));
   let lastReport = Date.now();
   const send = async ({ cls, request }: Item): Promise<void> => {
     const began = performance.now();
@@ -258,7 +290,13 @@ export async function runFuzz(options: {
       }
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      t.findings.push({ cls, problem: `no answer: ${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ""}`, request: describeRequest(request), status: 0, body: "" });
+      t.findings.push({
+        cls,
+        problem: `no answer: ${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ""}`,
+        request: describeRequest(request),
+        status: 0,
+        body: "",
+      });
     }
     const ms = performance.now() - began;
     const timing = (t.timing[cls] ??= { n: 0, totalMs: 0, maxMs: 0 });
@@ -271,8 +309,20 @@ export async function runFuzz(options: {
     }
   };
   await Promise.all([
-    runScheduled({ items: work.filter((w) => w.request.kind !== "ws"), target: (w) => target(w.request), concurrency: options.concurrency, perTarget: options.perTarget, run: send }),
-    runScheduled({ items: work.filter((w) => w.request.kind === "ws"), target: () => "ws", concurrency: options.sessions, perTarget: options.sessions, run: send }),
+    runScheduled({
+      items: work.filter((w) => w.request.kind !== "ws"),
+      target: (w) => target(w.request),
+      concurrency: options.concurrency,
+      perTarget: options.perTarget,
+      run: send,
+    }),
+    runScheduled({
+      items: work.filter((w) => w.request.kind === "ws"),
+      target: () => "ws",
+      concurrency: options.sessions,
+      perTarget: options.sessions,
+      run: send,
+    }),
   ]);
   return t;
 }

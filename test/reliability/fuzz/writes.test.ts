@@ -16,7 +16,9 @@ describe("the fuzzer's record of accepted writes", () => {
   });
 
   it("explains a changed record only by one write naming its whole key, not by a key seen in some answer", () => {
-    const writes = [restWrite("POST", "/posts", 200, '{"slug":"x","title":"mentions y"}'), restWrite("PATCH", "/posts/z", 200, '{"slug":"z"}')].flatMap((w) => (w ? [w] : []));
+    const writes = [restWrite("POST", "/posts", 200, '{"slug":"x","title":"mentions y"}'), restWrite("PATCH", "/posts/z", 200, '{"slug":"z"}')].flatMap((w) =>
+      w ? [w] : [],
+    );
     expect(explainedBy(["x"], writes)?.method).toBe("POST");
     expect(explainedBy(["y"], writes)).toBeUndefined();
     expect(explainedBy(["x", "z"], writes)).toBeUndefined();

@@ -37,13 +37,16 @@ function parse(text: string): unknown {
  */
 export function restWrite(method: string, pathname: string, status: number, answer: string): AcceptedWrite | undefined {
   if (status < 200 || status >= 300 || ["GET", "HEAD", "OPTIONS"].includes(method)) return undefined;
-  const segments = pathname.split("/").filter(Boolean).map((s) => {
-    try {
-      return decodeURIComponent(s);
-    } catch {
-      return s;
-    }
-  });
+  const segments = pathname
+    .split("/")
+    .filter(Boolean)
+    .map((s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch {
+        return s;
+      }
+    });
   if (segments.length <= 1 && method === "PUT") return undefined;
   return { method, path: pathname, key: [...new Set([...segments.slice(1), ...keyValues(parse(answer))])], answer };
 }
@@ -52,7 +55,8 @@ export function restWrite(method: string, pathname: string, status: number, answ
 export function graphqlWrites(status: number, answer: string): AcceptedWrite[] {
   if (status < 200 || status >= 300) return [];
   const body = parse(answer);
-  const data = (typeof body === "object" && body !== null && !Array.isArray(body) ? (body as { data?: unknown }).data : undefined) as Record<string, unknown> | null | undefined;
+  const data = (typeof body === "object" && body !== null && !Array.isArray(body) ? (body as { data?: unknown }).data : undefined) as
+    Record<string, unknown> | null | undefined;
   if (!data) return [];
   return Object.entries(data)
     .filter(([field, value]) => /^(create|update|patch|delete)/.test(field) && value !== null && value !== undefined)

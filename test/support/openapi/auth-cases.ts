@@ -70,7 +70,13 @@ export function authCases({ projectDir, baseUrl, unverifiedAccount }: AuthCaseOp
   const keyFile = join(projectDir, DEV_IDP_KEY_FILE);
   const address = () => `openapi-${randomUUID().slice(0, 8)}@example.com`;
   const claims = (extra: JWTPayload = {}): JWTPayload => ({
-    iss: ISSUER, aud: DEV_IDP_CLIENT_ID, sub: `openapi-${randomUUID()}`, email: address(), email_verified: true, hd: "example.com", ...extra,
+    iss: ISSUER,
+    aud: DEV_IDP_CLIENT_ID,
+    sub: `openapi-${randomUUID()}`,
+    email: address(),
+    email_verified: true,
+    hd: "example.com",
+    ...extra,
   });
 
   function mails(to: string): Mail[] {
@@ -86,7 +92,9 @@ export function authCases({ projectDir, baseUrl, unverifiedAccount }: AuthCaseOp
   /** The link of the first mail to `to` whose link has `path`: the outbox is written as the route answers. */
   async function mailedLink(to: string, path: string): Promise<URL> {
     for (let i = 0; i < 100; i++) {
-      const link = mails(to).map((m) => /https?:\/\/\S+/.exec(m.text)?.[0]).find((l) => l !== undefined && new URL(l).pathname === path);
+      const link = mails(to)
+        .map((m) => /https?:\/\/\S+/.exec(m.text)?.[0])
+        .find((l) => l !== undefined && new URL(l).pathname === path);
       if (link) return new URL(link);
       await sleep(100);
     }
@@ -99,7 +107,10 @@ export function authCases({ projectDir, baseUrl, unverifiedAccount }: AuthCaseOp
     const link = await mailedLink(email, "/auth/email/verify");
     const hop = await run.call({ operationId: "Auth.Email.Verify", expect: 302, path: pathOf(link) });
     const token = locationOf(hop).searchParams.get("token") ?? "";
-    return { token, done: { operationId: "Auth.Email.Register", expect: 200, path: "/auth/email/register", body: { email, password: PASSWORD, user: PROFILE, token } } };
+    return {
+      token,
+      done: { operationId: "Auth.Email.Register", expect: 200, path: "/auth/email/register", body: { email, password: PASSWORD, user: PROFILE, token } },
+    };
   }
 
   async function newAccount(run: Conformance): Promise<Account> {
@@ -128,7 +139,11 @@ export function authCases({ projectDir, baseUrl, unverifiedAccount }: AuthCaseOp
       await recoveryAccount(run);
       const success: Call = { operationId: "Auth.Me", expect: 200, path: "/auth/me", headers: bearer(account.access) };
       // Anonymous, with a token that is not one, with the cookie: 200 each (null for the first two).
-      const extra: Call[] = [{ ...success, headers: {} }, { ...success, headers: bearer("not-a-token") }, { ...success, headers: { cookie: account.cookie } }];
+      const extra: Call[] = [
+        { ...success, headers: {} },
+        { ...success, headers: bearer("not-a-token") },
+        { ...success, headers: { cookie: account.cookie } },
+      ];
       return { generic: false, success, extra };
     },
     "Auth.Refresh": async ({ run }) => {
@@ -139,7 +154,11 @@ export function authCases({ projectDir, baseUrl, unverifiedAccount }: AuthCaseOp
         generic: false,
         success,
         // (A spent token within the reuse interval answers the same pair again: an unknown one is the 401 here.)
-        before: [...bodyFailures(success), { ...success, expect: 400, body: {}, invalidBody: true }, { ...success, expect: 401, body: { refresh_token: "not-a-refresh-token" } }],
+        before: [
+          ...bodyFailures(success),
+          { ...success, expect: 400, body: {}, invalidBody: true },
+          { ...success, expect: 401, body: { refresh_token: "not-a-refresh-token" } },
+        ],
       };
     },
     "Auth.Logout": async ({ run }) => {
@@ -201,7 +220,14 @@ export function authCases({ projectDir, baseUrl, unverifiedAccount }: AuthCaseOp
       const link = await mailedLink(email, "/auth/email/verify");
       const success: Call = { operationId: "Auth.Email.Verify", expect: 302, path: pathOf(link) };
       // A forged token and none: 302 to the failure page as well.
-      return { generic: false, success, extra: [{ ...success, path: "/auth/email/verify?token=forged" }, { ...success, path: "/auth/email/verify" }] };
+      return {
+        generic: false,
+        success,
+        extra: [
+          { ...success, path: "/auth/email/verify?token=forged" },
+          { ...success, path: "/auth/email/verify" },
+        ],
+      };
     },
     "Auth.Email.StartVerification": async ({ run }) => {
       const account = await sharedAccount(run);
@@ -213,7 +239,12 @@ export function authCases({ projectDir, baseUrl, unverifiedAccount }: AuthCaseOp
       return { generic: false, success, extra: [{ ...success, path: "/auth/email/recover" }] };
     },
     "Auth.Password.StartRecovery": async () => {
-      const success: Call = { operationId: "Auth.Password.StartRecovery", expect: 202, path: "/auth/password/recovery", body: { email: `nobody-${randomUUID().slice(0, 8)}@example.com` } };
+      const success: Call = {
+        operationId: "Auth.Password.StartRecovery",
+        expect: 202,
+        path: "/auth/password/recovery",
+        body: { email: `nobody-${randomUUID().slice(0, 8)}@example.com` },
+      };
       return { generic: false, success, before: bodyFailures(success) };
     },
     "Auth.Password.Recover": async ({ run }) => {
@@ -226,16 +257,37 @@ export function authCases({ projectDir, baseUrl, unverifiedAccount }: AuthCaseOp
         link = await mailedLink(account.email, "/auth/email/recover").catch(() => undefined);
       }
       const token = link?.searchParams.get("token") ?? "no-mail";
-      const success: Call = { operationId: "Auth.Password.Recover", expect: 200, path: "/auth/password/recover", body: { token, password: "a brand new passphrase" } };
+      const success: Call = {
+        operationId: "Auth.Password.Recover",
+        expect: 200,
+        path: "/auth/password/recover",
+        body: { token, password: "a brand new passphrase" },
+      };
       // Used once, the token is spent (it names the old password hash).
-      return { generic: false, success, before: [...bodyFailures(success), { ...success, expect: 400, body: { token: "forged", password: "a brand new passphrase" } }], extra: [{ ...success, expect: 400 }] };
+      return {
+        generic: false,
+        success,
+        before: [...bodyFailures(success), { ...success, expect: 400, body: { token: "forged", password: "a brand new passphrase" } }],
+        extra: [{ ...success, expect: 400 }],
+      };
     },
     "Auth.Password.Change": async ({ run }) => {
       const account = await newAccount(run);
-      const success: Call = { operationId: "Auth.Password.Change", expect: 200, path: "/auth/password/change", headers: bearer(account.access), body: { password: PASSWORD, new_password: "another passphrase" } };
+      const success: Call = {
+        operationId: "Auth.Password.Change",
+        expect: 200,
+        path: "/auth/password/change",
+        headers: bearer(account.access),
+        body: { password: PASSWORD, new_password: "another passphrase" },
+      };
       // Wrong current passwords are throttled like logins: on another account, guesses until the 429.
       const throttled = await newAccount(run);
-      const guess: Call = { ...success, expect: 401, headers: bearer(throttled.access), body: { password: "not the password", new_password: "another passphrase" } };
+      const guess: Call = {
+        ...success,
+        expect: 401,
+        headers: bearer(throttled.access),
+        body: { password: "not the password", new_password: "another passphrase" },
+      };
       for (let i = 0; i < 3; i++) await run.call(guess);
       for (let i = 0; i < 8 && (await run.call({ ...guess, expect: 429, alsoOk: [401] })).status !== 429; i++);
       return {

@@ -75,7 +75,9 @@ export class Conformance {
     this.exchanges.push(exchange);
     this.mismatches.push(...this.checker.check(exchange));
     if (answer.status !== c.expect && !c.alsoOk?.includes(answer.status)) {
-      this.failures.push(`${c.operationId} ${op.method} ${c.path} as ${c.user ? "a user" : "anonymous"}: expected ${c.expect}, got ${answer.status} ${answer.bodyText.slice(0, 200)}`);
+      this.failures.push(
+        `${c.operationId} ${op.method} ${c.path} as ${c.user ? "a user" : "anonymous"}: expected ${c.expect}, got ${answer.status} ${answer.bodyText.slice(0, 200)}`,
+      );
     }
     if (answer.status < 300 && c.expect === answer.status && !this.successes.has(c.operationId)) this.successes.set(c.operationId, c);
     const seen = this.produced.get(c.operationId) ?? new Set<number>();

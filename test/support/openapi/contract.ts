@@ -90,7 +90,9 @@ export class ContractChecker {
 
   /** Statuses the operation lists, as numbers. */
   statuses(id: string): number[] {
-    return Object.keys((this.operation(id).spec.responses ?? {}) as Json).map(Number).sort((a, b) => a - b);
+    return Object.keys((this.operation(id).spec.responses ?? {}) as Json)
+      .map(Number)
+      .sort((a, b) => a - b);
   }
 
   private resolve(value: unknown): Json | undefined {
@@ -167,7 +169,9 @@ export class ContractChecker {
       }
     }
     if (exchange.bodyVerdict && exchange.requestBody !== undefined) {
-      const schema = this.resolve(this.resolve(op.spec.requestBody)?.content && (this.resolve(op.spec.requestBody)?.content as Json)["application/json"])?.schema;
+      const schema = this.resolve(
+        this.resolve(op.spec.requestBody)?.content && (this.resolve(op.spec.requestBody)?.content as Json)["application/json"],
+      )?.schema;
       if (!isObject(schema)) mismatches.push(`${where}: a request body the document does not describe`);
       else {
         const error = this.schemaErrors(schema, exchange.requestBody);

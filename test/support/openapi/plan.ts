@@ -25,8 +25,7 @@ export interface CaseContext {
 /** 1.1 MB of JSON: over the 1 MiB body limit. */
 const OVERSIZED = JSON.stringify({ padding: "x".repeat(1_100_000) });
 
-const fill = (template: string, values: Item): string =>
-  template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(values[name])));
+const fill = (template: string, values: Item): string => template.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(values[name])));
 
 function opIdOf(run: Conformance, route: Route): string | undefined {
   const item = (run.checker.document.paths as Record<string, Record<string, { operationId?: string }>> | undefined)?.[route.path];
@@ -47,7 +46,8 @@ function variants(run: Conformance, success: Call, other: string, missingPath: s
   const ifListed = (expect: number, change: Partial<Call>) => {
     if (listed.has(expect)) always(expect, change);
   };
-  if (takesBody && success.body !== null && typeof success.body === "object") always(400, { body: { ...(success.body as Item), notAField: 1 }, invalidBody: true });
+  if (takesBody && success.body !== null && typeof success.body === "object")
+    always(400, { body: { ...(success.body as Item), notAField: 1 }, invalidBody: true });
   const { user: _owner, ...anonymous } = success;
   if (listed.has(401)) out.push({ ...anonymous, expect: 401 });
   ifListed(403, { user: other });
@@ -80,9 +80,7 @@ async function all(run: Conformance, calls: Call[]): Promise<void> {
 function sampleInput(run: Conformance, info: ModelInfo, user: string, tag: string): Item {
   const schemas = (run.checker.document.components as { schemas: Record<string, { examples?: unknown[] }> }).schemas;
   const example = { ...((schemas[`${info.name}Input`]?.examples?.[0] ?? {}) as Item) };
-  const userFields = new Set(
-    Object.values(info.relations).flatMap((r) => (r.kind === "belongsTo" && r.target().identity ? [r.field] : [])),
-  );
+  const userFields = new Set(Object.values(info.relations).flatMap((r) => (r.kind === "belongsTo" && r.target().identity ? [r.field] : [])));
   for (const field of Object.keys(example)) {
     if (userFields.has(field)) example[field] = user;
     else if (info.keyFields.includes(field) && typeof example[field] === "string") example[field] = `${String(example[field])}-${tag}`;
@@ -96,7 +94,15 @@ function sampleInput(run: Conformance, info: ModelInfo, user: string, tag: strin
  * made from the parent model's own example by the same caller (its parents first), so every
  * caller the plan uses may read it whenever the example is public (the sample's is a published post).
  */
-async function withParents(run: Conformance, app: Application, routes: Route[], info: ModelInfo, input: Item, user: string, unique: () => string): Promise<Item> {
+async function withParents(
+  run: Conformance,
+  app: Application,
+  routes: Route[],
+  info: ModelInfo,
+  input: Item,
+  user: string,
+  unique: () => string,
+): Promise<Item> {
   const out = { ...input };
   for (const relation of Object.values(info.relations)) {
     if (relation.kind !== "belongsTo" || !relation.requires || relation.target().identity) continue;
@@ -128,7 +134,9 @@ async function exerciseModel(run: Conformance, app: Application, info: ModelInfo
     else operations.push({ route, id });
   }
   const input = await withParents(run, app, allRoutes, info, sampleInput(run, info, owner, unique()), owner, unique);
-  const missing = Object.fromEntries(info.keyFields.map((f) => [f, ["number", "integer"].includes(String(info.outputSchema.properties[f]?.type)) ? 987654321 : `missing-${unique()}`]));
+  const missing = Object.fromEntries(
+    info.keyFields.map((f) => [f, ["number", "integer"].includes(String(info.outputSchema.properties[f]?.type)) ? 987654321 : `missing-${unique()}`]),
+  );
   const itemPath = (key: Item, route: Route) => fill(route.path, key);
 
   const create = byAction.get("create");
@@ -212,7 +220,10 @@ async function exerciseModel(run: Conformance, app: Application, info: ModelInfo
  * Any method a path does not list answers 405 with `Allow` naming exactly the listed ones, and an
  * unknown path 404, both in the error format (the document's description says so).
  */
-async function exerciseRouting(run: Conformance, send: (method: string, path: string) => Promise<{ status: number; headers: Record<string, string>; bodyText: string }>): Promise<void> {
+async function exerciseRouting(
+  run: Conformance,
+  send: (method: string, path: string) => Promise<{ status: number; headers: Record<string, string>; bodyText: string }>,
+): Promise<void> {
   const errorSchema = { $ref: "#/components/schemas/Error" };
   for (const [template, item] of Object.entries(run.checker.document.paths as Record<string, Record<string, unknown>>)) {
     const listed = Object.keys(item).map((m) => m.toUpperCase());
@@ -221,9 +232,14 @@ async function exerciseRouting(run: Conformance, send: (method: string, path: st
     const path = template.replace(/\{[^}]+\}/g, "x");
     const answer = await send(unlisted, path);
     run.calls++;
-    const allow = (answer.headers.allow ?? "").split(",").map((m) => m.trim()).filter(Boolean).sort();
+    const allow = (answer.headers.allow ?? "")
+      .split(",")
+      .map((m) => m.trim())
+      .filter(Boolean)
+      .sort();
     if (answer.status !== 405) run.failures.push(`${unlisted} ${path}: expected 405, got ${answer.status}`);
-    if (allow.join(",") !== [...listed].sort().join(",")) run.mismatches.push(`${unlisted} ${path}: Allow '${answer.headers.allow}' is not the documented ${listed.join(", ")}`);
+    if (allow.join(",") !== [...listed].sort().join(","))
+      run.mismatches.push(`${unlisted} ${path}: Allow '${answer.headers.allow}' is not the documented ${listed.join(", ")}`);
     run.mismatches.push(...run.checker.checkBody(`${unlisted} ${path}`, errorSchema, answer));
   }
   const unknown = await send("GET", `/no-such-route-${randomUUID()}`);
@@ -254,7 +270,8 @@ export async function exerciseAll(
     if (skipped(op)) continue;
     const route = byKey.get(`${op.method} ${op.path}`);
     const generic = route && (route.target.kind === "crud" || route.target.kind === "modelOperation");
-    if (!generic && !cases[op.operationId]) run.failures.push(`no case for operation ${op.operationId} (${op.method} ${op.path}): add one to the conformance test`);
+    if (!generic && !cases[op.operationId])
+      run.failures.push(`no case for operation ${op.operationId} (${op.method} ${op.path}): add one to the conformance test`);
   }
   for (const info of app.models()) await exerciseModel(run, app, info, routes, unique);
   for (const op of run.checker.operations()) {
