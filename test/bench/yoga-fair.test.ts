@@ -23,6 +23,8 @@ const OUR_SERVING = [
   "lib/auth/errors.ts",
   // The metric line our HTTP handler writes per invocation (the invocation middleware): yoga's adapter writes none.
   "lib/core/emf.ts",
+  // The middleware that begins and ends each invocation (ids, deadline, the request line): our handler's, as emf.ts.
+  "lib/core/invocation-middleware.ts",
 ];
 
 describe("the yoga peer is built as our GraphQL function is (bench/fixtures/yoga.ts, functions/graphql.ts)", () => {
