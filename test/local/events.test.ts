@@ -11,6 +11,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../lib/local/local-aws.ts";
 import { ensureTables } from "../../lib/local/tables.ts";
 import { runSeed } from "../../lib/local/seed-run.ts";
 import { lambdaContext } from "../support/http-events.ts";
+import { inProcess } from "../support/parts.ts";
 
 /**
  * Each sample in events/ (what docs/running-locally.md hands to `serverless invoke local`), given to
@@ -63,7 +64,8 @@ beforeAll(async () => {
     client.destroy();
   }
   await runSeed({
-    createApp,
+    // As scripts/seed.ts seeds: an application composed to validate writes and list.
+    createApp: () => createApp(inProcess),
     data: seed,
     credentials: undefined,
     endpoint,
