@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { descendantsOf } from "../../lib/local/processes.ts";
@@ -11,6 +12,8 @@ const STALL_MS = 15_000;
 let offline: Offline | undefined;
 let base = "";
 let javaPid: number | undefined;
+/** The endpoint npm start gave its functions ("DynamoDB Local on ..."): the one the JVM above must serve. */
+let endpoint = "";
 const ALICE = randomUUID();
 const slug = `stall-${randomUUID().slice(0, 8)}`;
 
@@ -19,6 +22,7 @@ beforeAll(async () => {
   base = offline.url;
   // Ours only: other DynamoDB Locals (other test runs) may run on the same machine.
   javaPid = descendantsOf(offline.pid).find((p) => /DynamoDBLocal/.test(p.args))?.pid;
+  endpoint = /DynamoDB Local on (http:\/\/\S+)/.exec(offline.output())?.[1] ?? "";
 }, 400_000);
 
 afterAll(async () => {
@@ -62,9 +66,31 @@ const queryPost = () =>
     body: JSON.stringify({ query: "query($slug: String!) { Post(slug: $slug) { slug title } }", variables: { slug } }),
   });
 
+/** Linux's process state letter from /proc: "T" once a SIGSTOP has taken hold. */
+function processState(pid: number): string {
+  return /^\d+ \(.*\) (\S)/.exec(readFileSync(`/proc/${pid}/stat`, "utf8"))?.[1] ?? "?";
+}
+
+async function waitUntilStopped(pid: number): Promise<void> {
+  for (let tries = 0; processState(pid) !== "T"; tries++) {
+    if (tries > 100) throw new Error(`pid ${pid} still in state ${processState(pid)} after SIGSTOP`);
+    await sleep(20);
+  }
+}
+
+async function answersWithin(url: string, ms: number): Promise<boolean> {
+  try {
+    await fetch(url, { signal: AbortSignal.timeout(ms) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe("a stalled database under npm start", () => {
   it("answers 503 with Retry-After while DynamoDB Local is stopped, and recovers by itself once it resumes", async () => {
     expect(javaPid, `DynamoDB Local's process below npm start (${offline?.pid})`).toBeTypeOf("number");
+    expect(endpoint, "npm start names its DynamoDB Local endpoint").toMatch(/^http:/);
     const created = await send("/posts", {
       method: "POST",
       headers: { "content-type": "application/json", "x-test-user": ALICE },
@@ -78,6 +104,10 @@ describe("a stalled database under npm start", () => {
     process.kill(javaPid as number, "SIGSTOP");
     let answers: Answer[];
     try {
+      // The stall is real before anything is asked of it: the JVM stopped, and the endpoint the
+      // functions use no longer answering (were it served by another process, this says so).
+      await waitUntilStopped(javaPid as number);
+      expect(await answersWithin(endpoint, 2_000), `${endpoint} answered while pid ${javaPid} was stopped`).toBe(false);
       const stall = sleep(STALL_MS);
       answers = await Promise.all([readPost(), queryPost()]);
       await stall;
