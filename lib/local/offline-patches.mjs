@@ -8,6 +8,8 @@
 // the Serverless CLI loads plugins itself.
 import { Server } from "node:http";
 import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 /**
  * The part of a Hapi server (as serverless-offline creates it) the CORS patch relies on.
@@ -221,4 +223,53 @@ export function recoverTrimmedIterators() {
     return send.call(this, command, ...rest);
   }
   DynamoDBStreamsClient.prototype.send = Object.assign(patched, { recoversTrimmed: /** @type {const} */ (true) });
+}
+
+/**
+ * @typedef {(this: { cleanup: () => Promise<void> }, event: unknown, context: { functionName?: string }) => Promise<unknown>} RunHandler
+ * @typedef {{ prototype: { run: RunHandler & { gated?: true } } }} HandlerRunnerClass
+ */
+
+/**
+ * serverless-offline's HandlerRunner: every handler it runs (HTTP, WebSocket, stream, invoke) goes
+ * through its `run`, whose first call loads the function's bundle. Reached by file: the package's
+ * `exports` do not list it, and the same file URL is the same module offline itself loaded.
+ * @returns {Promise<HandlerRunnerClass>}
+ */
+export async function offlineHandlerRunner() {
+  const main = createRequire(import.meta.url).resolve(OFFLINE_PACKAGE);
+  const file = join(dirname(main), "lambda", "handler-runner", "HandlerRunner.js");
+  return /** @type {{ default: HandlerRunnerClass }} */ (await import(pathToFileURL(file).href)).default;
+}
+
+/** @type {((functionName: string) => Promise<number>) | undefined} */
+let handlerGate;
+/** @type {WeakMap<object, number>} a HandlerRunner -> the generation of the bundle its worker loaded */
+const loadedGeneration = new WeakMap();
+
+/**
+ * Has offline await `gate(functionName)` before it runs any handler, after the function is marked
+ * busy (so two requests never share one instance meanwhile) and before its bundle is loaded: live
+ * reload rebuilds a stale bundle there, on the first request that needs it. The gate answers the
+ * bundle's generation; a runner whose worker loaded an older one is recycled first (its idle worker
+ * ended, a fresh one loads the new bundle), so a request in flight is never cut off, as offline's
+ * own `functionsUpdated` cleanup does to a busy worker. The latest gate applies.
+ * @param {(functionName: string) => Promise<number>} gate
+ */
+export async function gateOfflineHandlers(gate) {
+  handlerGate = gate;
+  const { prototype } = await offlineHandlerRunner();
+  const run = prototype.run;
+  if (run.gated) return;
+  /** @type {RunHandler} */
+  async function gated(event, context) {
+    if (handlerGate !== undefined && typeof context?.functionName === "string") {
+      const generation = await handlerGate(context.functionName);
+      const loaded = loadedGeneration.get(this);
+      if (loaded !== undefined && loaded !== generation) await this.cleanup();
+      loadedGeneration.set(this, generation);
+    }
+    return run.call(this, event, context);
+  }
+  prototype.run = Object.assign(gated, { gated: /** @type {const} */ (true) });
 }

@@ -2,10 +2,14 @@ import { request as httpRequest, Server } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import {
+  gateOfflineHandlers,
   keepMissingContentTypes,
   OFFLINE_PACKAGE,
+  offlineHandlerRunner,
   offlineHapiPrototype,
   offlineStreamsClient,
   recoverTrimmedIterators,
@@ -198,5 +202,62 @@ describe("the trimmed-iterator patch on serverless-offline-dynamodb-streams' cli
       "LATEST",
       "AFTER_SEQUENCE_NUMBER",
     ]);
+  });
+});
+
+describe("the handler gate on serverless-offline's HandlerRunner", () => {
+  it("awaits the gate before the bundle is loaded, and has a worker that loaded an older generation load it afresh", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "offline-gate-"));
+    const events = join(dir, "events.log");
+    const order = (): string[] => readFileSync(events, "utf8").trim().split("\n");
+    try {
+      // The handler's module notes each time a worker loads it: the gate must have finished before.
+      writeFileSync(events, "");
+      writeFileSync(
+        join(dir, "fn.mjs"),
+        `import { appendFileSync } from "node:fs";\nappendFileSync(${JSON.stringify(events)}, "module loaded\\n");\nexport const handler = async (event) => ({ echoed: event.n });\n`,
+      );
+      let generation = 1;
+      await gateOfflineHandlers(async (functionName) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        appendFileSync(events, `gate ${functionName}\n`);
+        return generation;
+      });
+      const HandlerRunner = (await offlineHandlerRunner()) as unknown as new (
+        funOptions: object,
+        options: object,
+        env: object,
+      ) => { run: (event: unknown, context: object) => Promise<unknown>; cleanup: () => Promise<void> };
+      // A worker thread per runner, as `npm start` runs them (offline's default).
+      const runner = new HandlerRunner(
+        { codeDir: dir, functionKey: "fn", handler: "fn.handler", servicePath: dir, timeout: 5, runtime: "nodejs22.x", functionName: "svc-local-fn" },
+        {},
+        {},
+      );
+      const context = { functionName: "svc-local-fn", awsRequestId: "r" };
+      try {
+        expect(await runner.run({ n: 7 }, context)).toEqual({ echoed: 7 });
+        expect(order()).toEqual(["gate svc-local-fn", "module loaded"]);
+        // Same generation: the loaded module serves again.
+        expect(await runner.run({ n: 8 }, context)).toEqual({ echoed: 8 });
+        expect(order().slice(2)).toEqual(["gate svc-local-fn"]);
+        // A newer generation (a reload rebuilt the bundle): the worker is replaced and loads it again.
+        generation = 2;
+        expect(await runner.run({ n: 9 }, context)).toEqual({ echoed: 9 });
+        expect(order().slice(3)).toEqual(["gate svc-local-fn", "module loaded"]);
+        // Patched once: a second gate replaces the first instead of wrapping it again.
+        await gateOfflineHandlers(async () => {
+          appendFileSync(events, "second gate\n");
+          return 2;
+        });
+        await runner.run({ n: 10 }, context);
+        expect(order().slice(5)).toEqual(["second gate"]);
+      } finally {
+        await runner.cleanup();
+      }
+    } finally {
+      await gateOfflineHandlers(async () => 0);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

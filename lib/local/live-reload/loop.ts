@@ -7,7 +7,7 @@ import { writeCache } from "../../cli/cache.ts";
 import { BundleIndex } from "./bundles.ts";
 import { diffVersions, includedCacheFiles } from "./diff.ts";
 import type { Version } from "./diff.ts";
-import { DONE_FILE, RELOAD_DIR, REQUEST_FILE } from "./offline-bundles.mjs";
+import { DONE_FILE, HOLD_FILE, RELOAD_DIR, RELOAD_LOG, REQUEST_FILE } from "./offline-bundles.mjs";
 import { Checker } from "./rebuild.ts";
 import { watchSources } from "./watch.ts";
 
@@ -18,7 +18,7 @@ import { watchSources } from "./watch.ts";
  */
 export const LIVE_RELOAD_DIR = RELOAD_DIR;
 /** Every live-reload line npm start prints, also kept here (the terminal scrolls; tests read it). */
-export const LIVE_RELOAD_LOG = ".data/live-reload.log";
+export const LIVE_RELOAD_LOG = RELOAD_LOG;
 const BUNDLE_DIR = ".esbuild/.build";
 const BUNDLE_TIMEOUT_MS = 120_000;
 
@@ -54,15 +54,17 @@ interface Done {
   id: string;
   ok: boolean;
   ms: number;
+  /** Bundles marked stale, each rebuilt when a request first runs it (0: rebuilt before answering). */
+  deferred?: number;
   error?: string;
 }
 
 let requests = 0;
 
 /**
- * Asks offline's plugin to rebuild the bundles whose source maps are `maps` and to drop its cached
- * handlers; resolves with its answer once it has (the next request runs the new code), undefined
- * if none came in time.
+ * Asks offline's plugin to mark the bundles whose source maps are `maps` stale and to drop its
+ * cached handlers; resolves with its answer once it has (the next request of each function rebuilds
+ * its bundle, then runs the new code), undefined if none came in time.
  */
 async function rebundle(projectDir: string, maps: readonly string[]): Promise<Done | undefined> {
   const dir = join(projectDir, LIVE_RELOAD_DIR);
@@ -81,6 +83,20 @@ async function rebundle(projectDir: string, maps: readonly string[]): Promise<Do
     await sleep(50);
   }
   return undefined;
+}
+
+/**
+ * Tells offline's plugin that a save is being checked (no bundle may be rebuilt from the sources
+ * meanwhile) or that the check is over. Best effort: offline may be restarting.
+ */
+async function hold(projectDir: string, held: boolean): Promise<void> {
+  const dir = join(projectDir, LIVE_RELOAD_DIR);
+  try {
+    await writeFile(join(dir, `${HOLD_FILE}.tmp`), JSON.stringify({ held }));
+    await rename(join(dir, `${HOLD_FILE}.tmp`), join(dir, HOLD_FILE));
+  } catch {
+    // No folder, no plugin to tell.
+  }
 }
 
 function seconds(since: number): string {
@@ -107,6 +123,7 @@ export async function startLiveReload(options: LiveReloadOptions): Promise<() =>
   const apply = async (changed: string[]): Promise<void> => {
     const began = Date.now();
     log(`live reload: ${changed.join(", ")} changed; checking`);
+    await hold(projectDir, true);
     const result = await checker.check(options.appModule, options.tablePrefix);
     if (!result.ok) {
       log(`live reload: the change does not load; still serving the last good version.\n${result.error.trim()}`);
@@ -142,7 +159,11 @@ export async function startLiveReload(options: LiveReloadOptions): Promise<() =>
           done === undefined
             ? `serverless offline did not rebuild ${maps.length} bundle(s) in ${BUNDLE_TIMEOUT_MS / 1000} s; the next save tries again`
             : done.ok
-              ? `serving the new version (${seconds(began)}: check ${checked}, ${maps.length} of ${total} bundles rebuilt in ${(done.ms / 1000).toFixed(1)} s)`
+              ? `serving the new version (${seconds(began)}: check ${checked}, ${
+                  done.deferred
+                    ? `${maps.length} of ${total} bundles to rebuild, each at once when a request needs it`
+                    : `${maps.length} of ${total} bundles rebuilt in ${(done.ms / 1000).toFixed(1)} s`
+                })`
               : `esbuild refused the change; still serving the last good version.\n${done.error ?? ""}`;
       }
     }
@@ -155,6 +176,7 @@ export async function startLiveReload(options: LiveReloadOptions): Promise<() =>
     } catch (error) {
       log(`live reload: ${error instanceof Error ? error.message : String(error)}; still serving the last good version`);
     } finally {
+      await hold(projectDir, false);
       // Once the reload is done, not during it: loading the dependencies would slow the rebuild.
       checker.warm();
     }

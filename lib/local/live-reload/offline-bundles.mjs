@@ -1,23 +1,41 @@
 // @ts-check
-// Offline only: rebuilds the bundles `npm start`'s live reload names, and no others, with
-// serverless-esbuild's own esbuild contexts (the options and output it bundled with at start, so
-// the bundles stay those a deploy ships), then has offline drop its cached handlers. Rebuilding
-// every function for an edit most of them do not read was most of a reload's time.
+// Offline only: marks the bundles `npm start`'s live reload names as stale, and no others, and
+// answers at once. Stale bundles are rebuilt one at a time in the background with serverless-
+// esbuild's own esbuild contexts (the options and output it bundled with at start, so the bundles
+// stay those a deploy ships); a request for a stale function has its bundle rebuilt at once, ahead
+// of the queue, and waits for it alone; a worker that loaded an older build is replaced. A model
+// edit changes every function, and rebuilding all of them before answering was most of a reload's
+// time. While npm start checks a newer save, nothing is rebuilt: a rebuild reads the sources on
+// disk, and only a version that passed its check may be bundled.
 //
 // The request and its answer are files under .data/live-reload/ (lib/local/live-reload/loop.ts
 // writes one, this answers it): the two processes share nothing else.
-import { existsSync, mkdirSync, readFileSync, renameSync, watch, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { gateOfflineHandlers } from "../offline-patches.mjs";
 
 export const REQUEST_FILE = "request.json";
 export const DONE_FILE = "done.json";
+/** `{ "held": true }` while npm start checks a save: no rebuild may read the sources meanwhile. */
+export const HOLD_FILE = "hold.json";
 export const RELOAD_DIR = ".data/live-reload";
+/** Every live-reload line, from npm start's loop and from this plugin (the terminal scrolls; tests read it). */
+export const RELOAD_LOG = ".data/live-reload.log";
+/** Where serverless-esbuild writes the bundles offline serves; a handler there is named from it. */
+const BUILD_DIR = ".esbuild/.build/";
 
 /**
  * @typedef {{ rebuild: () => Promise<unknown> }} EsbuildContext
  * @typedef {{ buildCache?: Record<string, { context?: EsbuildContext }>, bundle: () => Promise<void> }} EsbuildPlugin
  * @typedef {{ id: string, bundles: string[] }} Request
+ * @typedef {{ functions?: Record<string, { name?: string, handler?: string }> }} Service
  */
+
+/** "functions/graphql.handler" or ".esbuild/.build/functions/graphql.handler" -> "functions/graphql". */
+function bundleOfHandler(/** @type {string} */ handler) {
+  const module = handler.slice(0, handler.lastIndexOf("."));
+  return module.startsWith(BUILD_DIR) ? module.slice(BUILD_DIR.length) : module;
+}
 
 /** @param {string} path @param {unknown} value */
 function writeAtomically(path, value) {
@@ -28,16 +46,108 @@ function writeAtomically(path, value) {
 
 export default class LiveReloadBundles {
   /**
-   * @param {{ serviceDir?: string, config?: { servicePath?: string }, pluginManager: { plugins: unknown[], spawn: (event: string) => Promise<void> } }} serverless
+   * @param {{ serviceDir?: string, config?: { servicePath?: string }, service?: Service, pluginManager: { plugins: unknown[], spawn: (event: string) => Promise<void> } }} serverless
    */
   constructor(serverless) {
     this.serverless = serverless;
     /** @type {string | undefined} */
     this.lastId = undefined;
     this.busy = Promise.resolve();
+    /** @type {Map<string, EsbuildContext>} bundle ("functions/graphql") -> its context, until rebuilt */
+    this.stale = new Map();
+    /** @type {Map<string, Promise<void>>} bundle -> its rebuild under way */
+    this.building = new Map();
+    /** @type {Map<string, number>} bundle -> rebuilds finished: a worker that loaded fewer is replaced */
+    this.built = new Map();
+    /** A save is being checked: its sources may not load, so none is bundled. */
+    this.held = false;
     // After serverless-esbuild's own hook on this event (it is listed before this plugin): its
     // contexts exist once the first bundle is written.
-    this.hooks = { "before:offline:start:init": () => this.watchRequests() };
+    this.hooks = {
+      "before:offline:start:init": async () => {
+        this.watchRequests();
+        await gateOfflineHandlers((functionName) => this.freshen(functionName));
+      },
+    };
+  }
+
+  serviceDir() {
+    return this.serverless.serviceDir ?? this.serverless.config?.servicePath ?? process.cwd();
+  }
+
+  /** @param {string} line */
+  report(line) {
+    console.log(line);
+    try {
+      appendFileSync(join(this.serviceDir(), RELOAD_LOG), `${line}\n`);
+    } catch {
+      // The terminal has it.
+    }
+  }
+
+  /** @param {string} functionName the deployed name offline runs ("blog-local-graphql") */
+  bundleOf(functionName) {
+    for (const definition of Object.values(this.serverless.service?.functions ?? {})) {
+      if (definition.name === functionName && typeof definition.handler === "string") return bundleOfHandler(definition.handler);
+    }
+    return undefined;
+  }
+
+  /**
+   * Rebuilds `bundle` if stale and no rebuild of it runs; resolves when its rebuild ends.
+   * @param {string} bundle
+   * @param {string} why
+   * @returns {Promise<void>}
+   */
+  start(bundle, why) {
+    const running = this.building.get(bundle);
+    if (running !== undefined) return running;
+    const context = this.stale.get(bundle);
+    if (context === undefined) return Promise.resolve();
+    this.stale.delete(bundle);
+    const began = Date.now();
+    const rebuild = context
+      .rebuild()
+      .then(
+        () => this.report(`live reload: ${bundle} rebuilt in ${((Date.now() - began) / 1000).toFixed(1)} s (${why})`),
+        (/** @type {unknown} */ error) =>
+          // esbuild writes nothing on an error: the last good bundle is what offline loads.
+          this.report(
+            `live reload: esbuild could not rebuild ${bundle}; it serves its last good build.\n${error instanceof Error ? error.message : String(error)}`,
+          ),
+      )
+      .finally(() => {
+        this.building.delete(bundle);
+        this.built.set(bundle, (this.built.get(bundle) ?? 0) + 1);
+        this.pump();
+      });
+    this.building.set(bundle, rebuild);
+    return rebuild;
+  }
+
+  /** The background queue: one rebuild at a time, none while a save is checked. */
+  pump() {
+    if (this.held || this.building.size > 0) return;
+    const next = this.stale.keys().next();
+    if (!next.done) void this.start(next.value, "in the background");
+  }
+
+  /**
+   * Before offline runs a function: rebuilds its bundle at once if stale (unless a save is being
+   * checked: it then serves its last build), waits for a rebuild of it under way, and answers how
+   * many rebuilds of it finished.
+   * @param {string} functionName
+   * @returns {Promise<number>}
+   */
+  async freshen(functionName) {
+    const bundle = this.bundleOf(functionName);
+    if (bundle === undefined) return 0;
+    for (;;) {
+      const running = this.building.get(bundle);
+      if (running !== undefined) await running;
+      else if (!this.held && this.stale.has(bundle)) await this.start(bundle, "for a request");
+      else return this.built.get(bundle) ?? 0;
+    }
   }
 
   /** serverless-esbuild's instance, found by what it holds rather than by its class name. */
@@ -50,12 +160,23 @@ export default class LiveReloadBundles {
   }
 
   watchRequests() {
-    const dir = join(this.serverless.serviceDir ?? this.serverless.config?.servicePath ?? process.cwd(), RELOAD_DIR);
+    const dir = join(this.serviceDir(), RELOAD_DIR);
     mkdirSync(dir, { recursive: true });
     const watcher = watch(dir, (_event, name) => {
       if (name === REQUEST_FILE) this.busy = this.busy.then(() => this.answer(dir));
+      if (name === HOLD_FILE) this.readHold(dir);
     });
     watcher.unref();
+  }
+
+  /** @param {string} dir */
+  readHold(dir) {
+    try {
+      this.held = JSON.parse(readFileSync(join(dir, HOLD_FILE), "utf8")).held === true;
+    } catch {
+      return; // Renamed into place: unreadable means gone or replaced, and the next event reads it.
+    }
+    this.pump();
   }
 
   /** @param {string} dir */
@@ -80,14 +201,20 @@ export default class LiveReloadBundles {
         const entry = Object.keys(cache).find((e) => e.slice(0, e.lastIndexOf(".")) === bundle);
         return entry === undefined ? undefined : cache[entry]?.context;
       });
+      let deferred = 0;
       if (contexts.every((c) => c !== undefined)) {
-        await Promise.all(contexts.map((c) => c?.rebuild()));
+        // Asked after the check passed: the sources on disk are the checked version.
+        this.held = false;
+        request.bundles.forEach((bundle, i) => this.stale.set(bundle, /** @type {EsbuildContext} */ (contexts[i])));
+        deferred = contexts.length;
+        this.pump();
       } else {
-        // A bundle it does not know (it was started without contexts): all of them, as its watch would.
+        // A bundle it does not know (it was started without contexts): all of them now, as its
+        // watch would, and offline drops every handler.
         await plugin.bundle();
+        await this.serverless.pluginManager.spawn("offline:functionsUpdated");
       }
-      await this.serverless.pluginManager.spawn("offline:functionsUpdated");
-      writeAtomically(join(dir, DONE_FILE), { id: request.id, ok: true, ms: Date.now() - began });
+      writeAtomically(join(dir, DONE_FILE), { id: request.id, ok: true, ms: Date.now() - began, deferred });
     } catch (error) {
       writeAtomically(join(dir, DONE_FILE), {
         id: request.id,
