@@ -12,8 +12,8 @@ import { explainedBy } from "./fuzz/writes.ts";
 
 /**
  * The property-based fuzzer against `npm start` (serverless offline + DynamoDB Local): REST,
- * GraphQL and WebSocket, 10,000 generated requests unless FUZZ_REQUESTS says otherwise (`npm test`
- * sends 2,000, `npm run test:long`, which CI runs too, 10,000). FUZZ_SEED replays a run;
+ * GraphQL and WebSocket, 10,000 generated requests unless FUZZ_REQUESTS says otherwise (in
+ * `npm run test:long`, which CI runs after `npm test`). FUZZ_SEED replays a run;
  * FUZZ_CONCURRENCY (HTTP requests in flight), FUZZ_PER_TARGET (in flight to one function: each
  * busy one makes offline start another worker thread) and FUZZ_SESSIONS (WebSocket sessions at
  * once) tune the pace. `npm run fuzz` runs 100,000.
