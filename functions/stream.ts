@@ -1,6 +1,6 @@
 import { buildApp, identifyingServiceTypes } from "../app/definition.ts";
 import { streamHandler } from "../lib/realtime/handler.ts";
-import { lazyRealtime } from "../lib/realtime/local.ts";
+import { streamRealtime } from "../lib/realtime/fanout-env.ts";
 import { installValidators } from "../lib/core/validation.ts";
 import { storeFromEnv } from "../lib/store/select.ts";
 import { validators } from "../schema-cache/validators.mjs";
@@ -23,4 +23,5 @@ installValidators(validators);
 app.useStore(storeFromEnv());
 
 // The schema was validated when `serverless package` checked schema-cache/ (as functions/graphql.ts).
-export const handler = streamHandler(app, lazyRealtime(app, { assumeValidSchema: true }), () => process.env.TABLE_PREFIX ?? "blog-local-");
+// With a fan-out queue (deployed: FANOUT_QUEUE_URL; npm start: in-process) it plans, workers deliver.
+export const handler = streamHandler(app, streamRealtime(app, { assumeValidSchema: true }), () => process.env.TABLE_PREFIX ?? "blog-local-");
