@@ -23,6 +23,11 @@ const FIELD = "changes";
 const PARTITION = "\u0000topic:";
 const ID = "marker";
 
+/** A marker item as `changed` would leave it after `count` additions (to seed a topic in bulk). */
+export function markerItem(topic: string, count: number): Item {
+  return { connectionId: `${PARTITION}${topic}`, id: ID, [FIELD]: count * ADDED };
+}
+
 export function decodeMarker(value: number): TopicMarker {
   const removed = value % ADDED;
   return { count: Math.max(0, Math.floor(value / ADDED) - removed), version: value };

@@ -15,7 +15,7 @@ export function functionGroup(name) {
   if (name.startsWith("rest-")) return "rest";
   if (name.startsWith("auth-")) return "auth";
   if (name === "graphql" || name === "graphiql") return "graphql";
-  if (name === "ws" || name === "stream") return "realtime";
+  if (name === "ws" || name === "stream" || name === "fanout") return "realtime";
   if (name === "authMigrate") return "migrate";
   return "other";
 }
@@ -64,7 +64,7 @@ const math = (expression, label, queries) => (period) => ({ Metrics: [...queries
  * `functions`: [{ name, logicalId, timeout }] of the template; `tables`: [{ id, indexes }];
  * `destinations`: the alarm actions (topic ARNs or Refs). Returns { logicalId: resource }.
  */
-export function alarmResources(settings, { functions, tables, httpApi, websocketApi, streamFunction, failureQueue, migrationQueue, sendsMail, destinations }) {
+export function alarmResources(settings, { functions, tables, httpApi, websocketApi, streamFunction, failureQueue, fanoutQueue, fanoutDeadLetters, migrationQueue, sendsMail, destinations }) {
   const a = settings.alarms;
   const context = { settings, destinations };
   const out = {};
@@ -173,6 +173,14 @@ export function alarmResources(settings, { functions, tables, httpApi, websocket
   if (a.streamFailures !== undefined && failureQueue) {
     out.AlarmStreamFailures = alarm(context, "stream-failures", `${a.streamFailures} or more stream batches wait in the failure queue. ${see("Stream failure queue")}`, a.streamFailures,
       single("AWS/SQS", "ApproximateNumberOfMessagesVisible", [{ Name: "QueueName", Value: { "Fn::GetAtt": [failureQueue, "QueueName"] } }], "Maximum"), { fact: true });
+  }
+  if (a.fanoutQueueAgeS !== undefined && fanoutQueue) {
+    out.AlarmFanoutQueueAge = alarm(context, "fanout-queue-age", `A fan-out share waited ${a.fanoutQueueAgeS} s or more for a worker in ${window}. ${see("Fan-out queue age")}`, a.fanoutQueueAgeS,
+      single("AWS/SQS", "ApproximateAgeOfOldestMessage", [{ Name: "QueueName", Value: { "Fn::GetAtt": [fanoutQueue, "QueueName"] } }], "Maximum"));
+  }
+  if (a.fanoutFailures !== undefined && fanoutDeadLetters) {
+    out.AlarmFanoutFailures = alarm(context, "fanout-failures", `${a.fanoutFailures} or more fan-out shares failed every attempt and wait in the fan-out dead-letter queue. ${see("Fan-out dead letters")}`, a.fanoutFailures,
+      single("AWS/SQS", "ApproximateNumberOfMessagesVisible", [{ Name: "QueueName", Value: { "Fn::GetAtt": [fanoutDeadLetters, "QueueName"] } }], "Maximum"), { fact: true });
   }
   if (a.migrationFailures !== undefined && migrationQueue) {
     out.AlarmMigrationFailures = alarm(context, "migration-failures", `${a.migrationFailures} or more scheduled migration runs failed (or never ran) and wait in the migration's failure queue. ${see("Migration failure queue")}`, a.migrationFailures,
