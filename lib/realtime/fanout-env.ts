@@ -14,8 +14,11 @@ import { SqsFanoutQueue } from "./sqs-queue.ts";
  */
 export function streamRealtime(app: Application, parts: RealtimeParts, env: NodeJS.ProcessEnv = process.env): () => Promise<Realtime> {
   const options = fanoutOptions(env);
-  if (env.FANOUT_QUEUE_URL) return lazyRealtime(app, { ...parts, fanoutOptions: options, fanoutQueue: new SqsFanoutQueue(env.FANOUT_QUEUE_URL) });
-  if (env.IS_OFFLINE !== "true") return lazyRealtime(app, { ...parts, fanoutOptions: options });
+  // Offline first: serverless offline passes the template's queue reference through unresolved.
+  if (env.IS_OFFLINE !== "true") {
+    const queue = env.FANOUT_QUEUE_URL ? { fanoutQueue: new SqsFanoutQueue(env.FANOUT_QUEUE_URL) } : {};
+    return lazyRealtime(app, { ...parts, fanoutOptions: options, ...queue });
+  }
   const queue = new InProcessFanoutQueue({ workers: options.workers, maxReceives: options.maxReceives });
   const realtime = lazyRealtime(app, { ...parts, fanoutOptions: options, fanoutQueue: queue });
   queue.attach(fanoutWorkerHandler(realtime));
