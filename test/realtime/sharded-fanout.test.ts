@@ -19,7 +19,8 @@ import { dynamoTopicRangeRead } from "../../lib/realtime/topic-range-query.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { ALICE, blog, post } from "../support/blog.ts";
-import { ENDPOINT, FakeTransport } from "./support.ts";
+import { ENDPOINT, FakeTransport, memoryRepositories } from "./support.ts";
+import { streamRealtime } from "../../lib/realtime/fanout-env.ts";
 
 const users = connectionAuthenticator({ env: { IS_OFFLINE: "true", ALLOW_TEST_USER: "true" } });
 const PUBLISHED = `subscription { Posts(query: "status = 'published'") { type key post { slug status title } } }`;
@@ -216,5 +217,26 @@ describe("sharded fan-out through the queue (DynamoDB Local)", () => {
     await deliverStreamEvent(s.realtime, event("Created", "p5"), "000800");
     expect(types(s.transport, connection(3))).toEqual(["CREATED"]);
     expect(types(s.transport, connection(1))).toEqual([]);
+  });
+});
+
+describe("the stream function's fan-out path by environment", () => {
+  const parts = () => ({ repositories: memoryRepositories(), transport: new FakeTransport(), auth: users });
+  it("plans into the in-process queue under npm start, even with the template's queue variable present", async () => {
+    const transport = new FakeTransport();
+    const realtime = await streamRealtime(blog(), { ...parts(), transport }, { IS_OFFLINE: "true", FANOUT_QUEUE_URL: "[object Object]" })();
+    expect(realtime.planner).toBeDefined();
+    await realtime.protocol.connect({ connectionId: "Aoffline", endpoint: ENDPOINT, connectedAt: Date.now(), headers: { "sec-websocket-protocol": "graphql-transport-ws" }, cookies: [] });
+    await realtime.protocol.message({ connectionId: "Aoffline", endpoint: ENDPOINT, body: JSON.stringify({ type: MessageType.ConnectionInit }), receivedAt: Date.now(), requestId: "i" });
+    await realtime.protocol.message({ connectionId: "Aoffline", endpoint: ENDPOINT, body: JSON.stringify({ id: "s", type: MessageType.Subscribe, payload: { query: PUBLISHED } }), receivedAt: Date.now(), requestId: "s" });
+    const report = await deliverStreamEvent(realtime, event("Created", "off"), "000900");
+    // Delivered by the worker through the queue: the stream's own report counts no delivery.
+    expect(report.delivered).toBe(0);
+    expect(types(transport, "Aoffline")).toEqual(["CREATED"]);
+  });
+
+  it("plans into SQS when deployed with a queue, and delivers in the stream function without one", async () => {
+    expect((await streamRealtime(blog(), parts(), { FANOUT_QUEUE_URL: "https://sqs.us-east-1.amazonaws.com/000000000000/q.fifo" })()).planner).toBeDefined();
+    expect((await streamRealtime(blog(), parts(), {})()).planner).toBeUndefined();
   });
 });
