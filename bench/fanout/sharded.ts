@@ -184,7 +184,18 @@ export async function fanoutShardedSection(figures: Figures, options: RunOptions
  * in bulk with random base64 connection ids, as API Gateway's look, and the topic's marker set.
  */
 async function seed(app: ReturnType<typeof blog>, parts: RealtimeParts, documents: DynamoDBDocumentClient, table: string, size: number): Promise<void> {
-  const realtime = createRealtime(app, parts);
+  // Through the seeding client too: a write retried after the service's short timeout would find itself (409).
+  const names = realtimeTableNames(table.slice(0, -"ws-subscriptions".length));
+  const subscriptions = new DynamoRepository(documents, names.subscriptions, subscriptionShape);
+  const realtime = createRealtime(app, {
+    ...parts,
+    repositories: {
+      connections: new DynamoRepository(documents, names.connections, connectionShape),
+      subscriptions,
+      userConnections: new DynamoRepository(documents, names.userConnections, userConnectionShape),
+      topicMarkers: subscriptions,
+    },
+  });
   await subscribe(realtime, 1);
   const template = (await documents.send(new GetCommand({ TableName: table, Key: { connectionId: "c0", id: "s" } }))).Item;
   if (!template) throw new Error("fan-out (sharded): no template subscription");
