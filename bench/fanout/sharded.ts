@@ -81,7 +81,7 @@ export async function fanoutShardedSection(figures: Figures, options: RunOptions
         fanoutOptions: { ...DEFAULT_FANOUT_OPTIONS, settleMs: 0 },
       };
       const app = blog();
-      await seed(app, parts, DynamoDBDocumentClient.from(admin), names.subscriptions, size);
+      await seed(app, parts, DynamoDBDocumentClient.from(admin, { marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false } }), names.subscriptions, size);
 
       // Today's path, once: the event's topics read whole by the stream function, which posts.
       const today = createRealtime(app, parts);
