@@ -199,7 +199,7 @@ describe("serverless package", () => {
     const functions = Object.values(template.Resources).filter((r) => r.Type === "AWS::Lambda::Function");
     const readers: Record<string, string[]> = {
       "functions/rest": ["APP_SECRET"], "functions/rest-read": [], "functions/graphql": ["APP_SECRET"], "functions/graphiql": [],
-      "functions/ws": ["APP_SECRET"], "functions/stream": ["APP_SECRET"], "functions/auth-session": ["APP_SECRET", "AUTH_SIGNING_KEY"],
+      "functions/ws": ["APP_SECRET"], "functions/stream": ["APP_SECRET"], "functions/fanout": ["APP_SECRET"], "functions/auth-session": ["APP_SECRET", "AUTH_SIGNING_KEY"],
       "functions/auth": ["APP_SECRET", "AUTH_SIGNING_KEY", "IDP_CLIENT_SECRET"], "functions/migrate": ["APP_SECRET"],
     };
     const seen = new Set<string>();
