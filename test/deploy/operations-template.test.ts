@@ -138,7 +138,7 @@ describe("the packaged template's operations (defaults)", () => {
   });
 
   it("evaluates M of N one-minute periods, one datapoint only for facts, and says what missing data means", () => {
-    const facts = new Set(["AlarmStreamFailures", "AlarmMigrationFailures", "AlarmSesBounceRate", "AlarmSesComplaintRate", "AlarmRefreshTokenReuse", "AlarmLockouts", "AlarmDurationNearTimeoutMigrate"]);
+    const facts = new Set(["AlarmStreamFailures", "AlarmFanoutFailures", "AlarmMigrationFailures", "AlarmSesBounceRate", "AlarmSesComplaintRate", "AlarmRefreshTokenReuse", "AlarmLockouts", "AlarmDurationNearTimeoutMigrate"]);
     for (const [id, alarm] of Object.entries(alarms(defaults))) {
       expect(alarm.Properties.TreatMissingData, id).toBe("notBreaching");
       const periods = [alarm.Properties.Period, ...queriesOf(alarm).map((q) => q.MetricStat?.Period)].filter((p) => p !== undefined);
