@@ -3,6 +3,10 @@ import type { KeyValues } from "../core/records.ts";
 import { VERSION_FIELD } from "../core/schema.ts";
 import type { Item, PageSizes, Repository } from "../store/repository.ts";
 import { TTL_ATTRIBUTE } from "./tables.ts";
+import { errorFields, log } from "../core/log.ts";
+import { inRange, type ConnectionRange } from "./connection-ranges.ts";
+import { TopicMarkers } from "./topic-markers.ts";
+import type { TopicRangeRead } from "./topic-range-query.ts";
 import { UserPlacesTable } from "./user-places.ts";
 
 export type ConnectionState = "pending" | "acknowledged";
@@ -61,6 +65,13 @@ export interface RealtimeRepositories {
   subscriptions: Repository;
   /** One item per user holding their places (tables.ts, `userConnectionShape`; user-places.ts). */
   userConnections: Repository;
+  /**
+   * The subscriptions table again, for its topic markers (topic-markers.ts). Without it no marker
+   * is kept, and fan-out reads a topic's rows for every event.
+   */
+  topicMarkers?: Repository & Required<Pick<Repository, "adjust">>;
+  /** One share of a topic's rows in one Query; without it the topic is read whole and filtered. */
+  topicRange?: TopicRangeRead;
 }
 
 /** The client completed an id before its subscribe was processed (API Gateway may reorder messages). */
@@ -170,6 +181,9 @@ export class RealtimeStore {
   private readonly subscriptions: Repository;
   /** The per-user connection limit's places (user-limit.ts decides, this keeps them). */
   readonly userPlaces: UserPlacesTable;
+  /** Each topic's subscription count and version, when the repositories keep them. */
+  readonly markers: TopicMarkers | undefined;
+  private readonly topicRange: TopicRangeRead | undefined;
 
   constructor(
     repositories: RealtimeRepositories,
@@ -177,6 +191,8 @@ export class RealtimeStore {
   ) {
     this.connections = repositories.connections;
     this.subscriptions = repositories.subscriptions;
+    this.markers = repositories.topicMarkers ? new TopicMarkers(repositories.topicMarkers) : undefined;
+    this.topicRange = repositories.topicRange;
     this.userPlaces = new UserPlacesTable(repositories.userConnections, now);
   }
 
@@ -242,10 +258,21 @@ export class RealtimeStore {
   async addSubscription(row: SubscriptionRow): Promise<AddOutcome> {
     try {
       await this.subscriptions.create({ ...row });
-      return "added";
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
+      return this.existingSubscription(row);
     }
+    try {
+      await this.markers?.changed(row.topic, 1);
+    } catch (error) {
+      // A row its topic's marker does not count could be skipped by fan-out: it is not kept.
+      await ignoreMissing(this.subscriptions.delete({ connectionId: row.connectionId, id: row.id }));
+      throw error;
+    }
+    return "added";
+  }
+
+  private async existingSubscription(row: SubscriptionRow): Promise<AddOutcome> {
     const existing = await this.subscriptions.get({ connectionId: row.connectionId, id: row.id });
     if (existing?.state === TOMBSTONE) {
       await ignoreMissing(this.subscriptions.delete({ connectionId: row.connectionId, id: row.id }));
@@ -263,6 +290,7 @@ export class RealtimeStore {
   async completeSubscription(connectionId: string, id: string): Promise<void> {
     try {
       const removed = await this.subscriptions.delete({ connectionId, id });
+      await this.removedFromTopic(removed);
       // Only the one delete that removed the row releases its place, so a place is freed once.
       if (removed[PLACE] !== undefined && removed.state !== PLACE_ROW) await this.releasePlace(connectionId);
     } catch (error) {
@@ -272,6 +300,17 @@ export class RealtimeStore {
         if (!(e instanceof ConflictError)) throw e;
       });
     }
+  }
+
+  /**
+   * Only the delete that removed a subscription row counts it out of its topic. A marker left too
+   * high costs a message that finds nobody, never a missed delivery: a failure is logged only.
+   */
+  private async removedFromTopic(removed: Item): Promise<void> {
+    if (!this.markers || typeof removed.topic !== "string" || !isSubscription(removed)) return;
+    await this.markers
+      .changed(removed.topic, -1)
+      .catch((error: unknown) => log.warn("topic marker not decremented", { topic: removed.topic, ...errorFields(error) }));
   }
 
   /** One read of the topic index for all the topics an event concerns. */
@@ -287,6 +326,17 @@ export class RealtimeStore {
   async *subscriptionPagesFor(topics: string[], sizes: PageSizes): AsyncIterable<SubscriptionRow[]> {
     const pages = this.subscriptions.findByFieldPages?.("topic", topics, sizes) ?? [await this.subscriptions.findByField("topic", topics)];
     for await (const items of pages) yield items.filter((item) => this.live(item) && item.state !== TOMBSTONE).map(toSubscription);
+  }
+
+  /** The live subscriptions of one topic whose connection ids fall in `range`, page by page. */
+  async *subscriptionShare(topic: string, range: ConnectionRange, sizes: PageSizes): AsyncIterable<SubscriptionRow[]> {
+    const live = (items: Item[]) =>
+      items.filter((item) => this.live(item) && item.state !== TOMBSTONE && inRange(range, String(item.connectionId))).map(toSubscription);
+    if (this.topicRange) {
+      for await (const items of this.topicRange(topic, range, sizes)) yield live(items);
+      return;
+    }
+    for await (const rows of this.subscriptionPagesFor([topic], sizes)) yield rows.filter((row) => inRange(range, row.connectionId));
   }
 
   async subscriptionsOf(connectionId: string): Promise<SubscriptionRow[]> {
@@ -307,7 +357,15 @@ export class RealtimeStore {
    */
   async removeConnection(connectionId: string): Promise<void> {
     const items = await this.subscriptions.findByField("connectionId", [connectionId]);
-    await Promise.all(items.map((item) => ignoreMissing(this.subscriptions.delete({ connectionId, id: str(item, "id") }))));
+    await Promise.all(
+      items.map(async (item) => {
+        try {
+          await this.removedFromTopic(await this.subscriptions.delete({ connectionId, id: str(item, "id") }));
+        } catch (error) {
+          if (!(error instanceof NotFoundError)) throw error;
+        }
+      }),
+    );
     let removed: Item | undefined;
     try {
       removed = await this.connections.delete({ connectionId });

@@ -263,6 +263,7 @@ describe("serverless package", () => {
       "functions/graphiql": [],
       "functions/ws": ["APP_SECRET"],
       "functions/stream": ["APP_SECRET"],
+      "functions/fanout": ["APP_SECRET"],
       "functions/auth-session": ["APP_SECRET", "AUTH_SIGNING_KEY"],
       "functions/auth": ["APP_SECRET", "AUTH_SIGNING_KEY", "IDP_CLIENT_SECRET"],
       "functions/migrate": ["APP_SECRET"],
