@@ -4,10 +4,6 @@ export interface FanoutOptions {
   subscribersPerShare: number;
   /** The most shares, i.e. parallel worker invocations, one event of one topic is split into (a power of two, at most 64). */
   maxShares: number;
-  /** Subscription rows one worker instance keeps between events. */
-  cacheRows: number;
-  /** Rows read this soon after a topic changed are read again next time (the topic index is eventually consistent). */
-  settleMs: number;
   /** Delivery attempts of one message before it goes to the dead-letter queue (the template's maxReceiveCount). */
   maxReceives: number;
   /** Worker invocations at once (the event source's maximum concurrency; the in-process queue's workers). */
@@ -17,8 +13,6 @@ export interface FanoutOptions {
 export const DEFAULT_FANOUT_OPTIONS: FanoutOptions = {
   subscribersPerShare: 1_000,
   maxShares: 64,
-  cacheRows: 200_000,
-  settleMs: 2_000,
   maxReceives: 3,
   workers: 100,
 };
@@ -26,8 +20,6 @@ export const DEFAULT_FANOUT_OPTIONS: FanoutOptions = {
 const VARIABLES: Record<keyof FanoutOptions, string> = {
   subscribersPerShare: "WS_FANOUT_SHARE_SIZE",
   maxShares: "WS_FANOUT_MAX_SHARES",
-  cacheRows: "WS_FANOUT_CACHE_ROWS",
-  settleMs: "WS_FANOUT_SETTLE_MS",
   maxReceives: "WS_FANOUT_MAX_RECEIVES",
   workers: "WS_FANOUT_WORKERS",
 };

@@ -24,6 +24,17 @@ export interface PlanReport {
 const hash = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 /**
+ * How long a topic's marker with subscribers is reused. A marker sets only how many shares an
+ * event is split into (every subscriber is in exactly one share at any split), so one a little
+ * old costs parallelism, never a delivery; a topic without subscribers is read every time, so its
+ * first subscriber is never skipped. A stream shard's records are handled by one invocation at a
+ * time, so its instance sees the shard's hot topics again and again.
+ */
+export const MARKER_KEPT_MS = 10_000;
+/** Markers one instance keeps. */
+const MARKERS_KEPT = 10_000;
+
+/**
  * What the stream function does with an event when a fan-out queue is configured: reads the two
  * topics' markers (one small read, whatever the topics' size), and sends one message per share of
  * each topic that has subscribers. It reads no subscription row: the workers read their shares.
@@ -36,19 +47,43 @@ export class FanoutPlanner {
     private readonly store: RealtimeStore,
     private readonly queue: FanoutQueue,
     private readonly options: FanoutPlanOptions,
+    private readonly now: () => number = Date.now,
   ) {}
+
+  private readonly kept = new Map<string, { count: number; at: number }>();
+
+  /** The topics' subscription counts: kept ones while fresh, the others in one read (undefined without markers). */
+  private async counts(topics: string[]): Promise<Map<string, number> | undefined> {
+    const markers = this.store.markers;
+    if (!markers) return undefined;
+    const at = this.now();
+    const counts = new Map<string, number>();
+    for (const topic of topics) {
+      const kept = this.kept.get(topic);
+      if (kept && at - kept.at < MARKER_KEPT_MS) counts.set(topic, kept.count);
+    }
+    const missing = topics.filter((topic) => !counts.has(topic));
+    if (missing.length === 0) return counts;
+    for (const [topic, marker] of await markers.read(missing)) {
+      counts.set(topic, marker.count);
+      this.kept.delete(topic);
+      if (marker.count > 0) this.kept.set(topic, { count: marker.count, at });
+    }
+    while (this.kept.size > MARKERS_KEPT) this.kept.delete(this.kept.keys().next().value as string);
+    return counts;
+  }
 
   async plan(event: LifecycleEvent, sequence?: string): Promise<PlanReport | undefined> {
     const info = this.app.model(event.model);
     if (!info) return { messages: 0 };
     const topics = [modelTopic(info.name), recordTopic(info, event.key)];
-    const markers = await this.store.markers?.read(topics);
+    const counts = await this.counts(topics);
     // Without a stored sequence (an event from the in-process bus), nothing identifies a re-send.
     const origin = sequence ?? `${event.name}\u0000${JSON.stringify(event.key)}\u0000${Math.random()}`;
     const messages: QueuedMessage[] = [];
     let subscriptions = 0;
     for (const topic of topics) {
-      const count = markers?.get(topic)?.count;
+      const count = counts?.get(topic);
       if (count === 0) continue;
       subscriptions += count ?? 0;
       const of = count === undefined ? 1 : sharesFor(count, this.options.subscribersPerShare, this.options.maxShares);
@@ -60,7 +95,7 @@ export class FanoutPlanner {
       }
     }
     if (messages.length > 0) await this.queue.send(messages);
-    return { ...(markers ? { subscriptions } : {}), messages: messages.length };
+    return { ...(counts ? { subscriptions } : {}), messages: messages.length };
   }
 
   /** In-process queues only (npm start, tests): waits until what was sent has been delivered. */

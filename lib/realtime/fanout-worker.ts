@@ -1,28 +1,16 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { errorFields, log } from "../core/log.ts";
-import { emptyReport, type DeliveryReport, type Fanout } from "./fanout.ts";
+import { emptyReport, type DeliveryReport } from "./fanout.ts";
 import { decodeShare } from "./fanout-queue.ts";
+import type { Realtime } from "./realtime.ts";
 import type { SubscriptionRow } from "./store.ts";
-import type { TopicShares } from "./topic-shares.ts";
 
-export interface WorkerParts {
-  fanout: Fanout;
-  shares: TopicShares;
-}
+export type WorkerParts = Pick<Realtime, "fanout" | "store">;
 
-export interface WorkerReport extends DeliveryReport {
-  /** Shares whose rows were read (the others reused the rows kept from an earlier event). */
-  sharesRead: number;
-}
+/** Pages of the topic index, where no packs are kept (the in-memory store): as the stream function reads it. */
+const SIZES = { first: 100, largest: 200 };
 
-/** Rows per page handed to the fan-out: its posts start while later pages are grouped. */
-const PAGE = 200;
-
-function pagesOf(rows: SubscriptionRow[]): SubscriptionRow[][] {
-  const pages: SubscriptionRow[][] = [];
-  for (let at = 0; at < rows.length; at += PAGE) pages.push(rows.slice(at, at + PAGE));
-  return pages;
-}
+export type WorkerReport = DeliveryReport;
 
 /**
  * A batch of share messages from the fan-out queue. Messages of different groups run together;
@@ -31,7 +19,7 @@ function pagesOf(rows: SubscriptionRow[]): SubscriptionRow[][] {
  * later event before an earlier one (`ReportBatchItemFailures` on a FIFO queue).
  */
 export async function deliverShares(parts: WorkerParts, event: SQSEvent): Promise<{ response: SQSBatchResponse; report: WorkerReport }> {
-  const report: WorkerReport = { ...emptyReport(), sharesRead: 0 };
+  const report: WorkerReport = emptyReport();
   const groups = new Map<string, SQSRecord[]>();
   for (const record of event.Records) {
     const group = record.attributes.MessageGroupId ?? record.messageId;
@@ -45,9 +33,15 @@ export async function deliverShares(parts: WorkerParts, event: SQSEvent): Promis
       for (const [at, record] of records.entries()) {
         try {
           const share = decodeShare(record.body);
-          const { rows, read } = await parts.shares.rows(share.topic, share.range);
-          if (read) report.sharesRead++;
-          const delivered = await parts.fanout.deliverTo(share.event, pagesOf(rows));
+          // Read afresh for every message: what a share holds does not depend on which instance ran it before.
+          const ids = new Map<string, string[]>();
+          const rows = remembering(parts.store.subscriptionShare(share.topic, share.range, SIZES), ids);
+          const packs = parts.store.packs;
+          const forget = packs
+            ? (connectionId: string) =>
+                Promise.all((ids.get(connectionId) ?? []).map((id) => packs.remove(share.topic, connectionId, id))).then(() => undefined)
+            : undefined;
+          const delivered = await parts.fanout.deliverTo(share.event, rows, forget);
           for (const field of Object.keys(delivered) as (keyof DeliveryReport)[]) report[field] += delivered[field];
         } catch (error) {
           log.error("fan-out share not delivered: the queue retries it", { messageId: record.messageId, ...errorFields(error) });
@@ -58,4 +52,16 @@ export async function deliverShares(parts: WorkerParts, event: SQSEvent): Promis
     }),
   );
   return { response: { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) }, report };
+}
+
+/** The rows as read, noting each connection's subscription ids (what a gone connection's entries are named by). */
+async function* remembering(pages: AsyncIterable<SubscriptionRow[]>, ids: Map<string, string[]>): AsyncIterable<SubscriptionRow[]> {
+  for await (const page of pages) {
+    for (const row of page) {
+      const held = ids.get(row.connectionId);
+      if (held) held.push(row.id);
+      else ids.set(row.connectionId, [row.id]);
+    }
+    yield page;
+  }
 }

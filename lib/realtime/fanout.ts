@@ -135,9 +135,15 @@ export class Fanout {
 
   /**
    * The event to the given subscription rows (a page at a time): what `deliver` does once it has
-   * read them, and what a fan-out worker does with the rows of its share of a topic.
+   * read them, and what a fan-out worker does with the rows of its share of a topic. `forget` is
+   * called for each connection found gone, once its rows are removed (a worker drops its entries
+   * from the topic's packs, which a connection whose rows have expired no longer leads to).
    */
-  async deliverTo(event: LifecycleEvent, pages: AsyncIterable<SubscriptionRow[]> | Iterable<SubscriptionRow[]>): Promise<DeliveryReport> {
+  async deliverTo(
+    event: LifecycleEvent,
+    pages: AsyncIterable<SubscriptionRow[]> | Iterable<SubscriptionRow[]>,
+    forget?: (connectionId: string) => Promise<void>,
+  ): Promise<DeliveryReport> {
     const report = emptyReport();
     const info = this.deps.app.model(event.model);
     if (!info) return report;
@@ -217,6 +223,7 @@ export class Fanout {
     await forEachBounded([...gone], concurrency, async (connectionId) => {
       await this.deps.store
         .removeConnection(connectionId)
+        .then(() => forget?.(connectionId))
         .catch((error: unknown) => log.warn("could not remove a gone connection", { connectionId, ...errorFields(error) }));
     });
     return report;

@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { log } from "../core/log.ts";
 import type { FanoutQueue, QueuedMessage } from "./fanout-queue.ts";
+import { FANOUT_VISIBILITY_TIMEOUT_S } from "./serverless.ts";
 
 export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
@@ -16,14 +17,16 @@ const DEDUPLICATION_MS = 5 * 60 * 1000;
 /**
  * The fan-out queue run in-process (`npm start`, tests, the bench), with the FIFO queue's
  * semantics the worker relies on: messages of one group are handed over one at a time, in the
- * order sent, a failed one again (up to `maxReceives` receives, then it is dead-lettered) before
- * the next; groups run in parallel, at most `workers` at once (the worker's concurrency); a
+ * order sent, a failed one again once its visibility timeout has passed (up to `maxReceives`
+ * receives, then it is dead-lettered) before the next, its group waiting meanwhile; groups run in parallel, at most `workers` at once (the worker's concurrency); a
  * deduplication id seen in the last five minutes is dropped. Each hand-over is one invocation of
  * the consumer with one record, as the template's batch size of 1.
  */
 export class InProcessFanoutQueue implements FanoutQueue {
   private readonly groups = new Map<string, Pending[]>();
   private readonly active = new Set<string>();
+  /** Groups whose first message failed and is invisible until its visibility timeout passes. */
+  private readonly invisible = new Set<string>();
   private readonly seen = new Map<string, number>();
   private consumer: QueueConsumer | undefined;
   private idle: (() => void)[] = [];
@@ -32,7 +35,8 @@ export class InProcessFanoutQueue implements FanoutQueue {
   maxConcurrent = 0;
   readonly deadLetters: QueuedMessage[] = [];
 
-  constructor(private readonly options: { workers: number; maxReceives: number; now?: () => number }) {}
+  /** `visibilityTimeoutMs`: the template's queue's unless given (tests shorten it). */
+  constructor(private readonly options: { workers: number; maxReceives: number; visibilityTimeoutMs?: number; now?: () => number }) {}
 
   attach(consumer: QueueConsumer): void {
     this.consumer = consumer;
@@ -59,7 +63,7 @@ export class InProcessFanoutQueue implements FanoutQueue {
   private pump(): void {
     for (const [groupId, queue] of this.groups) {
       if (this.active.size >= this.options.workers) return;
-      if (this.active.has(groupId) || queue.length === 0) continue;
+      if (this.active.has(groupId) || this.invisible.has(groupId) || queue.length === 0) continue;
       this.active.add(groupId);
       this.maxConcurrent = Math.max(this.maxConcurrent, this.active.size);
       void this.run(groupId, queue[0] as Pending);
@@ -86,6 +90,16 @@ export class InProcessFanoutQueue implements FanoutQueue {
       }
       queue.shift();
       if (queue.length === 0) this.groups.delete(groupId);
+    } else {
+      // As SQS: a message handed back is received again once its visibility timeout has passed, not at once.
+      this.invisible.add(groupId);
+      setTimeout(
+        () => {
+          this.invisible.delete(groupId);
+          this.pump();
+        },
+        this.options.visibilityTimeoutMs ?? FANOUT_VISIBILITY_TIMEOUT_S * 1000,
+      );
     }
     this.active.delete(groupId);
     this.pump();

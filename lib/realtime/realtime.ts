@@ -10,8 +10,7 @@ import { Fanout } from "./fanout.ts";
 import { DEFAULT_FANOUT_OPTIONS, type FanoutOptions } from "./fanout-options.ts";
 import { FanoutPlanner } from "./fanout-plan.ts";
 import type { FanoutQueue } from "./fanout-queue.ts";
-import { TopicShares } from "./topic-shares.ts";
-import { dynamoTopicRangeRead } from "./topic-range-query.ts";
+import { dynamoPackTable } from "./pack-table.ts";
 import { realtimeOptions, type RealtimeOptions } from "./options.ts";
 import { SubscriptionPlanner } from "./planner.ts";
 import { GraphQLWsProtocol } from "./protocol.ts";
@@ -41,8 +40,6 @@ export interface Realtime {
   store: RealtimeStore;
   protocol: GraphQLWsProtocol;
   fanout: Fanout;
-  /** The rows of topic shares a fan-out worker keeps between events. */
-  shares: TopicShares;
   /** Set when a fan-out queue is: the stream function plans and sends shares instead of delivering. */
   planner?: FanoutPlanner;
 }
@@ -57,7 +54,7 @@ export function dynamoRealtimeRepositories(prefix = process.env.TABLE_PREFIX ?? 
     connections: new DynamoRepository(documentClient(), names.connections, connectionShape),
     subscriptions,
     topicMarkers: subscriptions,
-    topicRange: dynamoTopicRangeRead(documentClient(), names.subscriptions),
+    topicPacks: dynamoPackTable(documentClient(), names.subscriptions),
     userConnections: new DynamoRepository(documentClient(), names.userConnections, userConnectionShape),
   };
 }
@@ -77,12 +74,12 @@ export function createRealtime(app: Application, parts: RealtimeParts = {}): Rea
   const options = parts.options ?? realtimeOptions();
   const planner = new SubscriptionPlanner(app, schema, documents);
   const fanoutOptions = parts.fanoutOptions ?? DEFAULT_FANOUT_OPTIONS;
-  const sizes = { first: 2 * options.concurrency, largest: 4 * options.concurrency };
   return {
     schema,
     store,
-    shares: new TopicShares(store, { settleMs: fanoutOptions.settleMs, maxRows: fanoutOptions.cacheRows, sizes }, parts.now),
-    ...(parts.fanoutQueue ? { planner: new FanoutPlanner(app, store, parts.fanoutQueue, { ...fanoutOptions, maxMessageBytes: MAX_SHARE_MESSAGE_BYTES }) } : {}),
+    ...(parts.fanoutQueue
+      ? { planner: new FanoutPlanner(app, store, parts.fanoutQueue, { ...fanoutOptions, maxMessageBytes: MAX_SHARE_MESSAGE_BYTES }, parts.now) }
+      : {}),
     protocol: new GraphQLWsProtocol({ store, transport, auth: parts.auth ?? applicationAuthenticator(app), planner, options }),
     fanout: new Fanout({ app, schema, documents, store, transport, options, ...withSessionCheck(app), ...(parts.now ? { now: parts.now } : {}) }),
   };

@@ -61,6 +61,7 @@ export const FANOUT_QUEUE = "FanoutQueue";
 export const FANOUT_DEAD_LETTERS = "FanoutDeadLetterQueue";
 /** The worker's timeout (serverless.yml's `fanout` function): SQS asks for a visibility timeout of six times it. */
 export const FANOUT_WORKER_TIMEOUT_S = 60;
+export const FANOUT_VISIBILITY_TIMEOUT_S = 6 * FANOUT_WORKER_TIMEOUT_S;
 
 /**
  * A share message is received at most three times (the worker's `WS_FANOUT_MAX_RECEIVES`), then
@@ -75,7 +76,7 @@ export function fanoutResources(): Record<string, unknown> {
         FifoQueue: true,
         DeduplicationScope: "messageGroup",
         FifoThroughputLimit: "perMessageGroupId",
-        VisibilityTimeout: 6 * FANOUT_WORKER_TIMEOUT_S,
+        VisibilityTimeout: FANOUT_VISIBILITY_TIMEOUT_S,
         MessageRetentionPeriod: 3_600,
         SqsManagedSseEnabled: true,
         RedrivePolicy: { deadLetterTargetArn: { "Fn::GetAtt": [FANOUT_DEAD_LETTERS, "Arn"] }, maxReceiveCount: 3 },

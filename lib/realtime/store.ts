@@ -6,7 +6,7 @@ import { TTL_ATTRIBUTE } from "./tables.ts";
 import { errorFields, log } from "../core/log.ts";
 import { inRange, type ConnectionRange } from "./connection-ranges.ts";
 import { TopicMarkers } from "./topic-markers.ts";
-import type { TopicRangeRead } from "./topic-range-query.ts";
+import { TopicPacks, type PackTable } from "./topic-packs.ts";
 import { UserPlacesTable } from "./user-places.ts";
 
 export type ConnectionState = "pending" | "acknowledged";
@@ -70,8 +70,11 @@ export interface RealtimeRepositories {
    * is kept, and fan-out reads a topic's rows for every event.
    */
   topicMarkers?: Repository & Required<Pick<Repository, "adjust">>;
-  /** One share of a topic's rows in one Query; without it the topic is read whole and filtered. */
-  topicRange?: TopicRangeRead;
+  /**
+   * Where each topic's subscribers are kept packed for fan-out workers (topic-packs.ts); without
+   * it a worker reads its topic's rows from the index and keeps those of its share.
+   */
+  topicPacks?: PackTable;
 }
 
 /** The client completed an id before its subscribe was processed (API Gateway may reorder messages). */
@@ -183,7 +186,8 @@ export class RealtimeStore {
   readonly userPlaces: UserPlacesTable;
   /** Each topic's subscription count and version, when the repositories keep them. */
   readonly markers: TopicMarkers | undefined;
-  private readonly topicRange: TopicRangeRead | undefined;
+  /** Each topic's subscribers packed into a few compact items, when the repositories keep them. */
+  readonly packs: TopicPacks | undefined;
 
   constructor(
     repositories: RealtimeRepositories,
@@ -191,8 +195,11 @@ export class RealtimeStore {
   ) {
     this.connections = repositories.connections;
     this.subscriptions = repositories.subscriptions;
-    this.markers = repositories.topicMarkers ? new TopicMarkers(repositories.topicMarkers) : undefined;
-    this.topicRange = repositories.topicRange;
+    const packs = repositories.topicPacks;
+    this.markers = repositories.topicMarkers
+      ? new TopicMarkers(repositories.topicMarkers, packs ? (keys) => packs.items(keys) as Promise<Item[]> : undefined)
+      : undefined;
+    this.packs = repositories.topicPacks ? new TopicPacks(repositories.topicPacks, now) : undefined;
     this.userPlaces = new UserPlacesTable(repositories.userConnections, now);
   }
 
@@ -262,11 +269,20 @@ export class RealtimeStore {
       if (!(error instanceof ConflictError)) throw error;
       return this.existingSubscription(row);
     }
+    let count: number;
     try {
-      await this.markers?.changed(row.topic, 1);
+      count = (await this.markers?.changed(row.topic, 1)) ?? 1;
     } catch (error) {
       // A row its topic's marker does not count could be skipped by fan-out: it is not kept.
       await ignoreMissing(this.subscriptions.delete({ connectionId: row.connectionId, id: row.id }));
+      throw error;
+    }
+    try {
+      await this.packs?.add(row, count);
+    } catch (error) {
+      // A row missing from its topic's packs would never be delivered to: it is not kept either.
+      await ignoreMissing(this.subscriptions.delete({ connectionId: row.connectionId, id: row.id }));
+      await this.markers?.changed(row.topic, -1).catch(() => undefined);
       throw error;
     }
     return "added";
@@ -288,6 +304,11 @@ export class RealtimeStore {
 
   /** A complete for an id not stored yet leaves a tombstone, so the late subscribe is dropped. */
   async completeSubscription(connectionId: string, id: string): Promise<void> {
+    if (this.packs) {
+      // Out of its pack first: a failure here leaves the row, and a retried complete finds it again.
+      const item = await this.subscriptions.get({ connectionId, id });
+      if (item && isSubscription(item) && typeof item.topic === "string") await this.packs.remove(item.topic, connectionId, id);
+    }
     try {
       const removed = await this.subscriptions.delete({ connectionId, id });
       await this.removedFromTopic(removed);
@@ -330,10 +351,8 @@ export class RealtimeStore {
 
   /** The live subscriptions of one topic whose connection ids fall in `range`, page by page. */
   async *subscriptionShare(topic: string, range: ConnectionRange, sizes: PageSizes): AsyncIterable<SubscriptionRow[]> {
-    const live = (items: Item[]) =>
-      items.filter((item) => this.live(item) && item.state !== TOMBSTONE && inRange(range, String(item.connectionId))).map(toSubscription);
-    if (this.topicRange) {
-      for await (const items of this.topicRange(topic, range, sizes)) yield live(items);
+    if (this.packs) {
+      yield* this.packs.share(topic, range);
       return;
     }
     for await (const rows of this.subscriptionPagesFor([topic], sizes)) yield rows.filter((row) => inRange(range, row.connectionId));
@@ -357,6 +376,12 @@ export class RealtimeStore {
    */
   async removeConnection(connectionId: string): Promise<void> {
     const items = await this.subscriptions.findByField("connectionId", [connectionId]);
+    const packs = this.packs;
+    if (packs) {
+      // Out of the packs before the rows go: a failure leaves rows that a later removal finds again.
+      const subscriptions = items.filter((item) => isSubscription(item) && typeof item.topic === "string");
+      await Promise.all(subscriptions.map((item) => packs.remove(String(item.topic), connectionId, str(item, "id"))));
+    }
     await Promise.all(
       items.map(async (item) => {
         try {

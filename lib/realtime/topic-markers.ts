@@ -34,31 +34,42 @@ export function decodeMarker(value: number): TopicMarker {
 }
 
 export class TopicMarkers {
-  constructor(private readonly repository: Repository & Required<Pick<Repository, "adjust">>) {}
+  /**
+   * `eventually`: reads markers eventually consistently (half the read units), as fan-out reads
+   * the topic index today; without it they are read through the repository.
+   */
+  constructor(
+    private readonly repository: Repository & Required<Pick<Repository, "adjust">>,
+    private readonly eventually?: (keys: { connectionId: string; id: string }[]) => Promise<Item[]>,
+  ) {}
 
-  /** Records that a subscription of `topic` was added (+1) or removed (-1). */
-  async changed(topic: string, change: 1 | -1): Promise<void> {
+  /** Records that a subscription of `topic` was added (+1) or removed (-1); the topic's count after it. */
+  async changed(topic: string, change: 1 | -1): Promise<number> {
     const key = { connectionId: `${PARTITION}${topic}`, id: ID };
     const by = change === 1 ? ADDED : 1;
     try {
-      await this.repository.adjust(key, FIELD, by, Number.MAX_SAFE_INTEGER);
-      return;
+      const value = await this.repository.adjust(key, FIELD, by, Number.MAX_SAFE_INTEGER);
+      // Undefined only past the (unreachable) maximum: nothing was changed.
+      return value === undefined ? 0 : decodeMarker(value).count;
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
     }
     try {
       await this.repository.create({ ...key, [FIELD]: by });
+      return decodeMarker(by).count;
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
-      await this.repository.adjust(key, FIELD, by, Number.MAX_SAFE_INTEGER);
+      return decodeMarker((await this.repository.adjust(key, FIELD, by, Number.MAX_SAFE_INTEGER)) ?? by).count;
     }
   }
 
   /** The markers of these topics (a topic never subscribed to reads as count 0, version 0). */
   async read(topics: string[]): Promise<Map<string, TopicMarker>> {
     const unique = [...new Set(topics)];
-    const items: Item[] =
-      unique.length === 1
+    const keys = unique.map((topic) => ({ connectionId: `${PARTITION}${topic}`, id: ID }));
+    const items: Item[] = this.eventually
+      ? await this.eventually(keys)
+      : unique.length === 1
         ? [await this.repository.get({ connectionId: `${PARTITION}${unique[0]}`, id: ID })].filter((i): i is Item => i !== undefined)
         : await this.repository.getMany(unique.map((topic) => ({ connectionId: `${PARTITION}${topic}`, id: ID })));
     const markers = new Map<string, TopicMarker>(unique.map((topic) => [topic, { count: 0, version: 0 }]));
