@@ -173,7 +173,7 @@ function streamGrants(app: Application): Grants {
 }
 
 /**
- * The fan-out worker: the topic markers and its share of `by_topic`, each subscriber's permission
+ * The fan-out worker: its share of the topic's packs and their documents, each subscriber's permission
  * (parents by key), posts; a gone connection is deleted with its subscriptions (their topic markers
  * updated) and per-user place. Its queue is consumed with this role by the event source mapping.
  */

@@ -17,11 +17,11 @@ import { deliverStreamEvent } from "../../lib/realtime/stream-dispatch.ts";
 import { connectionShape, realtimeTableNames, realtimeTables, subscriptionShape, userConnectionShape } from "../../lib/realtime/tables.ts";
 import { bucketOf } from "../../lib/realtime/topic-packs.ts";
 import { dynamoPackTable } from "../../lib/realtime/pack-table.ts";
-import { GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { DeleteCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { ALICE, blog, post } from "../support/blog.ts";
-import { ENDPOINT, FakeTransport, memoryRepositories } from "./support.ts";
+import { apiError, ENDPOINT, FakeTransport, memoryRepositories } from "./support.ts";
 import { streamRealtime } from "../../lib/realtime/fanout-env.ts";
 
 const users = connectionAuthenticator({ env: { IS_OFFLINE: "true", ALLOW_TEST_USER: "true" } });
@@ -276,6 +276,24 @@ describe("sharded fan-out through the queue (DynamoDB Local)", () => {
     expect(documents.Items).toHaveLength(1);
     await deliverStreamEvent(s.realtime, event("Created", "p6"), "000650");
     for (let i = 0; i < 20; i++) expect(types(s.transport, `Ab${i}conn`)).toEqual(["CREATED"]);
+  });
+
+  it("drops a gone connection's entries from the packs even when its rows have already expired away", async () => {
+    const s = await sharded();
+    await subscribe(s.realtime, connection(1), PUBLISHED);
+    await subscribe(s.realtime, connection(2), PUBLISHED);
+    // DynamoDB's TTL sweep deletes rows without the service: the pack entry is all that is left.
+    await s.client.send(new DeleteCommand({ TableName: s.table, Key: { connectionId: connection(2), id: "s" } }));
+    s.transport.on(connection(2), () => Promise.reject(apiError("GoneException", 410)));
+    await deliverStreamEvent(s.realtime, event("Created", "p7"), "000750");
+    const pack =
+      (await s.client.send(new GetCommand({ TableName: s.table, Key: { connectionId: "\u0000pack:Post", id: bucketOf(connection(2), 1) } }))).Item ?? {};
+    expect(Object.keys(pack).filter((name) => name.startsWith(`${connection(2)} `))).toEqual([]);
+    const attempts = s.transport.attempts;
+    await deliverStreamEvent(s.realtime, event("Created", "p8"), "000760");
+    expect(types(s.transport, connection(1))).toEqual(["CREATED", "CREATED"]);
+    // One post, to the live subscriber: the second event found no entry for the gone connection.
+    expect(s.transport.attempts - attempts).toBe(1);
   });
 
   it("counts a topic's subscriptions in and out: complete, disconnect", async () => {
