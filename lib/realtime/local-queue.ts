@@ -52,7 +52,8 @@ export class InProcessFanoutQueue implements FanoutQueue {
       queue.push({ message, messageId: `local-${++this.nextId}`, receives: 0 });
       this.groups.set(message.groupId, queue);
     }
-    this.pump();
+    // As SQS: the send returns once the messages are queued; workers pick them up afterwards.
+    setImmediate(() => this.pump());
   }
 
   settled(): Promise<void> {
