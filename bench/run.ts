@@ -4,6 +4,7 @@ import { coldSecretsSection } from "./cold/secrets.ts";
 import { bundleSection } from "./build/section.ts";
 import { dynamoSection } from "./dynamo/section.ts";
 import { fanoutSection } from "./fanout/section.ts";
+import { fanoutShardedSection } from "./fanout/sharded.ts";
 import { instructionsSection } from "./instructions/section.ts";
 import { Figures, met } from "./lib/figures.ts";
 import { markdownTable, textTable } from "./lib/format.ts";
@@ -31,6 +32,7 @@ const SECTIONS: [string, Section][] = [
   ["instructions", instructionsSection],
   ["dynamodb", dynamoSection],
   ["fanout", fanoutSection],
+  ["fanout-sharded", fanoutShardedSection],
   ["migration", migrationSection],
   ["scale", scaleSection],
 ];

@@ -1,7 +1,7 @@
 import type { Application } from "../core/application.ts";
 import { authTables, authTtl } from "../auth/tables.ts";
 import { USED_STATES_SUFFIX, USED_STATES_TTL, usedStatesTable } from "../auth/idp/used-states.ts";
-import { realtimeStreamEvents, streamFailureResources } from "../realtime/serverless.ts";
+import { fanoutResources, realtimeStreamEvents, streamFailureResources } from "../realtime/serverless.ts";
 import { realtimeTables, realtimeTtl } from "../realtime/tables.ts";
 import { tableLogicalId, tableResources } from "../store/cloudformation.ts";
 import { tableDefinition } from "../store/dynamodb-tables.ts";
@@ -25,7 +25,7 @@ export const infrastructureCache: CacheRenderer = (app: Application) => {
   });
   const tables = [...modelTables, ...own];
   return {
-    "resources.json": json({ Resources: { ...(tableResources(tables) as Record<string, unknown>), ...streamFailureResources() } }),
+    "resources.json": json({ Resources: { ...(tableResources(tables) as Record<string, unknown>), ...streamFailureResources(), ...fanoutResources() } }),
     "roles.json": json(roleMap(app)),
     "stream-events.json": json(realtimeStreamEvents(app)),
   };

@@ -161,6 +161,8 @@ export function addOperations(template, settings, { functions, service, stage, d
       ...apis,
       streamFunction: byName("stream"),
       failureQueue: present("StreamFailuresQueue"),
+      fanoutQueue: present("FanoutQueue"),
+      fanoutDeadLetters: present("FanoutDeadLetterQueue"),
       migrationQueue,
       // The functions may send mail (the mailer's SES grant): its reputation is the stage's to watch.
       sendsMail: JSON.stringify(template).includes('"ses:Send'),

@@ -5,7 +5,7 @@ import { MailerService } from "../auth/mail/mailer.ts";
 import { authRoutes } from "../auth/routes/list.ts";
 import { IDENTS, REFRESH, SESSIONS } from "../auth/tables.ts";
 import { USED_STATES_SUFFIX } from "../auth/idp/used-states.ts";
-import { manageConnectionsStatement } from "../realtime/serverless.ts";
+import { consumeFanoutStatement, manageConnectionsStatement, sendFanoutStatement } from "../realtime/serverless.ts";
 import { CONNECTIONS_SUFFIX, SUBSCRIPTIONS_SUFFIX, USER_CONNECTIONS_SUFFIX } from "../realtime/tables.ts";
 import { authFunctions } from "../auth/routes/serverless.ts";
 import { sessionRoutes } from "../auth/routes/session-routes.ts";
@@ -35,6 +35,8 @@ interface Grants {
   tables: Access;
   mail: boolean;
   connections: boolean;
+  /** The fan-out queue: the stream sends to it, the worker's event source consumes it. */
+  fanout?: "send" | "consume";
 }
 
 const none = (): Grants => ({ tables: new Map(), mail: false, connections: false });
@@ -50,6 +52,7 @@ function merge(into: Grants, from: Grants): Grants {
   for (const [table, { actions, indexes }] of from.tables) allow(into, table, [...actions], indexes);
   into.mail ||= from.mail;
   into.connections ||= from.connections;
+  if (from.fanout) into.fanout = from.fanout;
   return into;
 }
 
@@ -165,6 +168,22 @@ function streamGrants(app: Application): Grants {
   allow(grants, table(CONNECTIONS_SUFFIX), WRITE, false);
   for (const info of app.models()) parents(app, info, grants);
   grants.connections = true;
+  grants.fanout = "send";
+  return grants;
+}
+
+/**
+ * The fan-out worker: its share of the topic's packs and their documents, each subscriber's permission
+ * (parents by key), posts; a gone connection is deleted with its subscriptions (their topic markers
+ * updated) and per-user place. Its queue is consumed with this role by the event source mapping.
+ */
+function fanoutGrants(app: Application): Grants {
+  const grants = identity(none());
+  for (const suffix of [SUBSCRIPTIONS_SUFFIX, USER_CONNECTIONS_SUFFIX]) allow(grants, table(suffix), [...READ, ...WRITE], true);
+  allow(grants, table(CONNECTIONS_SUFFIX), WRITE, false);
+  for (const info of app.models()) parents(app, info, grants);
+  grants.connections = true;
+  grants.fanout = "consume";
   return grants;
 }
 
@@ -192,6 +211,7 @@ function statements(grants: Grants, app: Application): Record<string, unknown>[]
     Resource: resources,
   }));
   if (grants.connections) out.push(manageConnectionsStatement());
+  if (grants.fanout) out.push(grants.fanout === "send" ? sendFanoutStatement() : consumeFanoutStatement());
   if (grants.mail) out.push(...mailStatements(app));
   return out;
 }
@@ -301,6 +321,7 @@ export function roleMap(app: Application): RoleMap {
   byRole.set(LOGS_ONLY_ROLE, byRole.get(LOGS_ONLY_ROLE) ?? none());
   hand("functions/ws.handler", "WebsocketRole", websocketGrants());
   hand("functions/stream.handler", "StreamRole", streamGrants(app));
+  hand("functions/fanout.handler", "FanoutRole", fanoutGrants(app));
   hand("functions/migrate.handler", "MigrateRole", migrationGrants(app));
 
   const roles = Object.fromEntries([...byRole].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, grants]) => [id, statements(grants, app)]));

@@ -64,6 +64,10 @@ export interface FanoutDeps {
   now?: () => number;
 }
 
+export function emptyReport(): DeliveryReport {
+  return { subscriptions: 0, executions: 0, delivered: 0, gone: 0, failed: 0, timedOut: 0, retries: 0 };
+}
+
 export interface DeliveryReport {
   subscriptions: number;
   /** GraphQL executions: one per value shown to a document that reads nothing else, else one per group. */
@@ -120,7 +124,27 @@ export class Fanout {
   }
 
   async deliver(event: LifecycleEvent): Promise<DeliveryReport> {
-    const report: DeliveryReport = { subscriptions: 0, executions: 0, delivered: 0, gone: 0, failed: 0, timedOut: 0, retries: 0 };
+    const info = this.deps.app.model(event.model);
+    if (!info) return emptyReport();
+    // Two pools' worth of rows first, so the first posts leave while the rest are read; then
+    // pages of at most four, so no page's parsing holds the event loop long while posts wait on it.
+    const { concurrency } = this.deps.options;
+    const sizes = { first: 2 * concurrency, largest: 4 * concurrency };
+    return this.deliverTo(event, this.deps.store.subscriptionPagesFor([modelTopic(info.name), recordTopic(info, event.key)], sizes));
+  }
+
+  /**
+   * The event to the given subscription rows (a page at a time): what `deliver` does once it has
+   * read them, and what a fan-out worker does with the rows of its share of a topic. `forget` is
+   * called for each connection found gone, once its rows are removed (a worker drops its entries
+   * from the topic's packs, which a connection whose rows have expired no longer leads to).
+   */
+  async deliverTo(
+    event: LifecycleEvent,
+    pages: AsyncIterable<SubscriptionRow[]> | Iterable<SubscriptionRow[]>,
+    forget?: (connectionId: string) => Promise<void>,
+  ): Promise<DeliveryReport> {
+    const report = emptyReport();
     const info = this.deps.app.model(event.model);
     if (!info) return report;
     const { concurrency } = this.deps.options;
@@ -160,10 +184,7 @@ export class Fanout {
     };
     const deferred: SubscriptionRow[][] = [];
     try {
-      // Two pools' worth of rows first, so the first posts leave while the rest are read; then
-      // pages of at most four, so no page's parsing holds the event loop long while posts wait on it.
-      const sizes = { first: 2 * concurrency, largest: 4 * concurrency };
-      for await (const page of this.deps.store.subscriptionPagesFor([modelTopic(info.name), recordTopic(info, event.key)], sizes)) {
+      for await (const page of pages) {
         report.subscriptions += page.length;
         const endedHere = await this.endedConnections(page);
         for (const [connectionId, row] of endedHere) ended.set(connectionId, row);
@@ -202,6 +223,7 @@ export class Fanout {
     await forEachBounded([...gone], concurrency, async (connectionId) => {
       await this.deps.store
         .removeConnection(connectionId)
+        .then(() => forget?.(connectionId))
         .catch((error: unknown) => log.warn("could not remove a gone connection", { connectionId, ...errorFields(error) }));
     });
     return report;

@@ -8,6 +8,7 @@ import { errorFields, log } from "../core/log.ts";
 import { countEvent } from "../core/metrics.ts";
 import type { ConnectResponse } from "./protocol.ts";
 import type { Realtime } from "./realtime.ts";
+import { deliverStreamEvent } from "./stream-dispatch.ts";
 import { lifecycleEventsOf } from "./stream-events.ts";
 import { managementEndpoint } from "./transport.ts";
 
@@ -147,11 +148,11 @@ export function streamHandler(app: Application, realtime: () => Promise<Realtime
 
 function streamConsumer(app: Application, realtime: () => Promise<Realtime>, prefix: () => string) {
   return async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
-    const { fanout } = await realtime();
+    const live = await realtime();
     for (const record of event.Records) {
       try {
         for (const lifecycle of lifecycleEventsOf(app, prefix(), [record])) {
-          const report = await fanout.deliver(lifecycle);
+          const report = await deliverStreamEvent(live, lifecycle, record.dynamodb?.SequenceNumber);
           countEvent("Deliveries", report.delivered);
           countEvent("StaleConnections", report.gone);
           if (report.subscriptions > 0) log.info("subscription fan-out", { event: lifecycle.name, ...report });

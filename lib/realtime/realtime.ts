@@ -7,6 +7,10 @@ import { documentClient } from "../store/dynamodb-client.ts";
 import { DynamoRepository } from "../store/dynamodb.ts";
 import { applicationAuthenticator, applicationSessionCheck, type ConnectionAuthenticator } from "./auth.ts";
 import { Fanout } from "./fanout.ts";
+import { DEFAULT_FANOUT_OPTIONS, type FanoutOptions } from "./fanout-options.ts";
+import { FanoutPlanner } from "./fanout-plan.ts";
+import type { FanoutQueue } from "./fanout-queue.ts";
+import { dynamoPackTable } from "./pack-table.ts";
 import { realtimeOptions, type RealtimeOptions } from "./options.ts";
 import { SubscriptionPlanner } from "./planner.ts";
 import { GraphQLWsProtocol } from "./protocol.ts";
@@ -23,6 +27,12 @@ export interface RealtimeParts {
   now?: () => number;
   /** Skip graphql-js's type-system validation: see `SchemaBuildOptions.assumeValid`. */
   assumeValidSchema?: boolean;
+  /**
+   * Where the stream function hands fan-out over (fanout-env.ts chooses it for functions/):
+   * without one, the stream function delivers every event itself.
+   */
+  fanoutQueue?: FanoutQueue;
+  fanoutOptions?: FanoutOptions;
 }
 
 export interface Realtime {
@@ -30,13 +40,21 @@ export interface Realtime {
   store: RealtimeStore;
   protocol: GraphQLWsProtocol;
   fanout: Fanout;
+  /** Set when a fan-out queue is: the stream function plans and sends shares instead of delivering. */
+  planner?: FanoutPlanner;
 }
+
+/** SQS's limit is 256 KiB a message; the rest is left to the message's attributes and envelope. */
+const MAX_SHARE_MESSAGE_BYTES = 240 * 1024;
 
 export function dynamoRealtimeRepositories(prefix = process.env.TABLE_PREFIX ?? "blog-local-"): RealtimeRepositories {
   const names = realtimeTableNames(prefix);
+  const subscriptions = new DynamoRepository(documentClient(), names.subscriptions, subscriptionShape);
   return {
     connections: new DynamoRepository(documentClient(), names.connections, connectionShape),
-    subscriptions: new DynamoRepository(documentClient(), names.subscriptions, subscriptionShape),
+    subscriptions,
+    topicMarkers: subscriptions,
+    topicPacks: dynamoPackTable(documentClient(), names.subscriptions),
     userConnections: new DynamoRepository(documentClient(), names.userConnections, userConnectionShape),
   };
 }
@@ -55,9 +73,13 @@ export function createRealtime(app: Application, parts: RealtimeParts = {}): Rea
   const transport = parts.transport ?? new ApiGatewayTransport();
   const options = parts.options ?? realtimeOptions();
   const planner = new SubscriptionPlanner(app, schema, documents);
+  const fanoutOptions = parts.fanoutOptions ?? DEFAULT_FANOUT_OPTIONS;
   return {
     schema,
     store,
+    ...(parts.fanoutQueue
+      ? { planner: new FanoutPlanner(app, store, parts.fanoutQueue, { ...fanoutOptions, maxMessageBytes: MAX_SHARE_MESSAGE_BYTES }, parts.now) }
+      : {}),
     protocol: new GraphQLWsProtocol({ store, transport, auth: parts.auth ?? applicationAuthenticator(app), planner, options }),
     fanout: new Fanout({ app, schema, documents, store, transport, options, ...withSessionCheck(app), ...(parts.now ? { now: parts.now } : {}) }),
   };

@@ -55,3 +55,50 @@ export function manageConnectionsStatement(): Record<string, unknown> {
     Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${WebsocketsApi}/*/*/@connections/*" }],
   };
 }
+
+/** The fan-out queue (FIFO: one group per topic share keeps each share's events in stream order) and its dead letters. */
+export const FANOUT_QUEUE = "FanoutQueue";
+export const FANOUT_DEAD_LETTERS = "FanoutDeadLetterQueue";
+/** The worker's timeout (serverless.yml's `fanout` function): SQS asks for a visibility timeout of six times it. */
+export const FANOUT_WORKER_TIMEOUT_S = 60;
+export const FANOUT_VISIBILITY_TIMEOUT_S = 6 * FANOUT_WORKER_TIMEOUT_S;
+
+/**
+ * A share message is received at most three times (the worker's `WS_FANOUT_MAX_RECEIVES`), then
+ * moved to the dead letters, kept 14 days. High-throughput FIFO: deduplication and throughput
+ * per message group. A share's event is an hour old at most before it is dropped undelivered.
+ */
+export function fanoutResources(): Record<string, unknown> {
+  return {
+    [FANOUT_QUEUE]: {
+      Type: "AWS::SQS::Queue",
+      Properties: {
+        FifoQueue: true,
+        DeduplicationScope: "messageGroup",
+        FifoThroughputLimit: "perMessageGroupId",
+        VisibilityTimeout: FANOUT_VISIBILITY_TIMEOUT_S,
+        MessageRetentionPeriod: 3_600,
+        SqsManagedSseEnabled: true,
+        RedrivePolicy: { deadLetterTargetArn: { "Fn::GetAtt": [FANOUT_DEAD_LETTERS, "Arn"] }, maxReceiveCount: 3 },
+      },
+    },
+    [FANOUT_DEAD_LETTERS]: {
+      Type: "AWS::SQS::Queue",
+      Properties: { FifoQueue: true, MessageRetentionPeriod: 1_209_600, SqsManagedSseEnabled: true },
+    },
+  };
+}
+
+/** The stream function sends share messages; nothing else. */
+export function sendFanoutStatement(): Record<string, unknown> {
+  return { Effect: "Allow", Action: ["sqs:SendMessage"], Resource: [{ "Fn::GetAtt": [FANOUT_QUEUE, "Arn"] }] };
+}
+
+/** The worker's event source mapping reads and deletes with the worker's role; nothing else. */
+export function consumeFanoutStatement(): Record<string, unknown> {
+  return {
+    Effect: "Allow",
+    Action: ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ChangeMessageVisibility"],
+    Resource: [{ "Fn::GetAtt": [FANOUT_QUEUE, "Arn"] }],
+  };
+}

@@ -3,6 +3,10 @@ import type { KeyValues } from "../core/records.ts";
 import { VERSION_FIELD } from "../core/schema.ts";
 import type { Item, PageSizes, Repository } from "../store/repository.ts";
 import { TTL_ATTRIBUTE } from "./tables.ts";
+import { errorFields, log } from "../core/log.ts";
+import { inRange, type ConnectionRange } from "./connection-ranges.ts";
+import { TopicMarkers } from "./topic-markers.ts";
+import { TopicPacks, type PackTable } from "./topic-packs.ts";
 import { UserPlacesTable } from "./user-places.ts";
 
 export type ConnectionState = "pending" | "acknowledged";
@@ -61,6 +65,16 @@ export interface RealtimeRepositories {
   subscriptions: Repository;
   /** One item per user holding their places (tables.ts, `userConnectionShape`; user-places.ts). */
   userConnections: Repository;
+  /**
+   * The subscriptions table again, for its topic markers (topic-markers.ts). Without it no marker
+   * is kept, and fan-out reads a topic's rows for every event.
+   */
+  topicMarkers?: Repository & Required<Pick<Repository, "adjust">>;
+  /**
+   * Where each topic's subscribers are kept packed for fan-out workers (topic-packs.ts); without
+   * it a worker reads its topic's rows from the index and keeps those of its share.
+   */
+  topicPacks?: PackTable;
 }
 
 /** The client completed an id before its subscribe was processed (API Gateway may reorder messages). */
@@ -170,6 +184,10 @@ export class RealtimeStore {
   private readonly subscriptions: Repository;
   /** The per-user connection limit's places (user-limit.ts decides, this keeps them). */
   readonly userPlaces: UserPlacesTable;
+  /** Each topic's subscription count and version, when the repositories keep them. */
+  readonly markers: TopicMarkers | undefined;
+  /** Each topic's subscribers packed into a few compact items, when the repositories keep them. */
+  readonly packs: TopicPacks | undefined;
 
   constructor(
     repositories: RealtimeRepositories,
@@ -177,6 +195,11 @@ export class RealtimeStore {
   ) {
     this.connections = repositories.connections;
     this.subscriptions = repositories.subscriptions;
+    const packs = repositories.topicPacks;
+    this.markers = repositories.topicMarkers
+      ? new TopicMarkers(repositories.topicMarkers, packs ? (keys) => packs.items(keys) as Promise<Item[]> : undefined)
+      : undefined;
+    this.packs = repositories.topicPacks ? new TopicPacks(repositories.topicPacks, now) : undefined;
     this.userPlaces = new UserPlacesTable(repositories.userConnections, now);
   }
 
@@ -242,10 +265,30 @@ export class RealtimeStore {
   async addSubscription(row: SubscriptionRow): Promise<AddOutcome> {
     try {
       await this.subscriptions.create({ ...row });
-      return "added";
     } catch (error) {
       if (!(error instanceof ConflictError)) throw error;
+      return this.existingSubscription(row);
     }
+    let count: number;
+    try {
+      count = (await this.markers?.changed(row.topic, 1)) ?? 1;
+    } catch (error) {
+      // A row its topic's marker does not count could be skipped by fan-out: it is not kept.
+      await ignoreMissing(this.subscriptions.delete({ connectionId: row.connectionId, id: row.id }));
+      throw error;
+    }
+    try {
+      await this.packs?.add(row, count);
+    } catch (error) {
+      // A row missing from its topic's packs would never be delivered to: it is not kept either.
+      await ignoreMissing(this.subscriptions.delete({ connectionId: row.connectionId, id: row.id }));
+      await this.markers?.changed(row.topic, -1).catch(() => undefined);
+      throw error;
+    }
+    return "added";
+  }
+
+  private async existingSubscription(row: SubscriptionRow): Promise<AddOutcome> {
     const existing = await this.subscriptions.get({ connectionId: row.connectionId, id: row.id });
     if (existing?.state === TOMBSTONE) {
       await ignoreMissing(this.subscriptions.delete({ connectionId: row.connectionId, id: row.id }));
@@ -261,8 +304,14 @@ export class RealtimeStore {
 
   /** A complete for an id not stored yet leaves a tombstone, so the late subscribe is dropped. */
   async completeSubscription(connectionId: string, id: string): Promise<void> {
+    if (this.packs) {
+      // Out of its pack first: a failure here leaves the row, and a retried complete finds it again.
+      const item = await this.subscriptions.get({ connectionId, id });
+      if (item && isSubscription(item) && typeof item.topic === "string") await this.packs.remove(item.topic, connectionId, id);
+    }
     try {
       const removed = await this.subscriptions.delete({ connectionId, id });
+      await this.removedFromTopic(removed);
       // Only the one delete that removed the row releases its place, so a place is freed once.
       if (removed[PLACE] !== undefined && removed.state !== PLACE_ROW) await this.releasePlace(connectionId);
     } catch (error) {
@@ -272,6 +321,17 @@ export class RealtimeStore {
         if (!(e instanceof ConflictError)) throw e;
       });
     }
+  }
+
+  /**
+   * Only the delete that removed a subscription row counts it out of its topic. A marker left too
+   * high costs a message that finds nobody, never a missed delivery: a failure is logged only.
+   */
+  private async removedFromTopic(removed: Item): Promise<void> {
+    if (!this.markers || typeof removed.topic !== "string" || !isSubscription(removed)) return;
+    await this.markers
+      .changed(removed.topic, -1)
+      .catch((error: unknown) => log.warn("topic marker not decremented", { topic: removed.topic, ...errorFields(error) }));
   }
 
   /** One read of the topic index for all the topics an event concerns. */
@@ -287,6 +347,15 @@ export class RealtimeStore {
   async *subscriptionPagesFor(topics: string[], sizes: PageSizes): AsyncIterable<SubscriptionRow[]> {
     const pages = this.subscriptions.findByFieldPages?.("topic", topics, sizes) ?? [await this.subscriptions.findByField("topic", topics)];
     for await (const items of pages) yield items.filter((item) => this.live(item) && item.state !== TOMBSTONE).map(toSubscription);
+  }
+
+  /** The live subscriptions of one topic whose connection ids fall in `range`, page by page. */
+  async *subscriptionShare(topic: string, range: ConnectionRange, sizes: PageSizes): AsyncIterable<SubscriptionRow[]> {
+    if (this.packs) {
+      yield* this.packs.share(topic, range);
+      return;
+    }
+    for await (const rows of this.subscriptionPagesFor([topic], sizes)) yield rows.filter((row) => inRange(range, row.connectionId));
   }
 
   async subscriptionsOf(connectionId: string): Promise<SubscriptionRow[]> {
@@ -307,7 +376,21 @@ export class RealtimeStore {
    */
   async removeConnection(connectionId: string): Promise<void> {
     const items = await this.subscriptions.findByField("connectionId", [connectionId]);
-    await Promise.all(items.map((item) => ignoreMissing(this.subscriptions.delete({ connectionId, id: str(item, "id") }))));
+    const packs = this.packs;
+    if (packs) {
+      // Out of the packs before the rows go: a failure leaves rows that a later removal finds again.
+      const subscriptions = items.filter((item) => isSubscription(item) && typeof item.topic === "string");
+      await Promise.all(subscriptions.map((item) => packs.remove(String(item.topic), connectionId, str(item, "id"))));
+    }
+    await Promise.all(
+      items.map(async (item) => {
+        try {
+          await this.removedFromTopic(await this.subscriptions.delete({ connectionId, id: str(item, "id") }));
+        } catch (error) {
+          if (!(error instanceof NotFoundError)) throw error;
+        }
+      }),
+    );
     let removed: Item | undefined;
     try {
       removed = await this.connections.delete({ connectionId });

@@ -1,6 +1,6 @@
 import { composeApplication } from "../core/compose.ts";
 import { streamHandler } from "./handler.ts";
-import { lazyRealtime } from "./local.ts";
+import { streamRealtime } from "./fanout-env.ts";
 import type { RealtimeFunctionParts } from "./websocket-function.ts";
 
 export type StreamFunctionParts = RealtimeFunctionParts & {
@@ -11,5 +11,6 @@ export type StreamFunctionParts = RealtimeFunctionParts & {
 /** The models' DynamoDB streams: every write, by whichever process, becomes a lifecycle event delivered to subscribers. */
 export async function streamFunction(parts: StreamFunctionParts) {
   const app = await composeApplication("stream", parts, ["secrets", "store", "validators", "listing"]);
-  return streamHandler(app, lazyRealtime(app, { assumeValidSchema: parts.assumeValidSchema ?? false }), parts.tablePrefix);
+  // With a fan-out queue (deployed: FANOUT_QUEUE_URL; npm start: in-process) it plans, workers deliver.
+  return streamHandler(app, streamRealtime(app, { assumeValidSchema: parts.assumeValidSchema ?? false }), parts.tablePrefix);
 }

@@ -195,9 +195,9 @@ describe.each(["route", "model", "single"] as const)(`an application of ${MODELS
     const graphqlStack = stacks.find((s) => s.template.Resources.GraphqlRole?.Type === "AWS::IAM::Role") as Stack;
     const graphql = grantsOf("GraphqlRole", graphqlStack, stacks);
     expect(graphql.filter((g) => g.action === "dynamodb:PutItem" && g.resource.startsWith("table:"))).toHaveLength(app.models().length + MODELS);
-    // No write for a record read, no auth table or mail outside the auth functions, connections for ws and stream only.
+    // No write for a record read, no auth table or mail outside the auth functions, connections for ws, stream and the fan-out worker only.
     expect(kindViolations(stacks)).toEqual([]);
-    expect(stacks.flatMap((s) => statementsOf(s.template)).filter((s) => [s.Action].flat().includes("execute-api:ManageConnections"))).toHaveLength(2);
+    expect(stacks.flatMap((s) => statementsOf(s.template)).filter((s) => [s.Action].flat().includes("execute-api:ManageConnections"))).toHaveLength(3);
     expect(rootStack.template.Resources.IamRoleLambdaExecution).toBeUndefined();
     for (const stack of nested) {
       // No table or API of their own: the root's, passed as parameters. A group's roles are its own.
@@ -223,7 +223,9 @@ describe.each(["route", "model", "single"] as const)(`an application of ${MODELS
       }
     }
     const mappings = Object.values(rootStack.template.Resources).filter((r) => r.Type === "AWS::Lambda::EventSourceMapping");
-    expect(mappings).toHaveLength(app.models().length + MODELS);
+    // One stream mapping per model table, and the fan-out queue's.
+    expect(mappings).toHaveLength(app.models().length + MODELS + 1);
+    expect(mappings.filter((r) => JSON.stringify(r.Properties.EventSourceArn ?? "").includes("FanoutQueue"))).toHaveLength(1);
   });
 
   it("sends every function's logs to a log group its own stack declares (so its retention is set there)", () => {

@@ -190,6 +190,7 @@ describe("the packaged template's operations (defaults)", () => {
   it("evaluates M of N one-minute periods, one datapoint only for facts, and says what missing data means", () => {
     const facts = new Set([
       "AlarmStreamFailures",
+      "AlarmFanoutFailures",
       "AlarmMigrationFailures",
       "AlarmSesBounceRate",
       "AlarmSesComplaintRate",

@@ -118,9 +118,9 @@ describe("serverless package", () => {
     // Parsed, not pattern-matched: every statement of every role or policy, every resource.
     expect(statementsOf(template).length).toBeGreaterThan(0);
     expect(overlyBroad(template, "blog-ci")).toEqual([]);
-    // One role per function kind and route group (docs/deploying.md, "Roles"): only the WebSocket
-    // and stream roles post to connections (test/deploy/roles.test.ts checks every grant).
-    expect(statementsOf(template).filter((s) => [s.Action].flat().includes("execute-api:ManageConnections"))).toHaveLength(2);
+    // One role per function kind and route group (docs/deploying.md, "Roles"): only the WebSocket,
+    // stream and fan-out worker roles post to connections (test/deploy/roles.test.ts checks every grant).
+    expect(statementsOf(template).filter((s) => [s.Action].flat().includes("execute-api:ManageConnections"))).toHaveLength(3);
     expect(template.Resources.IamRoleLambdaExecution).toBeUndefined();
     const roleOfHandler = (handler: string) =>
       (resources.find((r) => r.Type === "AWS::Lambda::Function" && r.Properties.Handler === handler)?.Properties.Role as { "Fn::GetAtt": [string, string] })[
@@ -137,8 +137,18 @@ describe("serverless package", () => {
 
     // Stream batches: the handler reports its first failed record, and a batch whose retries
     // are spent goes to the stack's failure queue instead of vanishing.
-    const mappings = resources.filter((r) => r.Type === "AWS::Lambda::EventSourceMapping");
+    const fromQueue = (r: Resource) => JSON.stringify(r.Properties.EventSourceArn ?? "").includes("FanoutQueue");
+    const mappings = resources.filter((r) => r.Type === "AWS::Lambda::EventSourceMapping" && !fromQueue(r));
     expect(mappings).toHaveLength(app.models().length);
+    // The fan-out queue's one mapping: a message per invocation, failures reported per message (so
+    // a FIFO group is handed back in order), at most `fanoutWorkers` invocations at once.
+    const fanout = resources.filter((r) => r.Type === "AWS::Lambda::EventSourceMapping" && fromQueue(r));
+    expect(fanout).toHaveLength(1);
+    expect(fanout[0]?.Properties).toMatchObject({
+      BatchSize: 1,
+      FunctionResponseTypes: ["ReportBatchItemFailures"],
+      ScalingConfig: { MaximumConcurrency: 100 },
+    });
     for (const mapping of mappings) {
       expect(mapping.Properties).toMatchObject({
         FunctionResponseTypes: ["ReportBatchItemFailures"],
@@ -263,6 +273,7 @@ describe("serverless package", () => {
       "functions/graphiql": [],
       "functions/ws": ["APP_SECRET"],
       "functions/stream": ["APP_SECRET"],
+      "functions/fanout": ["APP_SECRET"],
       "functions/auth-session": ["APP_SECRET", "AUTH_SIGNING_KEY"],
       "functions/auth": ["APP_SECRET", "AUTH_SIGNING_KEY", "IDP_CLIENT_SECRET"],
       "functions/migrate": ["APP_SECRET"],

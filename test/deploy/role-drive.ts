@@ -57,6 +57,8 @@ export interface Driver {
   ws(routeKey: string, connectionId: string, body?: unknown, headers?: Record<string, string>): Promise<unknown>;
   stream(table: string, eventName: "INSERT" | "MODIFY" | "REMOVE", item: Record<string, unknown>): Promise<unknown>;
   migrate(): Promise<unknown>;
+  /** One share message from the fan-out queue, as the worker's event source hands it over. */
+  fanout(body: string): Promise<unknown>;
   /** From now on the management API answers 410 Gone for this connection. */
   gone(connectionId: string): void;
 }
@@ -205,6 +207,21 @@ export async function driveEveryFunction(d: Driver, mails: string[], prefix: str
     __version: 1,
   });
   await d.stream(`${prefix}Post`, "REMOVE", stored);
+  // A share of the Comment topic for the fan-out worker, one of whose subscribers is gone.
+  const goneToo = `gone-${randomUUID().slice(0, 8)}`;
+  await d.ws("$connect", goneToo, undefined, { Host: "abc123.execute-api.us-east-1.amazonaws.com", "Sec-WebSocket-Protocol": "graphql-transport-ws" });
+  await d.ws("$default", goneToo, { type: "connection_init", payload: { authorization: `Bearer ${as}` } });
+  await d.ws("$default", goneToo, { id: "g2", type: "subscribe", payload: { query: "subscription { Comments { type comment { uuid content } } }" } });
+  d.gone(goneToo);
+  const shared = { uuid: randomUUID(), content: "shared", post: slug, author: user.uuid, createdAt: now, updatedAt: now, __version: 1 };
+  await d.fanout(
+    JSON.stringify({
+      event: { name: "Comment.Created", model: "Comment", kind: "Created", key: { uuid: shared.uuid }, record: shared },
+      topic: "Comment",
+      range: { index: 0, of: 1 },
+      sequence: "1",
+    }),
+  );
   await d.ws("$default", connection, { id: "s1", type: "complete" });
   await d.ws("$disconnect", connection);
 

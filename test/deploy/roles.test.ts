@@ -132,6 +132,7 @@ beforeAll(async () => {
           }),
         stream: (table, eventName, item) => invoke(byHandler("functions/stream.handler"), streamEvent(table, eventName, item)),
         migrate: () => invoke(byHandler("functions/migrate.handler"), { dryRun: true }),
+        fanout: (body) => invoke(byHandler("functions/fanout.handler"), { Records: [sqsRecord(body)] }),
         gone: (connectionId) => void stub.gone.add(connectionId),
       },
       stub.mails,
@@ -148,6 +149,21 @@ afterAll(async () => {
   stub.server.close();
   await rm(scratch, { recursive: true, force: true });
 });
+
+/** A message of the fan-out queue as Lambda's SQS event source hands it to the worker. */
+function sqsRecord(body: string) {
+  return {
+    messageId: "m1",
+    receiptHandle: "r1",
+    body,
+    messageAttributes: {},
+    md5OfBody: "",
+    eventSource: "aws:sqs",
+    awsRegion: "us-east-1",
+    eventSourceARN: "arn:aws:sqs:us-east-1:000000000000:blog-ci-fanout.fifo",
+    attributes: { MessageGroupId: "g", ApproximateReceiveCount: "1", SentTimestamp: "0", SenderId: "s", ApproximateFirstReceiveTimestamp: "0" },
+  };
+}
 
 /** Every function of every stack by its serverless name, and the HTTP routes that reach each. */
 function mapFunctions(): void {

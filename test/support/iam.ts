@@ -201,7 +201,7 @@ export function kindViolations(stacks: StackLike[]): string[] {
     for (const g of grants) {
       if (handler === "functions/rest-read.handler" && isWrite(g.action)) problems.push(`${where}: a record read may ${g.action} ${g.resource}`);
       if (!auth && AUTH_TABLE.test(g.resource) && !SESSIONS_BY_KEY(g)) problems.push(`${where}: ${g.action} on the auth table ${g.resource}`);
-      if (g.action === "execute-api:ManageConnections" && !["functions/ws.handler", "functions/stream.handler"].includes(handler))
+      if (g.action === "execute-api:ManageConnections" && !["functions/ws.handler", "functions/stream.handler", "functions/fanout.handler"].includes(handler))
         problems.push(`${where}: posts to WebSocket connections`);
       if (g.action.startsWith("ses:") && handler !== "functions/auth.handler") problems.push(`${where}: ${g.action}`);
       if (handler === "functions/graphiql.handler" && g.action.startsWith("dynamodb:")) problems.push(`${where}: ${g.action} ${g.resource}`);

@@ -31,7 +31,7 @@ export function functionGroup(/** @type {string} */ name) {
   if (name.startsWith("rest-")) return "rest";
   if (name.startsWith("auth-")) return "auth";
   if (name === "graphql" || name === "graphiql") return "graphql";
-  if (name === "ws" || name === "stream") return "realtime";
+  if (name === "ws" || name === "stream" || name === "fanout") return "realtime";
   if (name === "authMigrate") return "migrate";
   return "other";
 }
@@ -116,10 +116,13 @@ const math = (expression, label, queries) => (period) => ({
  * `functions`: [{ name, logicalId, timeout }] of the template; `tables`: [{ id, indexes }];
  * `destinations`: the alarm actions (topic ARNs or Refs). Returns { logicalId: resource }.
  * @param {OperationsSettings} settings
- * @param {{ functions: { name: string, logicalId: string, timeout: number }[], tables: { id: string, indexes: string[] }[], httpApi?: string, websocketApi?: string, streamFunction?: string, failureQueue?: string, migrationQueue?: string, sendsMail: boolean, destinations: unknown[] }} parts
+ * @param {{ functions: { name: string, logicalId: string, timeout: number }[], tables: { id: string, indexes: string[] }[], httpApi?: string, websocketApi?: string, streamFunction?: string, failureQueue?: string, fanoutQueue?: string, fanoutDeadLetters?: string, migrationQueue?: string, sendsMail: boolean, destinations: unknown[] }} parts
  * @returns {Record<string, CfnResource>}
  */
-export function alarmResources(settings, { functions, tables, httpApi, websocketApi, streamFunction, failureQueue, migrationQueue, sendsMail, destinations }) {
+export function alarmResources(
+  settings,
+  { functions, tables, httpApi, websocketApi, streamFunction, failureQueue, fanoutQueue, fanoutDeadLetters, migrationQueue, sendsMail, destinations },
+) {
   const a = settings.alarms;
   const context = { settings, destinations };
   /** @type {Record<string, CfnResource>} */
@@ -302,6 +305,25 @@ export function alarmResources(settings, { functions, tables, httpApi, websocket
       `${a.streamFailures} or more stream batches wait in the failure queue. ${see("Stream failure queue")}`,
       a.streamFailures,
       single("AWS/SQS", "ApproximateNumberOfMessagesVisible", [{ Name: "QueueName", Value: { "Fn::GetAtt": [failureQueue, "QueueName"] } }], "Maximum"),
+      { fact: true },
+    );
+  }
+  if (a.fanoutQueueAgeS !== undefined && fanoutQueue) {
+    out.AlarmFanoutQueueAge = alarm(
+      context,
+      "fanout-queue-age",
+      `A fan-out share waited ${a.fanoutQueueAgeS} s or more for a worker in ${window}. ${see("Fan-out queue age")}`,
+      a.fanoutQueueAgeS,
+      single("AWS/SQS", "ApproximateAgeOfOldestMessage", [{ Name: "QueueName", Value: { "Fn::GetAtt": [fanoutQueue, "QueueName"] } }], "Maximum"),
+    );
+  }
+  if (a.fanoutFailures !== undefined && fanoutDeadLetters) {
+    out.AlarmFanoutFailures = alarm(
+      context,
+      "fanout-failures",
+      `${a.fanoutFailures} or more fan-out shares failed every attempt and wait in the fan-out dead-letter queue. ${see("Fan-out dead letters")}`,
+      a.fanoutFailures,
+      single("AWS/SQS", "ApproximateNumberOfMessagesVisible", [{ Name: "QueueName", Value: { "Fn::GetAtt": [fanoutDeadLetters, "QueueName"] } }], "Maximum"),
       { fact: true },
     );
   }

@@ -49,6 +49,8 @@ export const ALARM_DEFAULTS = {
   dynamodbSystemErrors: 1,
   streamIteratorAgeMs: 60_000,
   streamFailures: 1,
+  fanoutQueueAgeS: 30,
+  fanoutFailures: 1,
   migrationFailures: 1,
   sesBounceRatePercent: 5,
   sesComplaintRatePercent: 0.1,

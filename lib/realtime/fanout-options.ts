@@ -1,0 +1,38 @@
+/** Tunables of sharded fan-out (fan-out queue, workers); each has an environment variable. */
+export interface FanoutOptions {
+  /** A topic is split into shares of at most this many subscriptions (while `maxShares` allows). */
+  subscribersPerShare: number;
+  /** The most shares, i.e. parallel worker invocations, one event of one topic is split into (a power of two, at most 64). */
+  maxShares: number;
+  /** Delivery attempts of one message before it goes to the dead-letter queue (the template's maxReceiveCount). */
+  maxReceives: number;
+  /** Worker invocations at once (the event source's maximum concurrency; the in-process queue's workers). */
+  workers: number;
+}
+
+export const DEFAULT_FANOUT_OPTIONS: FanoutOptions = {
+  subscribersPerShare: 1_000,
+  maxShares: 64,
+  maxReceives: 3,
+  workers: 100,
+};
+
+const VARIABLES: Record<keyof FanoutOptions, string> = {
+  subscribersPerShare: "WS_FANOUT_SHARE_SIZE",
+  maxShares: "WS_FANOUT_MAX_SHARES",
+  maxReceives: "WS_FANOUT_MAX_RECEIVES",
+  workers: "WS_FANOUT_WORKERS",
+};
+
+/** Defaults overridden by positive integers from the environment; anything else is refused by name. */
+export function fanoutOptions(env: NodeJS.ProcessEnv = process.env): FanoutOptions {
+  const options = { ...DEFAULT_FANOUT_OPTIONS };
+  for (const [field, name] of Object.entries(VARIABLES) as [keyof FanoutOptions, string][]) {
+    const raw = env[name];
+    if (raw === undefined || raw === "") continue;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got '${raw}'`);
+    options[field] = value;
+  }
+  return options;
+}

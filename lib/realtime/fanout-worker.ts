@@ -1,0 +1,67 @@
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
+import { errorFields, log } from "../core/log.ts";
+import { emptyReport, type DeliveryReport } from "./fanout.ts";
+import { decodeShare } from "./fanout-queue.ts";
+import type { Realtime } from "./realtime.ts";
+import type { SubscriptionRow } from "./store.ts";
+
+export type WorkerParts = Pick<Realtime, "fanout" | "store">;
+
+/** Pages of the topic index, where no packs are kept (the in-memory store): as the stream function reads it. */
+const SIZES = { first: 100, largest: 200 };
+
+export type WorkerReport = DeliveryReport;
+
+/**
+ * A batch of share messages from the fan-out queue. Messages of different groups run together;
+ * those of one group (one topic share) run in the order received, and once one fails the rest of
+ * its group are reported failed too, so SQS hands them back in order and no subscriber sees a
+ * later event before an earlier one (`ReportBatchItemFailures` on a FIFO queue).
+ */
+export async function deliverShares(parts: WorkerParts, event: SQSEvent): Promise<{ response: SQSBatchResponse; report: WorkerReport }> {
+  const report: WorkerReport = emptyReport();
+  const groups = new Map<string, SQSRecord[]>();
+  for (const record of event.Records) {
+    const group = record.attributes.MessageGroupId ?? record.messageId;
+    const members = groups.get(group);
+    if (members) members.push(record);
+    else groups.set(group, [record]);
+  }
+  const failed: string[] = [];
+  await Promise.all(
+    [...groups.values()].map(async (records) => {
+      for (const [at, record] of records.entries()) {
+        try {
+          const share = decodeShare(record.body);
+          // Read afresh for every message: what a share holds does not depend on which instance ran it before.
+          const ids = new Map<string, string[]>();
+          const rows = remembering(parts.store.subscriptionShare(share.topic, share.range, SIZES), ids);
+          const packs = parts.store.packs;
+          const forget = packs
+            ? (connectionId: string) =>
+                Promise.all((ids.get(connectionId) ?? []).map((id) => packs.remove(share.topic, connectionId, id))).then(() => undefined)
+            : undefined;
+          const delivered = await parts.fanout.deliverTo(share.event, rows, forget);
+          for (const field of Object.keys(delivered) as (keyof DeliveryReport)[]) report[field] += delivered[field];
+        } catch (error) {
+          log.error("fan-out share not delivered: the queue retries it", { messageId: record.messageId, ...errorFields(error) });
+          failed.push(...records.slice(at).map((r) => r.messageId));
+          return;
+        }
+      }
+    }),
+  );
+  return { response: { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) }, report };
+}
+
+/** The rows as read, noting each connection's subscription ids (what a gone connection's entries are named by). */
+async function* remembering(pages: AsyncIterable<SubscriptionRow[]>, ids: Map<string, string[]>): AsyncIterable<SubscriptionRow[]> {
+  for await (const page of pages) {
+    for (const row of page) {
+      const held = ids.get(row.connectionId);
+      if (held) held.push(row.id);
+      else ids.set(row.connectionId, [row.id]);
+    }
+    yield page;
+  }
+}

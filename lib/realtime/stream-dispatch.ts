@@ -1,0 +1,16 @@
+import type { LifecycleEvent } from "../core/events.ts";
+import { emptyReport, type DeliveryReport } from "./fanout.ts";
+import type { Realtime } from "./realtime.ts";
+
+/**
+ * One stream record's event: planned into share messages for the fan-out workers when a queue is
+ * configured (the report then counts the subscriptions the markers know of, delivered by the
+ * workers), else delivered here. An in-process queue (npm start) is worked off before the next
+ * record, as the stream handles records one at a time.
+ */
+export async function deliverStreamEvent(realtime: Realtime, event: LifecycleEvent, sequence: string | undefined): Promise<DeliveryReport> {
+  const planned = await realtime.planner?.plan(event, sequence);
+  if (!realtime.planner || !planned) return realtime.fanout.deliver(event);
+  await realtime.planner.settled();
+  return { ...emptyReport(), subscriptions: planned.subscriptions ?? 0 };
+}
