@@ -108,7 +108,14 @@ function reportColdStart(service: string): void {
   coldStart = false;
   const cache = compileCacheReport(import.meta.url);
   if (cache.state === "none" && process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) return;
-  const fields: Record<string, unknown> = { service, node: process.version, arch: process.arch, compileCache: cache.state };
+  // The flags the runtime started node with: V8's are part of the compile cache's key.
+  const fields: Record<string, unknown> = {
+    service,
+    node: process.version,
+    arch: process.arch,
+    execArgv: process.execArgv.join(" "),
+    compileCache: cache.state,
+  };
   if (cache.reason !== undefined) fields.compileCacheReason = cache.reason;
   log.info("cold start", fields);
   if (cache.state !== "none") countEvent(cache.state === "hit" ? "CompileCacheHits" : "CompileCacheMisses");

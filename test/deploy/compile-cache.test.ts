@@ -9,7 +9,7 @@ import { bundle } from "../../bench/build/bundle.ts";
 import { coldEnv } from "../../bench/cold/spawn.ts";
 import { startStubDynamoDb, type StubDynamoDb } from "../../bench/cold/stub-dynamodb.ts";
 import { REST } from "../../bench/cold/variants.ts";
-import { CACHE_FOLDER, generateCompileCache, TASK_ROOT } from "../../lib/cli/compile-cache/generate.mjs";
+import { CACHE_FOLDER, generateCompileCache, lambdaNodeFlags, TASK_ROOT } from "../../lib/cli/compile-cache/generate.mjs";
 
 const run = promisify(execFile);
 const CHILD = fileURLToPath(new URL("../../bench/cold/child.mjs", import.meta.url));
@@ -17,6 +17,8 @@ const BUNDLE = "functions/rest-read.mjs";
 // Packaging's generator mounts the build folder at /var/task (a mount namespace) and runs Node as
 // Lambda's user: root only, as CI runs.
 const root = process.getuid?.() === 0;
+// The flags Lambda's runtime starts node with for a function of serverless.yml's 1,024 MB.
+const LAMBDA_FLAGS = lambdaNodeFlags(1024);
 
 let scratch = "";
 let build = "";
@@ -38,6 +40,7 @@ beforeAll(async () => {
     out: join(build, CACHE_FOLDER),
     target: { node: process.versions.node, arch: process.arch === "arm64" ? "arm64" : "x86_64", uid: 0 },
     command: [process.execPath],
+    flags: LAMBDA_FLAGS,
   });
 }, 120_000);
 
@@ -69,7 +72,7 @@ async function coldStart(dir: string, options: { atTaskRoot: boolean; nodeArgs?:
     NODE_COMPILE_CACHE: join(base, CACHE_FOLDER),
     NODE_DEBUG_NATIVE: "COMPILE_CACHE",
   };
-  const command = [options.node ?? process.execPath, ...(options.nodeArgs ?? []), CHILD, join(base, BUNDLE), event];
+  const command = [options.node ?? process.execPath, ...(options.nodeArgs ?? LAMBDA_FLAGS), CHILD, join(base, BUNDLE), event];
   const { stdout, stderr } = await run("unshare", ["-m", "--propagation", "private", "sh", "-c", script, "start", ...command], {
     env,
     maxBuffer: 8 * 1024 * 1024,
@@ -85,7 +88,7 @@ describe.skipIf(!root)("the compile cache packaging ships, as the function repor
   it("is taken at /var/task, read-only, by the Node it was built for: the cold-start line says hit, as Node does", async () => {
     const started = await coldStart(build, { atTaskRoot: true });
     expect(started.nodeAccepted).toBe(true);
-    expect(started.coldStart).toMatchObject({ compileCache: "hit", node: process.version, service: "rest" });
+    expect(started.coldStart).toMatchObject({ compileCache: "hit", node: process.version, service: "rest", execArgv: LAMBDA_FLAGS.join(" ") });
     expect(started.status).toBe(404);
     expect(started.body).toMatch(REST.body);
   }, 60_000);
@@ -101,8 +104,8 @@ describe.skipIf(!root)("the compile cache packaging ships, as the function repor
     expect(started.body).toMatch(REST.body);
   }, 60_000);
 
-  it("run with other V8 flags (another Node folder, as another version has): a miss, and the function still answers", async () => {
-    const started = await coldStart(build, { atTaskRoot: true, nodeArgs: ["--stack-size=900"] });
+  it("run with other V8 flags (another memory size's heap flags: another Node folder, as another version has): a miss, and the function still answers", async () => {
+    const started = await coldStart(build, { atTaskRoot: true, nodeArgs: lambdaNodeFlags(2048) });
     expect(started.nodeAccepted).toBe(false);
     expect(started.coldStart).toMatchObject({ compileCache: "miss" });
     expect(String(started.coldStart?.compileCacheReason)).toContain(`built for Node ${process.version}`);

@@ -48,6 +48,18 @@ export async function nodeBinary(target) {
 }
 
 /**
+ * The flags Lambda's Node runtime starts node with for a function of `memoryMb` (its bootstrap:
+ * a tenth of the memory as new space, half of that per semi-space, the rest as old space). V8's
+ * heap flags are part of the cache's key: a cache built without them is a miss in Lambda.
+ * @param {number} memoryMb
+ * @returns {string[]}
+ */
+export function lambdaNodeFlags(memoryMb) {
+  const newSpace = Math.floor(memoryMb / 10);
+  return ["--expose-gc", "--max-http-header-size", "81920", `--max-semi-space-size=${Math.floor(newSpace / 2)}`, `--max-old-space-size=${memoryMb - newSpace}`];
+}
+
+/**
  * The command that runs `binary` for `target` here: directly on its own architecture, else
  * through qemu-user (Debian's qemu-user, with libc6-arm64-cross and libstdc++6-arm64-cross for arm64).
  * @param {Target} target
@@ -65,10 +77,10 @@ export function nodeCommand(target, binary) {
  * Generates the cache of `bundle` (a path under `buildDir`, e.g. functions/graphql.mjs) into
  * `out` (emptied first): Node's own folder for the target, and the manifest saying what it was
  * built for. Every file readable by all: Lambda's user reads what root packed.
- * @param {{ buildDir: string, bundle: string, out: string, target: Target, command: string[] }} job
+ * @param {{ buildDir: string, bundle: string, out: string, target: Target, command: string[], flags?: string[] }} job
  * @returns {Promise<Manifest>}
  */
-export async function generateCompileCache({ buildDir, bundle, out, target, command }) {
+export async function generateCompileCache({ buildDir, bundle, out, target, command, flags = [] }) {
   const staging = await mkdtemp(join(tmpdir(), "compile-cache-"));
   try {
     // The runtime user writes the cache; it must reach the folder.
@@ -93,7 +105,7 @@ export async function generateCompileCache({ buildDir, bundle, out, target, comm
     // A top level that throws still leaves its cache (the entry check below decides); a mount that
     // failed leaves none, and its message is the error's.
     let failure = "";
-    await run("unshare", ["-m", "--propagation", "private", "sh", "-c", script, "generate", ...runAs, task], {
+    await run("unshare", ["-m", "--propagation", "private", "sh", "-c", script, "generate", ...runAs, ...flags, task], {
       env: { PATH: process.env.PATH ?? "", BUILD_DIR: buildDir, STAGING: staging },
       timeout: 120_000,
     }).catch((/** @type {Error & { stderr?: string }} */ error) => {

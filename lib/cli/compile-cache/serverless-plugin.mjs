@@ -9,7 +9,7 @@
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CACHE_FOLDER, generateCompileCache, nodeBinary, nodeCommand, TASK_ROOT } from "./generate.mjs";
+import { CACHE_FOLDER, generateCompileCache, lambdaNodeFlags, nodeBinary, nodeCommand, TASK_ROOT } from "./generate.mjs";
 /** @import { Serverless, ServerlessPlugin } from "../../core/serverless-host.ts" */
 
 /** @typedef {{ bundlePath: string, functionAlias: string }} BuildResult */
@@ -70,14 +70,24 @@ export default class CompileCachePlugin {
     const buildDir = esbuild.buildDirPath;
     if (buildDir === undefined) return;
     const command = nodeCommand(target, await nodeBinary(target));
-    /** @type {Map<string, string[]>} */
-    const aliases = new Map();
-    for (const { bundlePath, functionAlias } of esbuild.buildResults ?? []) aliases.set(bundlePath, [...(aliases.get(bundlePath) ?? []), functionAlias]);
+    // One cache per bundle and memory size: the runtime's heap flags follow the memory, and V8's
+    // flags are part of the key.
+    const service = this.serverless.service;
+    const providerMemory = Number(service.provider.memorySize ?? 1024);
+    /** @type {Map<string, { bundle: string, memory: number, functions: string[] }>} */
+    const jobs = new Map();
+    for (const { bundlePath, functionAlias } of esbuild.buildResults ?? []) {
+      const memory = Number(service.functions[functionAlias]?.memorySize ?? providerMemory);
+      const key = `${bundlePath} ${memory}`;
+      const job = jobs.get(key) ?? { bundle: bundlePath, memory, functions: [] };
+      job.functions.push(functionAlias);
+      jobs.set(key, job);
+    }
     const work = await mkdtemp(join(tmpdir(), "compile-caches-"));
     try {
-      for (const [bundle, functions] of aliases) {
-        const out = join(work, bundle.replace(/\W+/g, "_"));
-        await generateCompileCache({ buildDir, bundle, out, target, command });
+      for (const { bundle, memory, functions } of jobs.values()) {
+        const out = join(work, `${bundle.replace(/\W+/g, "_")}-${memory}`);
+        await generateCompileCache({ buildDir, bundle, out, target, command, flags: lambdaNodeFlags(memory) });
         for (const alias of functions) {
           await cp(out, join(buildDir, `${ONLY_PREFIX}${alias}`, CACHE_FOLDER), { recursive: true });
           const fn = this.serverless.service.functions[alias];
