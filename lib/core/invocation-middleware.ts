@@ -107,7 +107,8 @@ let coldStart = true;
 function reportColdStart(service: string): void {
   coldStart = false;
   const cache = compileCacheReport(import.meta.url);
-  if (cache.state === "none" && process.env.AWS_LAMBDA_FUNCTION_NAME === undefined) return;
+  // A real Lambda runtime sets AWS_EXECUTION_ENV; serverless offline does not.
+  if (cache.state === "none" && process.env.AWS_EXECUTION_ENV === undefined) return;
   // The flags the runtime started node with: V8's are part of the compile cache's key.
   const fields: Record<string, unknown> = {
     service,
