@@ -1,7 +1,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { coldSection } from "./cold/section.ts";
 import { coldSecretsSection } from "./cold/secrets.ts";
+import { buildChoicesSection } from "./build/choices.ts";
 import { bundleSection } from "./build/section.ts";
+import { serverlessConfig } from "./build/serverless-config.ts";
 import { dynamoSection } from "./dynamo/section.ts";
 import { fanoutSection } from "./fanout/section.ts";
 import { fanoutShardedSection } from "./fanout/sharded.ts";
@@ -30,6 +32,7 @@ const SECTIONS: [string, Section][] = [
   ["cold-secrets", coldSecretsSection],
   ["warm", warmSection],
   ["instructions", instructionsSection],
+  ["build-choices", buildChoicesSection],
   ["dynamodb", dynamoSection],
   ["fanout", fanoutSection],
   ["fanout-sharded", fanoutShardedSection],
@@ -38,6 +41,16 @@ const SECTIONS: [string, Section][] = [
 ];
 
 const options = runOptions(process.argv.slice(2));
+// Cold starts and instruction counts are the runtime's own: measured on the Node major the
+// functions are deployed on (provider.runtime), unless --any-node asks for a comparison.
+const runtime = serverlessConfig().provider.runtime;
+const deployedMajor = /^nodejs(\d+)\.x$/.exec(runtime)?.[1];
+if (deployedMajor !== process.versions.node.split(".")[0] && !options.anyNode) {
+  progress(
+    `Node ${process.version} runs this bench, the functions run ${runtime}: put Node ${deployedMajor} first on PATH (.ci/run fetches it), or pass --any-node for a comparison`,
+  );
+  process.exit(2);
+}
 const figures = new Figures();
 const started = performance.now();
 for (const [name, section] of SECTIONS) {
@@ -65,7 +78,8 @@ for (const { title, lines } of figures.details) process.stdout.write(`\n${title}
 process.stdout.write(`\nSummary (${command}; medians of repeated runs, spread = half the interquartile range)\n\n${textTable(figures)}\n`);
 await mkdir(options.outDir, { recursive: true });
 await writeFile(`${options.outDir}/latest.md`, `${markdownTable(figures)}\n`);
-if (!options.quick && options.only.length === 0) await updateReadme(command, figures);
+// A full run rewrites the figures block; a run of some sections only when --readme asks.
+if (!options.quick && (options.only.length === 0 || options.readme)) await updateReadme(command, figures);
 progress(`finished in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 // DynamoDB Local's JVM and SDK sockets are closed by their sections; nothing else should hold the loop.
 // A failed row (an operation that answered the wrong status) fails the run, CI's --quick included.

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { build, type Metafile } from "esbuild";
+import { build, type BuildOptions, type Metafile } from "esbuild";
 import { esbuildOptions } from "./options.ts";
 import { ROOT } from "./serverless-config.ts";
 
@@ -45,8 +45,8 @@ export function byPackage(inputs: readonly Input[]): Input[] {
 }
 
 /** One function bundle, built with serverless.yml's esbuild options into `outDir/<entry dir>`. */
-export async function bundle(entry: string, outDir: string, root = ROOT): Promise<Bundle> {
-  const options = esbuildOptions(root);
+export async function bundle(entry: string, outDir: string, root = ROOT, overrides: BuildOptions = {}): Promise<Bundle> {
+  const options = { ...esbuildOptions(root), ...overrides };
   const out = join(outDir, entry.slice(0, entry.lastIndexOf("/")));
   const result = await build({ ...options, entryPoints: [entry], outdir: out, metafile: true, logLevel: "silent" });
   const extension = (options.outExtension as Record<string, string> | undefined)?.[".js"] ?? ".js";

@@ -17,6 +17,10 @@ export interface RunOptions {
   outDir: string;
   /** Seeds the order of every round in every section (bench/lib/order.ts); `--seed=N` replays one. */
   seed: number;
+  /** Whether a run of `--only` sections rewrites bench/README.md's figures block (`--readme`). */
+  readme: boolean;
+  /** Whether to run on another Node major than the functions' runtime (`--any-node`). */
+  anyNode: boolean;
   /** A checkout of an earlier commit (`--baseline=DIR`): its functions are cold-started beside ours. */
   baseline?: string;
 }
@@ -38,6 +42,8 @@ export function runOptions(argv: readonly string[]): RunOptions {
     only,
     seed: seedArg !== undefined ? Number(seedArg) : Date.now() % 1_000_000,
     outDir: "bench/out",
+    readme: argv.includes("--readme"),
+    anyNode: argv.includes("--any-node"),
     ...(baseline ? { baseline } : {}),
   };
 }

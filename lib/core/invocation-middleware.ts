@@ -11,10 +11,20 @@
  */
 import type { MiddlewareObj } from "@middy/core";
 import type { Context } from "aws-lambda";
+import { compileCacheReport } from "./compile-cache.ts";
 import { closeInvocation, currentInvocation, type Invocation } from "./invocation.ts";
 import { deadlineOf } from "./invocation-deadline.ts";
 import { log, logsJson } from "./log.ts";
-import { invocationCost, invocationTraceId, metricsDestination, metricsForLogLine, writeMetricsLine, type Finished, type InvocationCost } from "./metrics.ts";
+import {
+  countEvent,
+  invocationCost,
+  invocationTraceId,
+  metricsDestination,
+  metricsForLogLine,
+  writeMetricsLine,
+  type Finished,
+  type InvocationCost,
+} from "./metrics.ts";
 
 /** What the middleware reads of Lambda's context (tests call the handlers without one). */
 export interface LambdaContextLike {
@@ -87,6 +97,31 @@ export function endInvocation(
   }
 }
 
+let coldStart = true;
+
+/**
+ * The process's first invocation: in Lambda, or wherever a compile cache was shipped, a line of
+ * its own says so, with the Node version running it and whether the bundle was compiled from its
+ * compile cache (compile-cache.ts), and the invocation's metrics count the hit or miss.
+ */
+function reportColdStart(service: string): void {
+  coldStart = false;
+  const cache = compileCacheReport(import.meta.url);
+  // A real Lambda runtime sets AWS_EXECUTION_ENV; serverless offline does not.
+  if (cache.state === "none" && process.env.AWS_EXECUTION_ENV === undefined) return;
+  // The flags the runtime started node with: V8's are part of the compile cache's key.
+  const fields: Record<string, unknown> = {
+    service,
+    node: process.version,
+    arch: process.arch,
+    execArgv: process.execArgv.join(" "),
+    compileCache: cache.state,
+  };
+  if (cache.reason !== undefined) fields.compileCacheReason = cache.reason;
+  log.info("cold start", fields);
+  if (cache.state !== "none") countEvent(cache.state === "hit" ? "CompileCacheHits" : "CompileCacheMisses");
+}
+
 export function invocationMiddleware<E, R>(kind: InvocationKind<E, R>): MiddlewareObj<E, R, Error, Context> {
   const { service, outcome, line } = kind;
   const end = (request: { event: E; response: R | null | undefined }): void => {
@@ -98,6 +133,7 @@ export function invocationMiddleware<E, R>(kind: InvocationKind<E, R>): Middlewa
     before: (request) => {
       const context = request.context as LambdaContextLike | undefined;
       beginInvocation(currentInvocation(), context?.awsRequestId ?? kind.requestIdOf?.(request.event), context?.getRemainingTimeInMillis?.());
+      if (coldStart) reportColdStart(service);
     },
     after: end,
     onError: end,

@@ -34,6 +34,8 @@ export const EVENT_METRICS = {
   MigratedIdents: "Count",
   MigratedUsers: "Count",
   MigrationFailures: "Count",
+  CompileCacheHits: "Count",
+  CompileCacheMisses: "Count",
 } as const satisfies Record<string, Unit>;
 
 export type EventMetric = keyof typeof EVENT_METRICS;

@@ -79,6 +79,10 @@ describe("serverless package", () => {
         "alarmEmail=ops@example.com",
         "--param",
         "testRoutes=true",
+        // V8's compile cache in every package, for this Node version on provider.architecture
+        // (arm64: generated under qemu-user, .ci/run installs it).
+        "--param",
+        `compileCacheNode=${process.versions.node}`,
       ],
       {
         cwd: root,
@@ -158,6 +162,23 @@ describe("serverless package", () => {
     }
     expect(template.Resources.StreamFailuresQueue?.Type).toBe("AWS::SQS::Queue");
 
+    // Every function's package holds its bundle's compile cache, built for the path Lambda runs it
+    // from, and the function is pointed at it (docs/deploying.md, "Compile cache").
+    const functions = resources.filter((r) => r.Type === "AWS::Lambda::Function");
+    for (const fn of functions) {
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables.NODE_COMPILE_CACHE).toBe("/var/task/.node-compile-cache");
+    }
+    const zips = (await readdir(out)).filter((f) => f.endsWith(".zip"));
+    expect(zips.length).toBe(functions.length);
+    for (const zip of zips.slice(0, 5)) {
+      const { stdout } = await run("unzip", ["-p", join(out, zip), ".node-compile-cache/manifest.json"]);
+      const manifest = JSON.parse(stdout) as { bundle: string; directory: string; node: string; arch: string };
+      expect(manifest.bundle).toMatch(/^\/var\/task\/functions\/[\w-]+\.mjs$/);
+      expect(manifest).toMatchObject({ node: process.version, arch: "arm64" });
+      expect(manifest.directory).toMatch(new RegExp(`^${process.version}-arm64-[0-9a-f]+-993$`));
+    }
+
     // CORS: the HTTP API declares exactly what schema-cache/http-api.json holds (rendered from
     // rest.corsOrigins), the file offline's CORS plugin answers from (test/e2e/cross-origin.test.ts).
     const httpApi = JSON.parse(await readFile(join(root, "schema-cache/http-api.json"), "utf8")) as { cors?: Record<string, unknown> };
@@ -175,7 +196,7 @@ describe("serverless package", () => {
             MaxAge: httpApi.cors.maxAge,
           },
     );
-  }, 240_000);
+  }, 360_000);
 
   it("refuses to package from a stale schema-cache, naming the command that rebuilds it", async () => {
     const doctored = join(scratch, "cache");
