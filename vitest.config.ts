@@ -34,6 +34,7 @@ const LONG = [
   "test/reliability/load.test.ts",
   "test/e2e/live-reload.test.ts",
   "test/deploy/large-app.test.ts",
+  "test/deploy/compile-cache.test.ts",
   "test/deploy/operations-template.test.ts",
   "test/deploy/package.test.ts",
   "test/deploy/roles.test.ts",
