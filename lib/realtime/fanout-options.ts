@@ -1,3 +1,5 @@
+import { positiveIntegerOptions } from "./options.ts";
+
 /** Tunables of sharded fan-out (fan-out queue, workers); each has an environment variable. */
 export interface FanoutOptions {
   /** A topic is split into shares of at most this many subscriptions (while `maxShares` allows). */
@@ -26,13 +28,5 @@ const VARIABLES: Record<keyof FanoutOptions, string> = {
 
 /** Defaults overridden by positive integers from the environment; anything else is refused by name. */
 export function fanoutOptions(env: NodeJS.ProcessEnv = process.env): FanoutOptions {
-  const options = { ...DEFAULT_FANOUT_OPTIONS };
-  for (const [field, name] of Object.entries(VARIABLES) as [keyof FanoutOptions, string][]) {
-    const raw = env[name];
-    if (raw === undefined || raw === "") continue;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got '${raw}'`);
-    options[field] = value;
-  }
-  return options;
+  return positiveIntegerOptions(DEFAULT_FANOUT_OPTIONS, VARIABLES, env);
 }

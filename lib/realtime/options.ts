@@ -62,15 +62,23 @@ const VARIABLES: Record<keyof RealtimeOptions, string> = {
   maxConnectionsPerUser: "WS_MAX_CONNECTIONS_PER_USER",
 };
 
-/** Defaults overridden by positive integers from the environment; anything else is refused by name. */
-export function realtimeOptions(env: NodeJS.ProcessEnv = process.env, base: RealtimeOptions = DEFAULT_REALTIME_OPTIONS): RealtimeOptions {
+/**
+ * `base` with each field whose environment variable (`variables`) is set replaced by its value: a
+ * positive integer, anything else refused by the variable's name.
+ */
+export function positiveIntegerOptions<T extends { [K in keyof T]: number }>(base: T, variables: Record<keyof T, string>, env: NodeJS.ProcessEnv): T {
   const options = { ...base };
-  for (const [field, name] of Object.entries(VARIABLES) as [keyof RealtimeOptions, string][]) {
+  for (const [field, name] of Object.entries(variables) as [keyof T, string][]) {
     const raw = env[name];
     if (raw === undefined || raw === "") continue;
     const value = Number(raw);
     if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got '${raw}'`);
-    options[field] = value;
+    options[field] = value as T[keyof T];
   }
   return options;
+}
+
+/** Defaults overridden by positive integers from the environment; anything else is refused by name. */
+export function realtimeOptions(env: NodeJS.ProcessEnv = process.env, base: RealtimeOptions = DEFAULT_REALTIME_OPTIONS): RealtimeOptions {
+  return positiveIntegerOptions(base, VARIABLES, env);
 }

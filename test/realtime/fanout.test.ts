@@ -6,7 +6,7 @@ import type { Realtime } from "../../lib/realtime/realtime.ts";
 import type { RealtimeRepositories } from "../../lib/realtime/store.ts";
 import { connectionAuthenticator } from "../../lib/realtime/auth.ts";
 import { ALICE, BOB, as, blog, model, post } from "../support/blog.ts";
-import { apiError, dynamoRepositories, ENDPOINT, FakeTransport, memoryRepositories, realtimeFor } from "./support.ts";
+import { apiError, dynamoRepositories, ENDPOINT, FakeTransport, memoryRepositories, realtimeFor, subscribeOver } from "./support.ts";
 
 const users = connectionAuthenticator({ env: { IS_OFFLINE: "true", ALLOW_TEST_USER: "true" } });
 const PUBLISHED = `subscription { Posts(query: "status = 'published'") { type key post { slug status title } } }`;
@@ -32,17 +32,7 @@ function setup(latencyMs: number, options: Parameters<typeof realtimeFor>[3] = {
 }
 
 async function subscriber({ realtime }: Setup, connectionId: string, query: string, user?: string, id = "s"): Promise<void> {
-  await realtime.protocol.connect({
-    connectionId,
-    endpoint: ENDPOINT,
-    connectedAt: Date.now(),
-    headers: { "sec-websocket-protocol": "graphql-transport-ws" },
-    cookies: [],
-  });
-  const frame = (message: unknown) =>
-    realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
-  await frame({ type: MessageType.ConnectionInit, ...(user ? { payload: { testUser: user } } : {}) });
-  await frame({ id, type: MessageType.Subscribe, payload: { query } });
+  await subscribeOver(realtime, connectionId, query, { ...(user ? { user } : {}), id });
 }
 
 /** What reached a connection after the ack: the `next` payloads' data. */

@@ -6,7 +6,7 @@ import { LEFT_TYPE } from "../../lib/realtime/fanout.ts";
 import { lifecycleEventsOf } from "../../lib/realtime/stream-events.ts";
 import type { Item } from "../../lib/store/repository.ts";
 import { ALICE, as, blog, model, post } from "../support/blog.ts";
-import { ENDPOINT, FakeTransport, memoryRepositories, realtimeFor } from "./support.ts";
+import { FakeTransport, memoryRepositories, realtimeFor, subscribeOver } from "./support.ts";
 
 /**
  * Leaving a filter is an event: a post going from published to draft reached neither
@@ -31,19 +31,7 @@ describe("a record leaving a subscriber's sight", () => {
     const realtime = realtimeFor(app, transport, memoryRepositories());
     const Post = model(app, "Post");
     await app.domain.create(as(ALICE), Post, post("leaving", "published"));
-    const open = async (connectionId: string, query: string) => {
-      await realtime.protocol.connect({
-        connectionId,
-        endpoint: ENDPOINT,
-        connectedAt: Date.now(),
-        headers: { "sec-websocket-protocol": "graphql-transport-ws" },
-        cookies: [],
-      });
-      const frame = (message: unknown) =>
-        realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
-      await frame({ type: MessageType.ConnectionInit });
-      await frame({ id: "s", type: MessageType.Subscribe, payload: { query } });
-    };
+    const open = (connectionId: string, query: string) => subscribeOver(realtime, connectionId, query);
     await open("list", `subscription { Posts(query: "status = 'published'") { type key post { slug status } } }`);
     await open("record", `subscription { Post(slug: "leaving") { slug status } }`);
     const data = (connectionId: string) =>

@@ -21,7 +21,7 @@ import { DeleteCommand, GetCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { ALICE, blog, post } from "../support/blog.ts";
-import { apiError, ENDPOINT, FakeTransport, memoryRepositories } from "./support.ts";
+import { apiError, ENDPOINT, FakeTransport, memoryRepositories, subscribeOver } from "./support.ts";
 import { streamRealtime } from "../../lib/realtime/fanout-env.ts";
 
 const users = connectionAuthenticator({ env: { IS_OFFLINE: "true", ALLOW_TEST_USER: "true" } });
@@ -86,17 +86,7 @@ async function sharded(transport = new FakeTransport(), perShare = 4): Promise<S
 }
 
 async function subscribe(realtime: Realtime, connectionId: string, query: string, id = "s"): Promise<void> {
-  await realtime.protocol.connect({
-    connectionId,
-    endpoint: ENDPOINT,
-    connectedAt: Date.now(),
-    headers: { "sec-websocket-protocol": "graphql-transport-ws" },
-    cookies: [],
-  });
-  const frame = (message: unknown) =>
-    realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
-  await frame({ type: MessageType.ConnectionInit });
-  await frame({ id, type: MessageType.Subscribe, payload: { query } });
+  await subscribeOver(realtime, connectionId, query, { id });
 }
 
 function event(kind: "Created" | "Updated", slug: string, title = "t"): LifecycleEvent {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { COSTLY_FILTER_STEPS, MAX_FILTER_STEPS_PER_EVENT } from "../../lib/realtime/fanout.ts";
 import { evaluationCost, parseFilter, type Expression } from "../../lib/query/index.ts";
 import { ALICE, as, blog, model, post } from "../support/blog.ts";
-import { ENDPOINT, FakeTransport, memoryRepositories, realtimeFor } from "./support.ts";
+import { FakeTransport, memoryRepositories, realtimeFor, subscribeOver } from "./support.ts";
 
 /** The blog with its realtime face on memory stores, events fanned out, and a way to subscribe. */
 function subscribedBlog() {
@@ -13,19 +13,7 @@ function subscribedBlog() {
   app.events.on("*", async (event) => {
     await realtime.fanout.deliver(event);
   });
-  const open = async (connectionId: string, query: string) => {
-    await realtime.protocol.connect({
-      connectionId,
-      endpoint: ENDPOINT,
-      connectedAt: Date.now(),
-      headers: { "sec-websocket-protocol": "graphql-transport-ws" },
-      cookies: [],
-    });
-    const frame = (message: unknown) =>
-      realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
-    await frame({ type: MessageType.ConnectionInit });
-    await frame({ id: "s", type: MessageType.Subscribe, payload: { query } });
-  };
+  const open = (connectionId: string, query: string) => subscribeOver(realtime, connectionId, query);
   return { app, transport, realtime, open };
 }
 

@@ -1,4 +1,5 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { MessageType } from "graphql-ws";
 import { inject } from "vitest";
 import type { Application } from "../../lib/core/application.ts";
 import { ensureTables } from "../../lib/local/tables.ts";
@@ -13,6 +14,25 @@ import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { MemoryRepository } from "../../lib/store/memory.ts";
 
 export const ENDPOINT = "https://abc123.execute-api.us-east-1.amazonaws.com/test";
+
+/**
+ * A client's first three steps over the protocol, as API Gateway hands them to the WebSocket
+ * function: connect, `connection_init` (as `user` through the test-user payload, if given), then
+ * `subscribe` to `query` under the subscription id `id`.
+ */
+export async function subscribeOver(realtime: Realtime, connectionId: string, query: string, options: { user?: string; id?: string } = {}): Promise<void> {
+  await realtime.protocol.connect({
+    connectionId,
+    endpoint: ENDPOINT,
+    connectedAt: Date.now(),
+    headers: { "sec-websocket-protocol": "graphql-transport-ws" },
+    cookies: [],
+  });
+  const frame = (message: unknown) =>
+    realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
+  await frame({ type: MessageType.ConnectionInit, ...(options.user ? { payload: { testUser: options.user } } : {}) });
+  await frame({ id: options.id ?? "s", type: MessageType.Subscribe, payload: { query } });
+}
 
 /** An API Gateway error as the SDK throws it: a name and an HTTP status. */
 export function apiError(name: string, status: number): Error {

@@ -6,7 +6,7 @@ import { connectionAuthenticator } from "../../lib/realtime/auth.ts";
 import { streamHandler } from "../../lib/realtime/handler.ts";
 import type { Repository } from "../../lib/store/repository.ts";
 import { ALICE, blog, post } from "../support/blog.ts";
-import { ENDPOINT, FakeTransport, memoryRepositories, realtimeFor } from "../realtime/support.ts";
+import { FakeTransport, memoryRepositories, realtimeFor, subscribeOver } from "../realtime/support.ts";
 
 const PREFIX = "blog-local-";
 const users = connectionAuthenticator({ env: { IS_OFFLINE: "true", ALLOW_TEST_USER: "true" } });
@@ -47,19 +47,7 @@ async function setup() {
   const repositories = memoryRepositories();
   const failing = flaky(repositories.subscriptions);
   const realtime = realtimeFor(app, transport, { ...repositories, subscriptions: failing }, {}, users);
-  for (const connectionId of ["a", "b"]) {
-    await realtime.protocol.connect({
-      connectionId,
-      endpoint: ENDPOINT,
-      connectedAt: Date.now(),
-      headers: { "sec-websocket-protocol": "graphql-transport-ws" },
-      cookies: [],
-    });
-    const frame = (message: unknown) =>
-      realtime.protocol.message({ connectionId, endpoint: ENDPOINT, body: JSON.stringify(message), receivedAt: Date.now(), requestId: connectionId });
-    await frame({ type: MessageType.ConnectionInit, payload: { testUser: ALICE } });
-    await frame({ id: "s", type: MessageType.Subscribe, payload: { query: "subscription { Posts { type key } }" } });
-  }
+  for (const connectionId of ["a", "b"]) await subscribeOver(realtime, connectionId, "subscription { Posts { type key } }", { user: ALICE });
   const handler = streamHandler(
     app,
     async () => realtime,
