@@ -31,19 +31,25 @@ export interface ClientBudget {
 export const DYNAMODB_BUDGET: ClientBudget = { connectionTimeoutMs: 1_000, requestTimeoutMs: 3_000, maxAttempts: 6, stalledAttempts: 3 };
 /**
  * DynamoDB's budget, with `DYNAMODB_REQUEST_TIMEOUT_MS` (the `dynamodbRequestTimeoutMs` deploy
- * parameter) as its request timeout when it is a whole number of milliseconds: a slower endpoint
- * (DynamoDB Local on a loaded machine) needs more. Read once, when the client is built.
+ * parameter) as its request timeout and `DYNAMODB_CONNECTION_TIMEOUT_MS` as its connection timeout
+ * when each is a whole number of milliseconds: a slower endpoint (DynamoDB Local on a loaded
+ * machine, where a burst of calls waits seconds for the JVM to accept its connections) needs more.
+ * Read once, when the client is built.
  */
 export function dynamodbBudget(env: NodeJS.ProcessEnv = process.env): ClientBudget {
-  const raw = env.DYNAMODB_REQUEST_TIMEOUT_MS;
-  if (raw === undefined || raw === "") return DYNAMODB_BUDGET;
+  const requestTimeoutMs = wholeMilliseconds(env, "DYNAMODB_REQUEST_TIMEOUT_MS", DYNAMODB_BUDGET.requestTimeoutMs);
+  const connectionTimeoutMs = wholeMilliseconds(env, "DYNAMODB_CONNECTION_TIMEOUT_MS", DYNAMODB_BUDGET.connectionTimeoutMs);
+  if (requestTimeoutMs === DYNAMODB_BUDGET.requestTimeoutMs && connectionTimeoutMs === DYNAMODB_BUDGET.connectionTimeoutMs) return DYNAMODB_BUDGET;
+  return { ...DYNAMODB_BUDGET, requestTimeoutMs, connectionTimeoutMs };
+}
+
+function wholeMilliseconds(env: NodeJS.ProcessEnv, name: string, defaultMs: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return defaultMs;
   const ms = Number(raw);
-  if (Number.isInteger(ms) && ms > 0) return { ...DYNAMODB_BUDGET, requestTimeoutMs: ms };
-  log.warn("DYNAMODB_REQUEST_TIMEOUT_MS is not a whole number of milliseconds: the default applies", {
-    value: raw,
-    defaultMs: DYNAMODB_BUDGET.requestTimeoutMs,
-  });
-  return DYNAMODB_BUDGET;
+  if (Number.isInteger(ms) && ms > 0) return ms;
+  log.warn(`${name} is not a whole number of milliseconds: the default applies`, { value: raw, defaultMs });
+  return defaultMs;
 }
 
 /** SES sends one mail per call, slower than a DynamoDB read at its slowest. */

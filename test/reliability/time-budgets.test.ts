@@ -20,9 +20,11 @@ let documents: ReturnType<typeof createDocumentClient>;
 
 // The deployed figures, not the longer attempts the test setup gives the shared DynamoDB Local.
 const relaxed = process.env.DYNAMODB_REQUEST_TIMEOUT_MS;
+const relaxedConnection = process.env.DYNAMODB_CONNECTION_TIMEOUT_MS;
 
 beforeAll(async () => {
   delete process.env.DYNAMODB_REQUEST_TIMEOUT_MS;
+  delete process.env.DYNAMODB_CONNECTION_TIMEOUT_MS;
   server = createServer((socket) => {
     sockets.push(socket);
     socket.on("error", () => {});
@@ -35,6 +37,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (relaxed !== undefined) process.env.DYNAMODB_REQUEST_TIMEOUT_MS = relaxed;
+  if (relaxedConnection !== undefined) process.env.DYNAMODB_CONNECTION_TIMEOUT_MS = relaxedConnection;
   documents.destroy();
   for (const socket of sockets) socket.destroy();
   await new Promise<void>((resolve) => server.close(() => resolve()));

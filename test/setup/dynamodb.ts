@@ -47,6 +47,9 @@ export async function setupDynamoDb(project: TestProject, tables: (prefix: strin
   // timeouts themselves are tested against stalled endpoints with the deployed figures
   // (test/store/aws-budgets.test.ts); `npm start` (the e2e tests) keeps the deployed default.
   process.env.DYNAMODB_REQUEST_TIMEOUT_MS ??= "30000";
+  // A burst of hundreds of calls (test/realtime/subscription-burst.test.ts) waits seconds for the
+  // JVM to accept its connections when two workers and a service share the 2 cores.
+  process.env.DYNAMODB_CONNECTION_TIMEOUT_MS ??= "15000";
   process.env.TABLE_PREFIX = prefix;
   project.provide("dynamodbEndpoint", endpoint);
   project.provide("tablePrefix", prefix);

@@ -20,9 +20,11 @@ let connections = 0;
 
 // The deployed figures, not the longer attempts the test setup gives the shared DynamoDB Local.
 const relaxed = process.env.DYNAMODB_REQUEST_TIMEOUT_MS;
+const relaxedConnection = process.env.DYNAMODB_CONNECTION_TIMEOUT_MS;
 
 beforeAll(async () => {
   delete process.env.DYNAMODB_REQUEST_TIMEOUT_MS;
+  delete process.env.DYNAMODB_CONNECTION_TIMEOUT_MS;
   server = createServer((socket) => {
     connections++;
     sockets.push(socket);
@@ -35,6 +37,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (relaxed !== undefined) process.env.DYNAMODB_REQUEST_TIMEOUT_MS = relaxed;
+  if (relaxedConnection !== undefined) process.env.DYNAMODB_CONNECTION_TIMEOUT_MS = relaxedConnection;
   for (const socket of sockets) socket.destroy();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
@@ -133,7 +136,17 @@ describe("DYNAMODB_REQUEST_TIMEOUT_MS", () => {
   it("leaves the default when unset, empty or not a positive whole number", () => {
     for (const value of [undefined, "", "0", "-1", "2.5", "3s", "NaN"]) {
       expect(dynamodbBudget(value === undefined ? {} : { DYNAMODB_REQUEST_TIMEOUT_MS: value })).toEqual(DYNAMODB_BUDGET);
+      expect(dynamodbBudget(value === undefined ? {} : { DYNAMODB_CONNECTION_TIMEOUT_MS: value })).toEqual(DYNAMODB_BUDGET);
     }
+  });
+
+  it("takes DYNAMODB_CONNECTION_TIMEOUT_MS as the connection timeout, beside the request timeout", () => {
+    expect(dynamodbBudget({ DYNAMODB_CONNECTION_TIMEOUT_MS: "8000" })).toEqual({ ...DYNAMODB_BUDGET, connectionTimeoutMs: 8000 });
+    expect(dynamodbBudget({ DYNAMODB_CONNECTION_TIMEOUT_MS: "8000", DYNAMODB_REQUEST_TIMEOUT_MS: "9000" })).toEqual({
+      ...DYNAMODB_BUDGET,
+      connectionTimeoutMs: 8000,
+      requestTimeoutMs: 9000,
+    });
   });
 
   it(
