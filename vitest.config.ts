@@ -1,6 +1,8 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { devNull } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
+import { ISOLATED, LONG, OWN_SERVICE, SLOW_UNIT } from "./test/setup/file-lists.ts";
+import ServiceSpreadingSequencer from "./test/setup/sequencer.ts";
 
 // One access-log line per in-process request would bury test output; warnings and errors stay.
 process.env.LOG_LEVEL ??= "warn";
@@ -12,73 +14,48 @@ process.env.METRICS_FILE ??= devNull;
 process.env.APP_SECRET ??= randomBytes(48).toString("base64url");
 process.env.AUTH_SIGNING_KEY ??= JSON.stringify(generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" }));
 
-// Files that start a service of their own (other start arguments or environment, a project copy,
-// a database they stall, files they edit) or take the offline lock to package: they run after
-// the others, once the shared `npm start` has stepped aside (test/support/offline-turn.ts).
-const OWN_SERVICE = [
-  "test/e2e/add-model.test.ts",
-  "test/e2e/auth-options.test.ts",
-  "test/e2e/cross-origin.test.ts",
-  "test/e2e/limits.test.ts",
-  "test/e2e/migrate-walkthrough.test.ts",
-  "test/e2e/stalled-database.test.ts",
-  "test/e2e/start.test.ts",
-  "test/e2e/tour.test.ts",
-];
-// Long by nature, `npm run test:long` (docs/tests.md), which CI runs after `npm test`: the fuzzer
-// and the load test (thousands of requests), live reload (a save of each style, offline
-// restarted twice), and building and packaging (every function's bundle under its budget, the
-// packaged templates validated, callgrind counting a cold start, the 30-model application).
-const LONG = [
-  "test/reliability/fuzz.test.ts",
-  "test/reliability/load.test.ts",
-  "test/e2e/live-reload.test.ts",
-  "test/deploy/large-app.test.ts",
-  "test/deploy/compile-cache.test.ts",
-  "test/deploy/operations-template.test.ts",
-  "test/deploy/package.test.ts",
-  "test/deploy/roles.test.ts",
-  "test/bench/bundle-contents.test.ts",
-  "test/bench/bundle-size.test.ts",
-  "test/bench/bundle-stores.test.ts",
-  "test/bench/callgrind.test.ts",
-  "test/bench/yoga-fair.test.ts",
-];
-// In `npm test`, not in `npm run test:fast` (the inner loop): unit files that start processes of
-// their own (JVMs, the CLI, a check process), measure by repetition, or migrate many rows.
-const SLOW_UNIT = [
-  "lib/local/dynamodb-local.test.ts",
-  "lib/local/live-reload/rebuild.test.ts",
-  "test/auth/enumeration.test.ts",
-  "test/auth/v3/migrate.test.ts",
-  "test/auth/v3/cli.test.ts",
-  "test/auth/v3/crash.test.ts",
-  "test/cli/webda.test.ts",
-  "test/local/seed-command.test.ts",
-  "test/query/equivalence.test.ts",
-  "test/store/aws-budgets.test.ts",
-  "test/store/dynamodb.test.ts",
-];
 const UNIT = ["lib/**/*.test.ts", "test/**/*.test.ts", "functions/**/*.test.ts", "app/**/*.test.ts"];
 const E2E = ["test/e2e/**/*.test.ts"];
+const UNIT_EXCLUDED = [...configDefaults.exclude, ...E2E, ...OWN_SERVICE, ...LONG, ...(process.env.TEST_FAST === "1" ? SLOW_UNIT : [])];
 
 export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Two files at a time on 2 cores (vitest's default is one fewer than the cores): much of an
+    // end-to-end or service file is waiting on a service or a JVM, not running in the worker.
+    maxWorkers: 2,
+    // The service files spread among the unit files, one at a time (test/setup/sequencer.ts).
+    sequence: { sequencer: ServiceSpreadingSequencer },
     // CI also keeps a machine-readable result, from which .ci/run prints its closing tally.
     reporters: process.env.CI ? ["default", ["json", { outputFile: process.env.VITEST_RESULTS ?? ".vitest-results.json" }]] : ["default"],
     projects: [
       {
         // No `npm start`: unit and integration tests over one DynamoDB Local (`npm run test:fast`
-        // sets TEST_FAST=1: the same without the slow files).
+        // sets TEST_FAST=1: the same without the slow files). A worker's modules are shared by the
+        // files it runs, one after another (test/setup/file-lists.ts, ISOLATED, says which cannot).
         extends: true,
         test: {
           name: "unit",
           include: UNIT,
-          exclude: [...configDefaults.exclude, ...E2E, ...OWN_SERVICE, ...LONG, ...(process.env.TEST_FAST === "1" ? SLOW_UNIT : [])],
+          exclude: [...UNIT_EXCLUDED, ...ISOLATED],
+          isolate: false,
           globalSetup: ["test/setup/global.ts"],
+          // After the e2e files (they share one service, stopped once they are done), beside the
+          // service files (one at a time, spread among these by test/setup/sequencer.ts).
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        // The unit files that change process-wide state, each in a fresh process.
+        extends: true,
+        test: {
+          name: "unit-isolated",
+          include: ISOLATED,
+          exclude: UNIT_EXCLUDED,
+          globalSetup: ["test/setup/global.ts"],
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -97,7 +74,8 @@ export default defineConfig({
           name: "service",
           include: OWN_SERVICE,
           globalSetup: ["test/setup/global.ts"],
-          // After the shared service's files: it stops once, not once per file that needs the ports.
+          // With the unit files, after the shared service's (e2e) files: it stops once, not once per
+          // file that needs the ports.
           sequence: { groupOrder: 1 },
         },
       },

@@ -231,7 +231,13 @@ describe("what each subscriber receives", () => {
     const ids = Array.from({ length: 15 }, (_, i) => `paged${i}-${run}`);
     for (const id of ids) await subscriber(s, id, watched);
     await s.app.domain.create(as(ALICE), model(s.app, "Post"), post(`paged-${run}`));
-    expect(s.reports.at(-1)).toMatchObject({ subscriptions: 15, executions: 1, delivered: 15, failed: 0 });
+    // Other files share the tables and run beside this one: a subscription of theirs to every Post
+    // may be read too, each with an execution of its own at most. Ours, all 15, share one.
+    const report = s.reports.at(-1);
+    expect(report).toMatchObject({ failed: 0 });
+    expect(report?.subscriptions).toBeGreaterThanOrEqual(15);
+    expect(report?.delivered).toBe(report?.subscriptions);
+    expect(report?.executions).toBeLessThanOrEqual((report?.subscriptions ?? 0) - 14);
     for (const id of ids) expect(received(s.transport, id)).toEqual([{ Post: { slug: `paged-${run}`, title: `Title of paged-${run}` } }]);
     await Promise.all(ids.map((id) => s.realtime.protocol.disconnect(id)));
   });

@@ -1,0 +1,93 @@
+/** The file lists vitest.config.ts builds its projects from (docs/tests.md, "Projects"). */
+
+// Files that start a service of their own (other start arguments or environment, a project copy,
+// a database they stall, files they edit): after the e2e files, once the shared `npm start` has
+// stepped aside (test/support/offline-turn.ts), one at a time beside the unit files.
+export const OWN_SERVICE = [
+  "test/e2e/add-model.test.ts",
+  "test/e2e/auth-options.test.ts",
+  "test/e2e/cross-origin.test.ts",
+  "test/e2e/limits.test.ts",
+  "test/e2e/migrate-walkthrough.test.ts",
+  "test/e2e/stalled-database.test.ts",
+  "test/e2e/start.test.ts",
+  "test/e2e/tour.test.ts",
+];
+// Long by nature, `npm run test:long` (docs/tests.md), which CI runs after `npm test`: the fuzzer
+// and the load test (thousands of requests), live reload (a save of each style, offline
+// restarted twice), and building and packaging (every function's bundle under its budget, the
+// packaged templates validated, callgrind counting a cold start, the 30-model application).
+export const LONG = [
+  "test/reliability/fuzz.test.ts",
+  "test/reliability/load.test.ts",
+  "test/e2e/live-reload.test.ts",
+  "test/deploy/large-app.test.ts",
+  "test/deploy/compile-cache.test.ts",
+  "test/deploy/operations-template.test.ts",
+  "test/deploy/package.test.ts",
+  "test/deploy/roles.test.ts",
+  "test/bench/bundle-contents.test.ts",
+  "test/bench/bundle-size.test.ts",
+  "test/bench/bundle-stores.test.ts",
+  "test/bench/callgrind.test.ts",
+  "test/bench/yoga-fair.test.ts",
+];
+// In `npm test`, not in `npm run test:fast` (the inner loop): unit files that start processes of
+// their own (JVMs, the CLI, a check process), measure by repetition, or migrate many rows.
+export const SLOW_UNIT = [
+  "lib/local/dynamodb-local.test.ts",
+  "lib/local/live-reload/rebuild.test.ts",
+  "test/auth/enumeration.test.ts",
+  "test/auth/v3/migrate.test.ts",
+  "test/auth/v3/cli.test.ts",
+  "test/auth/v3/crash.test.ts",
+  "test/cli/webda.test.ts",
+  "test/local/seed-command.test.ts",
+  "test/query/equivalence.test.ts",
+  "test/store/aws-budgets.test.ts",
+  "test/store/dynamodb.test.ts",
+];
+/**
+ * Which unit files run in a process of their own. Most share their worker's modules with the files
+ * before them (vitest's `isolate: false`): importing the application, the AWS SDK and graphql once
+ * per worker instead of once per file is most of what the unit project's run time was. A file that
+ * changes what every later file in the same process would see (the environment, a mock or spy, a
+ * global, the log or metrics sink, the working directory, the exit code) runs isolated instead,
+ * listed below; test/setup/isolation.test.ts finds every file that does and fails until it is listed.
+ */
+export const CHANGES_PROCESS_STATE =
+  /process\.env(\.|\[)[A-Za-z_"]* *=[^=]|delete process\.env|vi\.(mock|stubEnv|stubGlobal|useFakeTimers|spyOn|doMock|resetModules)|setLog|setMetrics|globalThis\.[a-zA-Z]+ *=[^=]|process\.chdir|process\.exitCode/;
+
+export const ISOLATED = [
+  "lib/core/log.test.ts",
+  "lib/core/trace-header.test.ts",
+  "test/auth/access-token-verify.test.ts",
+  "test/auth/credential-epoch.test.ts",
+  "test/auth/email-provider.test.ts",
+  "test/auth/lambda-start.test.ts",
+  "test/auth/mail-budget.test.ts",
+  "test/auth/mail-links.test.ts",
+  "test/auth/mail-logs.test.ts",
+  "test/auth/v3/lambda-correlation.test.ts",
+  "test/bench/dynamodb-calls.test.ts",
+  "test/core/list-token.test.ts",
+  "test/core/secrets-load.test.ts",
+  "test/deploy/deployed-stage.test.ts",
+  "test/local/events.test.ts",
+  "test/operations/invocations-at-once.test.ts",
+  "test/operations/metrics-log-line.test.ts",
+  "test/operations/metrics-offline.test.ts",
+  "test/operations/metrics.test.ts",
+  "test/operations/realtime-metrics.test.ts",
+  "test/operations/tracing-clients.test.ts",
+  "test/operations/tracing.test.ts",
+  "test/realtime/deadlines.test.ts",
+  "test/realtime/sharded-fanout.test.ts",
+  "test/reliability/faults.test.ts",
+  "test/reliability/time-budgets.test.ts",
+  "test/rest/handler.test.ts",
+  "test/rest/index-advisor.test.ts",
+  "test/rest/openapi-conformance.test.ts",
+  "test/rest/request-cost.test.ts",
+  "test/store/aws-budgets.test.ts",
+];
