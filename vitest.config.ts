@@ -85,6 +85,9 @@ export default defineConfig({
           name: "long",
           include: LONG,
           globalSetup: ["test/setup/global.ts"],
+          // One at a time: most take the fixed ports or .esbuild/ in turn, and a second worker would
+          // only wait on the offline lock, within the start timeouts of the files queued behind it.
+          maxWorkers: 1,
           sequence: { groupOrder: 2 },
         },
       },
