@@ -56,7 +56,7 @@ export const SLOW_UNIT = [
  * listed below; test/setup/isolation.test.ts finds every file that does and fails until it is listed.
  */
 export const CHANGES_PROCESS_STATE =
-  /process\.env(\.|\[)[A-Za-z_"]* *=[^=]|delete process\.env|vi\.(mock|stubEnv|stubGlobal|useFakeTimers|spyOn|doMock|resetModules)|setLog|setMetrics|globalThis\.[a-zA-Z]+ *=[^=]|process\.chdir|process\.exitCode/;
+  /process\.env(\.[A-Za-z_0-9]+|\[[^\]]+\]) *(\?\?|\|\|)?=[^=]|delete process\.env|Object\.assign\(process\.env|vi\.(mock|stubEnv|stubGlobal|useFakeTimers|spyOn|doMock|resetModules)|setLog|setMetrics|globalThis\.[a-zA-Z]+ *=[^=]|process\.chdir|process\.exitCode/;
 
 export const ISOLATED = [
   "lib/core/log.test.ts",

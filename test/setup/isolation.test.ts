@@ -40,6 +40,8 @@ describe("which unit files share their worker's modules (vitest.config.ts)", () 
     for (const line of [
       "process.env.PUBLIC_URL = url;",
       'process.env["X"] = "1";',
+      'process.env.LOG_LEVEL ??= "warn";',
+      "Object.assign(process.env, localAwsEnv());",
       "delete process.env.ALLOW_TEST_USER;",
       'vi.stubEnv("A", "b");',
       "vi.spyOn(Sealer.prototype, 'seal');",
