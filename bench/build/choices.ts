@@ -1,5 +1,5 @@
 import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { BuildOptions, Plugin } from "esbuild";
 import { app } from "../../app/index.ts";
@@ -28,7 +28,7 @@ function validatorsFrom(file: string): Plugin {
   return {
     name: "validators-from",
     setup(build) {
-      build.onResolve({ filter: /schema-cache\/validators\.mjs$/ }, () => ({ path: file }));
+      build.onResolve({ filter: /schema-cache\/validators\.mjs$/ }, () => ({ path: resolve(file) }));
     },
   };
 }
