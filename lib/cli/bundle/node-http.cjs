@@ -3,8 +3,9 @@
 //
 // Why: on Node 22 an ES import of `node:http` builds its ES module facade, which reads every export
 // once, and three of them (WebSocket, CloseEvent, MessageEvent) are getters that load Node's
-// bundled undici: about 184 M instructions of a cold start (counted under callgrind on Node
-// 22.23, `import 'node:http'` against the same module taken by require). The AWS SDK imports
+// bundled undici: 71 M instructions of the GraphQL function's import, 56-63 M of every
+// function's and floor's cold start (bench/README.md, "node:http without an ES import"; callgrind,
+// Node 22.23). The AWS SDK imports
 // `node:http` in every function (the instance-metadata credential provider, and the HTTP handler
 // for an http:// endpoint) and none of them uses those three classes. `process.getBuiltinModule`
 // (Node >= 22.3) returns the module without the facade, so the getters run only if read.
