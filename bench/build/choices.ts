@@ -1,7 +1,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { BuildOptions } from "esbuild";
+import type { BuildOptions, Plugin } from "esbuild";
+import { app } from "../../app/index.ts";
+import { VALIDATORS_COMPILE, validatorsModule } from "../../lib/cli/validators.ts";
 import { measureCold, type Prepared } from "../cold/section.ts";
 import { coldEnv, coldStartCore } from "../cold/spawn.ts";
 import { startStubDynamoDb } from "../cold/stub-dynamodb.ts";
@@ -21,9 +23,30 @@ interface Choice {
   overrides: BuildOptions;
 }
 
+/** The build with `schema-cache/validators.mjs` replaced by `file` (the other way of compiling them). */
+function validatorsFrom(file: string): Plugin {
+  return {
+    name: "validators-from",
+    setup(build) {
+      build.onResolve({ filter: /schema-cache\/validators\.mjs$/ }, () => ({ path: resolve(file) }));
+    },
+  };
+}
+
 /** serverless.yml's options as shipped, against each alternative, on the GraphQL function. */
-const SHIPPED: Choice = { name: "source map beside the bundle (sourcemap: true, linked; as shipped)", overrides: {} };
-const ALTERNATIVES: Choice[] = [{ name: "source map inside the bundle (sourcemap: inline)", overrides: { sourcemap: "inline" } }];
+const SHIPPED: Choice = {
+  name: `as shipped (source map linked, node:http by getBuiltinModule, validators ${VALIDATORS_COMPILE})`,
+  overrides: {},
+};
+function alternatives(dir: string): Choice[] {
+  const otherCompile = VALIDATORS_COMPILE === "eager" ? "lazy" : "eager";
+  return [
+    { name: "source map inside the bundle (sourcemap: inline)", overrides: { sourcemap: "inline" } },
+    // Without serverless.yml's alias: the AWS SDK's `import … from "node:http"` as esbuild writes it.
+    { name: "node:http by ES import (no alias: its facade loads undici)", overrides: { alias: {} } },
+    { name: `validators compiled ${otherCompile}`, overrides: { plugins: [validatorsFrom(join(dir, `validators-${otherCompile}.mjs`))] } },
+  ];
+}
 
 /**
  * The bundling choices serverless.yml makes, each an A/B on the GraphQL function's cold start:
@@ -36,8 +59,11 @@ export async function buildChoicesSection(figures: Figures, options: RunOptions)
   await mkdir(join(dir, "events"), { recursive: true });
   const event = join(dir, "events", "graphql.json");
   await writeFile(event, JSON.stringify(GRAPHQL.event));
+  const otherCompile = VALIDATORS_COMPILE === "eager" ? "lazy" : "eager";
+  // Generated beside the bundles, inside the project, so its imports of ajv's helpers resolve.
+  await writeFile(join(dir, `validators-${otherCompile}.mjs`), validatorsModule(app, otherCompile));
   const prepared: Prepared[] = [];
-  for (const [i, choice] of [SHIPPED, ...ALTERNATIVES].entries()) {
+  for (const [i, choice] of [SHIPPED, ...alternatives(dir)].entries()) {
     const built = await bundle(GRAPHQL.entry, join(dir, String(i)), undefined, choice.overrides);
     prepared.push({ variant: { ...GRAPHQL, name: choice.name }, bundle: built.file, event });
   }
@@ -45,7 +71,7 @@ export async function buildChoicesSection(figures: Figures, options: RunOptions)
   // esbuild cannot write as CommonJS; the attempt's message is the row.
   try {
     await bundle(GRAPHQL.entry, join(dir, "cjs"), undefined, { format: "cjs", banner: {}, outExtension: { ".js": ".cjs" } });
-    figures.gap(SECTION, "format: CommonJS", "built: no row yet (add it to ALTERNATIVES)");
+    figures.gap(SECTION, "format: CommonJS", "built: no row yet (add it to alternatives())");
   } catch (error) {
     figures.gap(SECTION, "format: CommonJS vs ESM", `does not build: ${(error as Error).message.split("\n").slice(1, 2).join(" ").trim()}`);
   }

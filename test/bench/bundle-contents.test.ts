@@ -1,8 +1,12 @@
+import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { bundle } from "../../bench/build/bundle.ts";
+import { coldEnv } from "../../bench/cold/spawn.ts";
 
 const out = await mkdtemp(join(tmpdir(), "bundle-contents-"));
 afterAll(() => rm(out, { recursive: true, force: true }));
@@ -132,4 +136,23 @@ describe("what a function's bundle carries", () => {
   it("functions/auth.ts carries them (it serves the providers' routes)", async () => {
     expect(await projectInputs("functions/auth.ts")).toEqual(expect.arrayContaining(FLOWS));
   }, 120_000);
+});
+
+describe("what a function loads of Node at its cold start", () => {
+  // An ES import of node:http builds its facade, whose WebSocket/CloseEvent/MessageEvent getters
+  // load Node's undici (lib/cli/bundle/node-http.cjs): serverless.yml's alias gives the bundles
+  // node:http without it, the AWS SDK's imports of it included.
+  it.each(["functions/rest-read.ts", "functions/graphql.ts"])(
+    "%s imports without loading Node's undici",
+    async (entry) => {
+      const built = await bundle(entry, out);
+      const probe = `await import(${JSON.stringify(pathToFileURL(built.file).href)});
+console.log(JSON.stringify(process.moduleLoadList.filter((m) => m.includes("undici"))));`;
+      const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", probe], {
+        env: coldEnv("http://127.0.0.1:9"),
+      });
+      expect(JSON.parse(stdout.trim().split("\n").pop() ?? "null")).toEqual([]);
+    },
+    120_000,
+  );
 });

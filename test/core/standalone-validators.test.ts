@@ -1,6 +1,11 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { app } from "../../app/index.ts";
-import { validatedSchemas } from "../../lib/cli/validators.ts";
+import { validatedSchemas, validatorsModule } from "../../lib/cli/validators.ts";
 import { createAjv } from "../../lib/core/validation-compiler.ts";
 import { schemaKey, type Validator } from "../../lib/core/validation.ts";
 import type { JsonSchema } from "../../lib/core/schema.ts";
@@ -55,5 +60,37 @@ describe("validators compiled at build time (ajv standalone, schema-cache/valida
       }
     }
     expect(compared).toBeGreaterThan(100);
+  });
+});
+
+describe("validators compiled lazily (each validator's code run when it is first asked for)", () => {
+  it("give the same verdicts and errors as the eager module, and the same validator on every read", async () => {
+    // Written outside the project: ajv's helpers by absolute path.
+    const require = createRequire(import.meta.url);
+    const code = validatorsModule(app, "lazy").replace(
+      /from "(ajv\/[^"]+)"/g,
+      (_, path: string) => `from ${JSON.stringify(pathToFileURL(require.resolve(path)).href)}`,
+    );
+    const dir = await mkdtemp(join(tmpdir(), "lazy-validators-"));
+    try {
+      await writeFile(join(dir, "validators.mjs"), code);
+      const lazy = ((await import(pathToFileURL(join(dir, "validators.mjs")).href)) as { validators: Record<string, Validator> }).validators;
+      expect(Object.keys(lazy).sort()).toEqual(Object.keys(validators).sort());
+      let compared = 0;
+      for (const schema of validatedSchemas(app)) {
+        const key = schemaKey(schema);
+        const eager = validators[key] as Validator;
+        const validate = lazy[key] as Validator;
+        expect(lazy[key]).toBe(validate);
+        for (const input of inputsFor(schema)) {
+          expect(validate(input)).toBe(eager(input));
+          expect(strip(validate.errors)).toEqual(strip(eager.errors));
+          compared++;
+        }
+      }
+      expect(compared).toBeGreaterThan(100);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
