@@ -7,6 +7,6 @@
 // function's and floor's cold start (bench/README.md, "node:http without an ES import"; callgrind,
 // Node 22.23). The AWS SDK imports `node:http` in every function (the instance-metadata
 // credential provider, and the HTTP handler for an http:// endpoint) and none of them uses those
-// three classes. `process.getBuiltinModule`
-// (Node >= 22.3) returns the module without the facade, so the getters run only if read.
+// three classes. `process.getBuiltinModule` (Node >= 22.3) returns the module without the facade,
+// so the getters run only if read.
 module.exports = process.getBuiltinModule("node:http");
