@@ -38,3 +38,33 @@ describe("ensureIndexes", () => {
     expect(await ensureIndexes(client, [grown])).toEqual([]);
   });
 });
+
+describe("ensureIndexes against a table whose new index takes time (fault injection)", () => {
+  it("sends the next index's UpdateTable only once the previous index is ACTIVE", async () => {
+    const name = `indexes-slow-${randomUUID()}`;
+    const log: string[] = [];
+    let creating = 0;
+    const indexes: { IndexName: string; IndexStatus: string }[] = [{ IndexName: "by_owner", IndexStatus: "ACTIVE" }];
+    const slow = {
+      send: async (command: { constructor: { name: string }; input: { GlobalSecondaryIndexUpdates?: { Create?: { IndexName?: string } }[] } }) => {
+        if (command.constructor.name === "UpdateTableCommand") {
+          const created = command.input.GlobalSecondaryIndexUpdates?.[0]?.Create?.IndexName ?? "";
+          // DynamoDB's own refusal of a second index while one is being created.
+          if (indexes.some((i) => i.IndexStatus !== "ACTIVE"))
+            throw Object.assign(new Error("Only 1 online index can be created"), { name: "LimitExceededException" });
+          indexes.push({ IndexName: created, IndexStatus: "CREATING" });
+          creating = 3;
+          log.push(`create ${created}`);
+          return {};
+        }
+        // Each describe after a create sees it CREATING a few times, then ACTIVE; the table stays ACTIVE.
+        if (creating > 0 && --creating === 0) for (const i of indexes) i.IndexStatus = "ACTIVE";
+        log.push("describe");
+        return { Table: { TableName: name, TableStatus: "ACTIVE", GlobalSecondaryIndexes: indexes.map((i) => ({ ...i })) } };
+      },
+    } as unknown as Parameters<typeof ensureIndexes>[0];
+    expect(await ensureIndexes(slow, [definition(name, ["owner", "blog", "tag"])])).toEqual([`${name}.by_blog`, `${name}.by_tag`]);
+    expect(log.filter((l) => l.startsWith("create"))).toEqual(["create by_blog", "create by_tag"]);
+    expect(log.indexOf("create by_tag") - log.indexOf("create by_blog")).toBeGreaterThan(3);
+  });
+});

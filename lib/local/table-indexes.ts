@@ -1,5 +1,25 @@
-import { DescribeTableCommand, UpdateTableCommand, waitUntilTableExists } from "@aws-sdk/client-dynamodb";
+import { DescribeTableCommand, UpdateTableCommand } from "@aws-sdk/client-dynamodb";
 import type { CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { setTimeout as sleep } from "node:timers/promises";
+
+const INDEX_WAIT_MS = 120_000;
+const INDEX_POLL_MS = 200;
+
+/**
+ * Until the table and every index on it are ACTIVE. The table stays ACTIVE while a new index is
+ * CREATING, and DynamoDB refuses a second index on a table while one is being created
+ * (LimitExceededException), which DynamoDB Local on a busy machine showed.
+ */
+async function untilIndexesActive(client: DynamoDBClient, tableName: string): Promise<void> {
+  const deadline = Date.now() + INDEX_WAIT_MS;
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const busy = Table?.TableStatus !== "ACTIVE" || (Table.GlobalSecondaryIndexes ?? []).some((i) => i.IndexStatus !== undefined && i.IndexStatus !== "ACTIVE");
+    if (!busy) return;
+    if (Date.now() > deadline) throw new Error(`${tableName}: its indexes were not ACTIVE after ${INDEX_WAIT_MS / 1000} s`);
+    await sleep(INDEX_POLL_MS);
+  }
+}
 
 /**
  * Adds the global secondary indexes a definition declares and its existing table lacks (a new
@@ -32,7 +52,7 @@ export async function ensureIndexes(client: DynamoDBClient, definitions: readonl
           ],
         }),
       );
-      await waitUntilTableExists({ client, maxWaitTime: 120, minDelay: 1, maxDelay: 5 }, { TableName: definition.TableName });
+      await untilIndexesActive(client, definition.TableName);
       added.push(`${definition.TableName}.${index.IndexName ?? ""}`);
     }
   }
