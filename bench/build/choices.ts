@@ -38,13 +38,14 @@ const SHIPPED: Choice = {
   name: `as shipped (source map linked, node:http by getBuiltinModule, validators ${VALIDATORS_COMPILE})`,
   overrides: {},
 };
+/** The way of compiling validators the functions do not ship, built for its A/B row. */
+const OTHER_COMPILE = VALIDATORS_COMPILE === "eager" ? "lazy" : "eager";
 function alternatives(dir: string): Choice[] {
-  const otherCompile = VALIDATORS_COMPILE === "eager" ? "lazy" : "eager";
   return [
     { name: "source map inside the bundle (sourcemap: inline)", overrides: { sourcemap: "inline" } },
     // Without serverless.yml's alias: the AWS SDK's `import … from "node:http"` as esbuild writes it.
     { name: "node:http by ES import (no alias: its facade loads undici)", overrides: { alias: {} } },
-    { name: `validators compiled ${otherCompile}`, overrides: { plugins: [validatorsFrom(join(dir, `validators-${otherCompile}.mjs`))] } },
+    { name: `validators compiled ${OTHER_COMPILE}`, overrides: { plugins: [validatorsFrom(join(dir, `validators-${OTHER_COMPILE}.mjs`))] } },
   ];
 }
 
@@ -59,9 +60,8 @@ export async function buildChoicesSection(figures: Figures, options: RunOptions)
   await mkdir(join(dir, "events"), { recursive: true });
   const event = join(dir, "events", "graphql.json");
   await writeFile(event, JSON.stringify(GRAPHQL.event));
-  const otherCompile = VALIDATORS_COMPILE === "eager" ? "lazy" : "eager";
   // Generated beside the bundles, inside the project, so its imports of ajv's helpers resolve.
-  await writeFile(join(dir, `validators-${otherCompile}.mjs`), validatorsModule(app, otherCompile));
+  await writeFile(join(dir, `validators-${OTHER_COMPILE}.mjs`), validatorsModule(app, OTHER_COMPILE));
   const prepared: Prepared[] = [];
   for (const [i, choice] of [SHIPPED, ...alternatives(dir)].entries()) {
     const built = await bundle(GRAPHQL.entry, join(dir, String(i)), undefined, choice.overrides);

@@ -24,8 +24,8 @@ const SECTION = "instructions";
  */
 export const UNDER_CALLGRIND = {
   DYNAMODB_REQUEST_TIMEOUT_MS: "120000",
-  // The connection's 1 s too (lib/store/aws-budgets.ts reads it once main's change is merged): a
-  // count at a load average of 15 answered 503 "did not answer in time" without it.
+  // The connection's 1 s too (read by lib/store/aws-budgets.ts): a count at a load average of 15
+  // answered 503 "did not answer in time" without it.
   DYNAMODB_CONNECTION_TIMEOUT_MS: "120000",
   BENCH_REMAINING_MS: "600000",
 };
