@@ -58,6 +58,9 @@ for (const [name, section] of SECTIONS) {
   const at = performance.now();
   await section(figures, options);
   progress(`${name} done in ${((performance.now() - at) / 1000).toFixed(1)} s`);
+  // A long run that dies later (a full machine, a killed session) keeps what it measured so far.
+  await mkdir(options.outDir, { recursive: true });
+  await writeFile(`${options.outDir}/partial.md`, `Sections done: ${name} and those before it\n\n${markdownTable(figures)}\n`);
 }
 
 // Where a bar is missed, the profile that shows why (a full run only: profiling takes a while).
