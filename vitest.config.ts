@@ -14,6 +14,11 @@ process.env.METRICS_FILE ??= devNull;
 process.env.APP_SECRET ??= randomBytes(48).toString("base64url");
 process.env.AUTH_SIGNING_KEY ??= JSON.stringify(generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" }));
 
+// `npm test` and `npm run test:e2e` set SERVICE_CHAIN=1: the files with a service of their own run
+// as one chain (test/e2e/own-service-chain.test.ts). Without it, each is a file of its own, as when
+// one is run alone (`npx vitest run test/e2e/start.test.ts`).
+const SERVICE_CHAIN_FILE = "test/e2e/own-service-chain.test.ts";
+const SERVICE_FILES = process.env.SERVICE_CHAIN === "1" ? [SERVICE_CHAIN_FILE] : OWN_SERVICE;
 const UNIT = ["lib/**/*.test.ts", "test/**/*.test.ts", "functions/**/*.test.ts", "app/**/*.test.ts"];
 const E2E = ["test/e2e/**/*.test.ts"];
 const UNIT_EXCLUDED = [...configDefaults.exclude, ...E2E, ...OWN_SERVICE, ...LONG, ...(process.env.TEST_FAST === "1" ? SLOW_UNIT : [])];
@@ -64,7 +69,7 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: E2E,
-          exclude: [...configDefaults.exclude, ...OWN_SERVICE, ...LONG],
+          exclude: [...configDefaults.exclude, ...OWN_SERVICE, SERVICE_CHAIN_FILE, ...LONG],
           globalSetup: ["test/setup/shared-offline.ts"],
         },
       },
@@ -72,7 +77,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "service",
-          include: OWN_SERVICE,
+          include: SERVICE_FILES,
           globalSetup: ["test/setup/global.ts"],
           // With the unit files, after the shared service's (e2e) files: it stops once, not once per
           // file that needs the ports.

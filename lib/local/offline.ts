@@ -4,6 +4,10 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { OFFLINE_PORTS } from "../http/offline.ts";
 import { LOCAL_HOST } from "./ports.ts";
+import { READY_FD_ENV, READY_LINE } from "./offline-ready.mjs";
+
+/** The descriptor offline reads "ready" on, when held (stdin, stdout and stderr come first). */
+const READY_FD = 3;
 
 // Declared where the functions read it (lib/http sits below lib/local); re-exported for the local tools.
 export { OFFLINE_PORTS };
@@ -20,6 +24,11 @@ export interface OfflineOptions {
   params?: Record<string, string>;
   /** Makes a line filter for each of offline's output streams (true keeps a line); without it, offline writes to ours. */
   filter?: () => (line: string) => boolean;
+  /**
+   * Offline's servers wait for "ready" on a pipe (lib/local/offline-ready.mjs), written with
+   * `signalReady` once the database is: offline loads and bundles meanwhile.
+   */
+  heldUntilReady?: boolean;
 }
 
 export function offlineArgs(options: Pick<OfflineOptions, "dynamodbEndpoint" | "tablePrefix" | "params">): string[] {
@@ -49,10 +58,11 @@ export function offlineArgs(options: Pick<OfflineOptions, "dynamodbEndpoint" | "
  */
 export function spawnOffline(options: OfflineOptions): ChildProcess {
   const bin = join(options.projectDir, "node_modules", ".bin", "serverless");
+  const output = options.filter ? "pipe" : "inherit";
   const child = spawn(process.execPath, [bin, ...offlineArgs(options)], {
     cwd: options.projectDir,
-    env: options.env,
-    stdio: options.filter ? ["inherit", "pipe", "pipe"] : "inherit",
+    env: options.heldUntilReady ? { ...options.env, [READY_FD_ENV]: String(READY_FD) } : options.env,
+    stdio: ["inherit", output, output, ...(options.heldUntilReady ? (["pipe"] as const) : [])],
     detached: true,
   });
   if (options.filter) {
@@ -68,4 +78,16 @@ export function spawnOffline(options: OfflineOptions): ChildProcess {
     }
   }
   return child;
+}
+
+/**
+ * Lets an offline spawned `heldUntilReady` start its servers (`ready` true), or makes it exit
+ * (`ready` false: the database could not be prepared, which the caller reports).
+ */
+export function signalReady(child: ChildProcess, ready: boolean): void {
+  const pipe = child.stdio[READY_FD];
+  if (!pipe || !("end" in pipe) || pipe.destroyed) return;
+  // An offline that has already exited has closed its end; nothing is waiting any more.
+  pipe.on("error", () => undefined);
+  pipe.end(ready ? `${READY_LINE}\n` : "");
 }

@@ -6,11 +6,11 @@ import { signalGroup, terminate } from "./child-process.ts";
 import { startDynamoDbLocal } from "./dynamodb-local.ts";
 import type { DynamoDbLocal } from "./dynamodb-local.ts";
 import { localAwsEnv } from "./local-aws.ts";
-import { OFFLINE_PORTS, spawnOffline } from "./offline.ts";
+import { OFFLINE_PORTS, signalReady, spawnOffline } from "./offline.ts";
 import { offlineOutputFilter } from "./offline-output.ts";
 import { killWithParent } from "./parent-exit.ts";
 import { launchers, whenAnyExits } from "./ancestors.ts";
-import { assertPortsFree, isPortFree, LOCAL_HOST } from "./ports.ts";
+import { assertPortsFree, freePort, isPortFree, LOCAL_HOST } from "./ports.ts";
 import { parseStartOptions, START_USAGE } from "./start-options.ts";
 import { ensureTables } from "./tables.ts";
 import { ensureIndexes } from "./table-indexes.ts";
@@ -63,34 +63,46 @@ function log(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-interface Database {
+/** Where the database is, known before it answers: offline is spawned with it while the JVM starts. */
+interface DatabasePlan {
   endpoint: string;
-  local: DynamoDbLocal | undefined;
+  /** Named by DYNAMODB_ENDPOINT: someone else's, neither started nor seeded here. */
+  external: boolean;
+  /** DynamoDB Local's port, and whether --db-port was taken (another was picked). */
+  port: number;
+  moved: boolean;
 }
 
-async function openDatabase(options: StartOptions): Promise<Database> {
+async function planDatabase(options: StartOptions): Promise<DatabasePlan> {
   const external = process.env.DYNAMODB_ENDPOINT || undefined;
-  if (external) {
-    log(`DynamoDB at ${external} (DYNAMODB_ENDPOINT; not starting DynamoDB Local)`);
-    return { endpoint: external, local: undefined };
+  if (external) return { endpoint: external, external: true, port: 0, moved: false };
+  const moved = !(await isPortFree(options.dbPort));
+  // A free port can still be taken before the JVM binds it: the start then fails, naming the port.
+  const port = moved ? await freePort() : options.dbPort;
+  return { endpoint: `http://${LOCAL_HOST}:${port}`, external: false, port, moved };
+}
+
+async function openDatabase(plan: DatabasePlan, options: StartOptions): Promise<DynamoDbLocal | undefined> {
+  if (plan.external) {
+    log(`DynamoDB at ${plan.endpoint} (DYNAMODB_ENDPOINT; not starting DynamoDB Local)`);
+    return undefined;
   }
-  const wished = (await isPortFree(options.dbPort)) ? options.dbPort : undefined;
-  const local = await startDynamoDbLocal({ port: wished, dataDir: options.dataDir });
+  const local = await startDynamoDbLocal({ port: plan.port, dataDir: options.dataDir });
   const where = options.dataDir === undefined ? "in memory" : `data in ${options.dataDir}`;
-  const moved = wished === undefined ? `; port ${options.dbPort} was taken` : "";
+  const moved = plan.moved ? `; port ${options.dbPort} was taken` : "";
   log(`DynamoDB Local on ${local.endpoint} (${where}${moved})`);
-  return { endpoint: local.endpoint, local };
+  return local;
 }
 
 /** The serverless process's environment; handlers inherit its `AWS_*` variables. */
-function offlineEnv(db: Database, tablePrefix: string): NodeJS.ProcessEnv {
+function offlineEnv(db: DatabasePlan, tablePrefix: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, DYNAMODB_ENDPOINT: db.endpoint, TABLE_PREFIX: tablePrefix };
   for (const [name, value] of Object.entries(localAwsEnv())) {
     // Our DynamoDB Local refuses real secret keys (they contain symbols); a foreign endpoint
     // may want the caller's own identity.
-    if (db.local !== undefined || env[name] === undefined) env[name] = value;
+    if (!db.external || env[name] === undefined) env[name] = value;
   }
-  if (db.local !== undefined) {
+  if (!db.external) {
     delete env.AWS_SESSION_TOKEN;
     delete env.AWS_PROFILE;
   }
@@ -146,9 +158,14 @@ interface SupervisedOffline {
   /** Stops offline and starts it again on the same ports; resolves once the new one answers HTTP. */
   restart: () => Promise<boolean>;
   current: () => ChildProcess;
+  /** Stops offline, then what `stopOthers` stops; `running` resolves with `code`. */
+  stop: (code: number) => Promise<void>;
+  /** Whether a stop has begun (a signal, offline exiting, `stop`). */
+  stopping: () => boolean;
 }
 
-function superviseOffline(spawnIt: () => ChildProcess, db: Database, companions: readonly Companion[]): SupervisedOffline {
+/** Runs offline until it exits or npm start is stopped; then `stopOthers` (the companions, the database). */
+function superviseOffline(spawnIt: () => ChildProcess, stopOthers: () => Promise<void>): SupervisedOffline {
   let offline = spawnIt();
   // Always the current offline's group: a restart replaces the process the signals go to.
   const sendGroup = (signal: NodeJS.Signals): void => {
@@ -170,8 +187,7 @@ function superviseOffline(spawnIt: () => ChildProcess, db: Database, companions:
     // Whatever offline left in its group (an esbuild service) goes with it.
     sendGroup("SIGKILL");
     unregister();
-    await Promise.all(companions.map((c) => c.stop().catch(() => undefined)));
-    await db.local?.stop();
+    await stopOthers();
     resolveRunning(code);
   };
   const watchOffline = (child: ChildProcess): void => {
@@ -218,7 +234,7 @@ function superviseOffline(spawnIt: () => ChildProcess, db: Database, companions:
     }
     return waitForHttp(offline);
   };
-  return { running, restart, current: () => offline };
+  return { running, restart, current: () => offline, stop, stopping: () => stopping };
 }
 
 async function waitForPortsFree(): Promise<void> {
@@ -230,7 +246,10 @@ async function waitForPortsFree(): Promise<void> {
   }
 }
 
-/** `npm start`: DynamoDB Local, the tables, then serverless offline until Ctrl-C. Returns the exit code. */
+/**
+ * `npm start`: DynamoDB Local, the tables and the seed, while serverless offline loads beside them;
+ * offline serves once they are ready, until Ctrl-C. Returns the exit code.
+ */
 export async function runLocal(options: RunLocalOptions): Promise<number> {
   let start: StartOptions;
   try {
@@ -245,23 +264,25 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
   }
 
   await assertPortsFree(Object.values(OFFLINE_PORTS));
-  const db = await openDatabase(start);
+  const plan = await planDatabase(start);
   const tablePrefix = process.env.TABLE_PREFIX || options.defaultTablePrefix;
-  const env = offlineEnv(db, tablePrefix);
-  const database: LocalDatabase = { endpoint: db.endpoint, tablePrefix, embedded: db.local !== undefined };
+  const env = offlineEnv(plan, tablePrefix);
+  const database: LocalDatabase = { endpoint: plan.endpoint, tablePrefix, embedded: !plan.external };
   let seeded: "seeded" | "kept" | "empty" = "empty";
+  let local: DynamoDbLocal | undefined;
   const companions: Companion[] = [];
-  try {
-    await createTables(db.endpoint, env, options.tables(tablePrefix));
-    // Before offline starts, so that the first request already sees a living blog.
-    if (options.seed && !start.empty) {
-      if (database.embedded) seeded = await options.seed(database);
-      else log("seed: not seeding a database named by DYNAMODB_ENDPOINT (npm run seed does it on demand)");
-    }
-    for (const start of options.companions ?? []) companions.push(await start());
-  } catch (error) {
+  const stopOthers = async (): Promise<void> => {
     await Promise.all(companions.map((c) => c.stop().catch(() => undefined)));
-    await db.local?.stop();
+    await local?.stop();
+  };
+  // The JVM starts while the companions do; offline's params need theirs.
+  const opening = openDatabase(plan, start).then((started) => (local = started));
+  opening.catch(() => undefined);
+  try {
+    for (const startCompanion of options.companions ?? []) companions.push(await startCompanion());
+  } catch (error) {
+    await opening.catch(() => undefined);
+    await stopOthers();
     throw error;
   }
   const params = Object.assign({}, ...companions.map((c) => c.params)) as Record<string, string>;
@@ -269,9 +290,39 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
   if (reload) await prepareReloadStamp(options.projectDir);
   // Quiet by default: one line per request (the handlers' METRIC line), no route table unless --routes.
   const filter = () => offlineOutputFilter({ routes: start.routes });
-  const spawnIt = (): ChildProcess => spawnOffline({ projectDir: options.projectDir, dynamodbEndpoint: db.endpoint, tablePrefix, env, params, filter });
+  // Offline loads and bundles while the database starts and is seeded; its servers wait for the
+  // word (lib/local/offline-ready.mjs), so the first request already sees a living blog.
+  let markPrepared: (ok: boolean) => void = () => undefined;
+  const prepared = new Promise<boolean>((resolve) => (markPrepared = resolve));
+  const spawnIt = (): ChildProcess => {
+    const child = spawnOffline({ projectDir: options.projectDir, dynamodbEndpoint: plan.endpoint, tablePrefix, env, params, filter, heldUntilReady: true });
+    void prepared.then((ok) => signalReady(child, ok));
+    return child;
+  };
   const offlineStarted = Date.now();
-  const offline = superviseOffline(spawnIt, db, companions);
+  const offline = superviseOffline(spawnIt, stopOthers);
+  const preparing = (async () => {
+    await opening;
+    await createTables(plan.endpoint, env, options.tables(tablePrefix)).catch((error: unknown) => {
+      throw new Error(`the tables could not be created at ${plan.endpoint}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    });
+    if (options.seed && !start.empty) {
+      if (database.embedded) seeded = await options.seed(database);
+      else log("seed: not seeding a database named by DYNAMODB_ENDPOINT (npm run seed does it on demand)");
+    }
+  })();
+  try {
+    // Stopped meanwhile (Ctrl-C, offline gone): nothing waits for the seed.
+    const stoppedFirst = await Promise.race([preparing.then(() => false), offline.running.then(() => true)]);
+    if (stoppedFirst) return offline.running;
+    markPrepared(true);
+  } catch (error) {
+    markPrepared(false);
+    // A Ctrl-C while the database starts ends the JVM too: that is the stop, not a failure.
+    if (offline.stopping()) return offline.running;
+    await offline.stop(1);
+    throw error;
+  }
   const firstAnswer = waitForHttp(offline.current());
   if (options.banner) {
     const render = options.banner;
@@ -293,7 +344,7 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
         served: { files: reload.files, tables: options.tables(tablePrefix) },
         offlineStarted,
         sourcesRead: reload.sourcesRead,
-        ensureTables: (tables) => createTables(db.endpoint, env, tables, true),
+        ensureTables: (tables) => createTables(plan.endpoint, env, tables, true),
         restartOffline: offline.restart,
         log,
       });

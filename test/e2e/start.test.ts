@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -7,6 +8,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { signalGroup, waitForExit } from "../../lib/local/child-process.ts";
 import { OFFLINE_PORTS } from "../../lib/local/offline.ts";
 import { takeOfflineTurn } from "../support/offline-turn.ts";
+import { waitFor } from "../support/wait.ts";
 import { assertPortsFree } from "../../lib/local/ports.ts";
 import { descendantsOf, listProcesses } from "../../lib/local/processes.ts";
 import type { ProcessInfo } from "../../lib/local/processes.ts";
@@ -24,11 +26,12 @@ let output = "";
 let head = "";
 let releaseLock: (() => Promise<void>) | undefined;
 
-function startInOwnGroup(): ChildProcess {
+function startInOwnGroup(extraEnv: NodeJS.ProcessEnv = {}): ChildProcess {
   const env = { ...process.env };
   // Global setup points tests at its own DynamoDB; `npm start` must start and stop one itself.
   delete env.DYNAMODB_ENDPOINT;
   delete env.TABLE_PREFIX;
+  Object.assign(env, extraEnv);
   const started = spawn("npm", ["start"], { cwd: PROJECT_DIR, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   const keep = (chunk: Buffer): void => {
     const text = chunk.toString("utf8");
@@ -155,4 +158,57 @@ describe("npm start", () => {
       await startThenStop((pid) => process.kill(pid, signal), "that started npm start has gone: stopping");
     });
   }
+
+  it("loads serverless offline while the database is prepared, then stops it and says why when that fails", { timeout: 3 * READY_TIMEOUT_MS }, async () => {
+    releaseLock = await takeOfflineTurn(2 * READY_TIMEOUT_MS);
+    // A database that takes connections and answers nothing, until the test makes it fail.
+    const held: Socket[] = [];
+    const database = createServer((socket) => held.push(socket));
+    const failDatabase = (): void => {
+      database.close();
+      for (const socket of held) socket.destroy();
+    };
+    try {
+      await new Promise<void>((resolve) => database.listen(0, "127.0.0.1", resolve));
+      const endpoint = `http://127.0.0.1:${(database.address() as AddressInfo).port}`;
+      await portsFreeSoon(10_000);
+      output = "";
+      head = "";
+      child = startInOwnGroup({ DYNAMODB_ENDPOINT: endpoint });
+      const pid = child.pid;
+      if (pid === undefined) throw new Error("npm start did not spawn");
+
+      // Offline is already loading while the tables wait on the database, and serves nothing yet.
+      const offline = await waitFor(
+        () => descendantsOf(pid).find((p) => p.args.includes("serverless offline")),
+        (p) => p !== undefined,
+        "serverless offline to start beside the database",
+        READY_TIMEOUT_MS,
+      );
+      await waitFor(
+        () => held.length,
+        (n) => n > 0,
+        "npm start to call the database",
+        READY_TIMEOUT_MS,
+      );
+      expect(await versionAnswer()).toBeUndefined();
+      const tree = descendantsOf(pid);
+
+      failDatabase();
+      expect(await waitForExit(child, STOP_TIMEOUT_MS), `npm did not exit:\n${output}`).toBe(true);
+      expect(child.exitCode).toBe(1);
+      expect(output).toContain(`npm start: the tables could not be created at ${endpoint}`);
+      const left = await survivors(tree, new Set([pid, ...(offline ? [offline.pgid] : [])]));
+      expect(
+        left.map((p) => `${p.pid} ${p.args}`),
+        `left running:\n${output}`,
+      ).toEqual([]);
+      await portsFreeSoon(10_000);
+      child = undefined;
+    } finally {
+      failDatabase();
+      await releaseLock();
+      releaseLock = undefined;
+    }
+  });
 });

@@ -30,6 +30,11 @@ describe("which unit files share their worker's modules (vitest.config.ts)", () 
     expect(changing.filter((file) => !ISOLATED.includes(file))).toEqual([]);
   });
 
+  it("finds no such change in the service files, which `npm test` runs in one process (test/e2e/own-service-chain.test.ts)", () => {
+    const changing = OWN_SERVICE.filter((file) => CHANGES_PROCESS_STATE.test(readFileSync(join(ROOT, file), "utf8")));
+    expect(changing).toEqual([]);
+  });
+
   it("names only files that exist, once each", () => {
     const files = new Set(unitFiles());
     expect(ISOLATED.filter((file) => !files.has(file))).toEqual([]);
