@@ -18,7 +18,7 @@ function holdChild(
     // Both lifecycle events may fire: the pipe is read once.
     await Promise.all([plugin.hooks["offline:start:init"](), plugin.hooks["offline:start"]()]).then(
       () => console.log("released"),
-      (error) => { console.log("refused: " + error.message); process.exitCode = 1; },
+      (error) => { console.log("refused: " + error.message); process.exit(1); },
     );`;
   const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
     env: { ...process.env, [READY_FD_ENV]: "", ...env },
