@@ -33,8 +33,13 @@ export const LONG = [
   "test/bench/yoga-fair.test.ts",
 ];
 // In `npm test`, not in `npm run test:fast` (the inner loop): unit files that start processes of
-// their own (JVMs, the CLI, a check process), measure by repetition, or migrate many rows.
+// their own (JVMs, the CLI, a check process, a browser), measure by repetition, write thousands of
+// rows, or wait out real time (the SDK's retry backoff, a watcher's quiet windows).
 export const SLOW_UNIT = [
+  "lib/local/live-reload/watch.test.ts",
+  "test/graphql/graphiql.test.ts",
+  "test/reliability/faults.test.ts",
+  "test/store/read-amplification.test.ts",
   "lib/local/dynamodb-local.test.ts",
   "lib/local/live-reload/rebuild.test.ts",
   "test/auth/enumeration.test.ts",

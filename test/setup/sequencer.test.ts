@@ -12,4 +12,8 @@ describe("spreadAmong (the order service files are handed to the workers)", () =
     const spread = spreadAmong(["s1", "s2"], ["u1", "u2", "u3", "u4", "u5"]);
     expect([...spread].sort()).toEqual(["s1", "s2", "u1", "u2", "u3", "u4", "u5"]);
   });
+
+  it("leaves the others as they are when there is nothing to spread", () => {
+    expect(spreadAmong([], ["u1", "u2"])).toEqual(["u1", "u2"]);
+  });
 });

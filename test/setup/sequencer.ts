@@ -2,6 +2,8 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /** The project whose files start an `npm start` of their own on the fixed ports (vitest.config.ts). */
 export const SERVICE_PROJECT = "service";
+/** The project whose files each run in a fresh process (vitest.config.ts). */
+export const ISOLATED_PROJECT = "unit-isolated";
 
 /**
  * The files of a run in the order the workers take them. vitest's own order (groups, then projects
@@ -9,15 +11,25 @@ export const SERVICE_PROJECT = "service";
  * once, where all but one wait for the fixed ports (the offline lock) while the unit files queue
  * behind them. Here each service file is followed by an even share of the other files of its group:
  * one worker runs a service while the others work through unit files, and the next service comes up
- * about when the previous one ends. A wrong guess costs only a worker waiting for the lock.
+ * about when the previous one ends. A wrong guess costs only a worker waiting for the lock. Under
+ * `npm test` the service files are one chain file (test/e2e/own-service-chain.test.ts), which so
+ * comes first. The isolated unit files are spread the same way among the shared ones.
  */
 export default class ServiceSpreadingSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
     const services = sorted.filter((spec) => spec.project.name === SERVICE_PROJECT);
-    if (services.length === 0) return sorted;
-    const group = services[0]?.project.config.sequence.groupOrder ?? 0;
-    const partners = sorted.filter((spec) => spec.project.name !== SERVICE_PROJECT && spec.project.config.sequence.groupOrder === group);
+    // The group of the unit files (`npm run test:fast` has no service files).
+    const group = (services[0] ?? sorted.find((spec) => spec.project.name === ISOLATED_PROJECT))?.project.config.sequence.groupOrder;
+    if (group === undefined) return sorted;
+    const inGroup = sorted.filter((spec) => spec.project.name !== SERVICE_PROJECT && spec.project.config.sequence.groupOrder === group);
+    // A fresh process spends its first seconds importing, not testing: spread among the shared
+    // files, those seconds overlap another worker's tests instead of another import.
+    const isolated = inGroup.filter((spec) => spec.project.name === ISOLATED_PROJECT);
+    const partners = spreadAmong(
+      isolated,
+      inGroup.filter((spec) => spec.project.name !== ISOLATED_PROJECT),
+    );
     const spread = spreadAmong(services, partners);
     const others = sorted.filter((spec) => spec.project.config.sequence.groupOrder !== group);
     // Groups run one after another in ascending order: keep them so, with this group's files spread.
@@ -31,6 +43,7 @@ export default class ServiceSpreadingSequencer extends BaseSequencer {
 
 /** `services` one by one, each followed by an equal share of `partners` (in their order); the rest last. */
 export function spreadAmong<T>(services: T[], partners: T[]): T[] {
+  if (services.length === 0) return [...partners];
   const share = Math.floor(partners.length / services.length);
   const out: T[] = [];
   services.forEach((service, i) => out.push(service, ...partners.slice(i * share, (i + 1) * share)));
