@@ -2,8 +2,6 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /** The project whose files start an `npm start` of their own on the fixed ports (vitest.config.ts). */
 export const SERVICE_PROJECT = "service";
-/** The project whose files each run in a fresh process (vitest.config.ts). */
-export const ISOLATED_PROJECT = "unit-isolated";
 
 /**
  * The files of a run in the order the workers take them. vitest's own order (groups, then projects
@@ -13,23 +11,17 @@ export const ISOLATED_PROJECT = "unit-isolated";
  * one worker runs a service while the others work through unit files, and the next service comes up
  * about when the previous one ends. A wrong guess costs only a worker waiting for the lock. Under
  * `npm test` the service files are one chain file (test/e2e/own-service-chain.test.ts), which so
- * comes first. The isolated unit files are spread the same way among the shared ones.
+ * comes first.
  */
 export default class ServiceSpreadingSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
     const services = sorted.filter((spec) => spec.project.name === SERVICE_PROJECT);
-    // The group of the unit files (`npm run test:fast` has no service files).
-    const group = (services[0] ?? sorted.find((spec) => spec.project.name === ISOLATED_PROJECT))?.project.config.sequence.groupOrder;
-    if (group === undefined) return sorted;
-    const inGroup = sorted.filter((spec) => spec.project.name !== SERVICE_PROJECT && spec.project.config.sequence.groupOrder === group);
-    // A fresh process spends its first seconds importing, not testing: spread among the shared
-    // files, those seconds overlap another worker's tests instead of another import.
-    const isolated = inGroup.filter((spec) => spec.project.name === ISOLATED_PROJECT);
-    const partners = spreadAmong(
-      isolated,
-      inGroup.filter((spec) => spec.project.name !== ISOLATED_PROJECT),
-    );
+    if (services.length === 0) return sorted;
+    const group = services[0]?.project.config.sequence.groupOrder ?? 0;
+    // vitest's own order for the rest: spreading the isolated files among the shared ones as well
+    // was measured slower, in npm test and in test:fast alike.
+    const partners = sorted.filter((spec) => spec.project.name !== SERVICE_PROJECT && spec.project.config.sequence.groupOrder === group);
     const spread = spreadAmong(services, partners);
     const others = sorted.filter((spec) => spec.project.config.sequence.groupOrder !== group);
     // Groups run one after another in ascending order: keep them so, with this group's files spread.
