@@ -10,6 +10,7 @@ import { Server } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { streamPace } from "./stream-pace.mjs";
 
 /**
  * The part of a Hapi server (as serverless-offline creates it) the CORS patch relies on.
@@ -164,7 +165,9 @@ export function offlineStreamsClient() {
  * a record, the iterator an empty GetRecords returned for this table fails with
  * TrimmedDataAccessException, and serverless-offline-dynamodb-streams starts again at LATEST,
  * losing the record just written. Its client's `send` is made to recover instead: a fresh iterator
- * after the last record read from that shard (or after the shard's content at startup).
+ * after the last record read from that shard (or after the shard's content at startup). The same
+ * `send` paces the reads: while the streams are quiet, a read waits for the next handler run or
+ * the idle wait (stream-pace.mjs says why).
  */
 export function recoverTrimmedIterators() {
   const { DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } = offlineStreamsClient();
@@ -207,6 +210,7 @@ export function recoverTrimmedIterators() {
       const iterator = command.input.ShardIterator;
       const where = iterator === undefined ? undefined : shardOf.get(iterator);
       if (iterator !== undefined) shardOf.delete(iterator);
+      await streamPace.beforeRead();
       let out;
       try {
         out = await send.call(this, command, ...rest);
@@ -215,6 +219,7 @@ export function recoverTrimmedIterators() {
         const fresh = await send.call(this, at(where));
         out = await send.call(this, new GetRecordsCommand({ ...command.input, ShardIterator: fresh.ShardIterator }), ...rest);
       }
+      streamPace.read(out.Records?.length ?? 0);
       const last = lastSequence(out);
       if (where && last !== undefined) lastRead.set(where, last);
       if (where && out.NextShardIterator) shardOf.set(out.NextShardIterator, where);
@@ -244,8 +249,32 @@ export async function offlineHandlerRunner() {
 
 /** @type {((functionName: string) => Promise<number>) | undefined} */
 let handlerGate;
+/** @type {Set<() => void>} called after every handler run, however it ended */
+const afterRun = new Set();
 /** @type {WeakMap<object, number>} a HandlerRunner -> the generation of the bundle its worker loaded */
 const loadedGeneration = new WeakMap();
+
+/** Wraps HandlerRunner's `run` once: the gate before it, the `afterRun` listeners after it. */
+async function patchHandlerRunner() {
+  const { prototype } = await offlineHandlerRunner();
+  const run = prototype.run;
+  if (run.gated) return;
+  /** @type {RunHandler} */
+  async function gated(event, context) {
+    try {
+      if (handlerGate !== undefined && typeof context?.functionName === "string") {
+        const generation = await handlerGate(context.functionName);
+        const loaded = loadedGeneration.get(this);
+        if (loaded !== undefined && loaded !== generation) await this.cleanup();
+        loadedGeneration.set(this, generation);
+      }
+      return await run.call(this, event, context);
+    } finally {
+      for (const listener of afterRun) listener();
+    }
+  }
+  prototype.run = Object.assign(gated, { gated: /** @type {const} */ (true) });
+}
 
 /**
  * Has offline await `gate(functionName)` before it runs any handler, after the function is marked
@@ -258,18 +287,13 @@ const loadedGeneration = new WeakMap();
  */
 export async function gateOfflineHandlers(gate) {
   handlerGate = gate;
-  const { prototype } = await offlineHandlerRunner();
-  const run = prototype.run;
-  if (run.gated) return;
-  /** @type {RunHandler} */
-  async function gated(event, context) {
-    if (handlerGate !== undefined && typeof context?.functionName === "string") {
-      const generation = await handlerGate(context.functionName);
-      const loaded = loadedGeneration.get(this);
-      if (loaded !== undefined && loaded !== generation) await this.cleanup();
-      loadedGeneration.set(this, generation);
-    }
-    return run.call(this, event, context);
-  }
-  prototype.run = Object.assign(gated, { gated: /** @type {const} */ (true) });
+  await patchHandlerRunner();
+}
+
+const wakeStreams = () => streamPace.wake();
+
+/** Every handler offline runs, once it has ended, wakes the stream reads waiting on the pace. */
+export async function wakeStreamsAfterHandlers() {
+  afterRun.add(wakeStreams);
+  await patchHandlerRunner();
 }

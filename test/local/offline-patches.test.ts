@@ -15,7 +15,9 @@ import {
   recoverTrimmedIterators,
   replaceOfflineCors,
   STREAMS_PACKAGE,
+  wakeStreamsAfterHandlers,
 } from "../../lib/local/offline-patches.mjs";
+import { streamPace } from "../../lib/local/stream-pace.mjs";
 
 /**
  * The patches of lib/local/offline-patches.mjs against the installed serverless-offline and
@@ -202,6 +204,65 @@ describe("the trimmed-iterator patch on serverless-offline-dynamodb-streams' cli
       "LATEST",
       "AFTER_SEQUENCE_NUMBER",
     ]);
+  });
+
+  it("holds a read of quiet streams until a handler run ends, then reads at once while records come", async () => {
+    recoverTrimmedIterators();
+    await wakeStreamsAfterHandlers();
+    const { DynamoDBStreamsClient } = createRequire(packageFile(STREAMS_PACKAGE, "dynamodb-streams.js"))(
+      "@aws-sdk/client-dynamodb-streams",
+    ) as typeof import("@aws-sdk/client-dynamodb-streams");
+    const { GetRecordsCommand } = offlineStreamsClient();
+    const client = new DynamoDBStreamsClient({
+      region: "us-east-1",
+      endpoint: "http://127.0.0.1:9",
+      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    });
+    // Fault injection: what reaches DynamoDB Local, without DynamoDB Local, in front of the transport.
+    const sent: string[] = [];
+    client.middlewareStack.add(
+      (_next, _context) => async (args) => {
+        const iterator = String((args.input as { ShardIterator?: string }).ShardIterator);
+        sent.push(iterator);
+        return {
+          output: { Records: iterator === "with-record" ? [{ dynamodb: { SequenceNumber: "7" } }] : [], NextShardIterator: "next" } as never,
+          response: {},
+        };
+      },
+      { step: "initialize", name: "offlinePatchesPace" },
+    );
+    const send = client.send.bind(client) as unknown as (command: object) => Promise<StreamsOutput>;
+    const { idleWait, lastActivity } = streamPace;
+    // Quiet since long ago, and an idle wait no test outlives: only a handler run releases the read.
+    Object.assign(streamPace, { idleWait: 1e9, lastActivity: -Infinity });
+    const dir = mkdtempSync(join(tmpdir(), "offline-pace-"));
+    const HandlerRunner = (await offlineHandlerRunner()) as unknown as new (
+      funOptions: object,
+      options: object,
+      env: object,
+    ) => { run: (event: unknown, context: object) => Promise<unknown>; cleanup: () => Promise<void> };
+    writeFileSync(join(dir, "fn.mjs"), "export const handler = async () => 'written';\n");
+    const runner = new HandlerRunner(
+      { codeDir: dir, functionKey: "fn", handler: "fn.handler", servicePath: dir, timeout: 5, runtime: "nodejs22.x", functionName: "svc-local-fn" },
+      {},
+      {},
+    );
+    try {
+      const held = send(new GetRecordsCommand({ ShardIterator: "with-record" }));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(sent).toEqual([]);
+      expect(await runner.run({}, { functionName: "svc-local-fn", awsRequestId: "r" })).toBe("written");
+      expect((await held).Records).toHaveLength(1);
+      expect(sent).toEqual(["with-record"]);
+      // The record keeps the streams active: the next read is sent without waiting for a handler.
+      const page = await send(new GetRecordsCommand({ ShardIterator: "empty" }));
+      expect(page.Records).toEqual([]);
+      expect(sent).toEqual(["with-record", "empty"]);
+    } finally {
+      Object.assign(streamPace, { idleWait, lastActivity });
+      await runner.cleanup();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
