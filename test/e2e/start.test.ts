@@ -100,8 +100,12 @@ afterAll(async () => {
   await releaseLock?.();
 });
 
-/** Starts npm start, waits for /version, then stops it with `stop` and checks nothing it started is left. */
-async function startThenStop(stop: (npmPid: number) => void, expectLine: string): Promise<void> {
+/**
+ * Starts npm start, waits for /version, then stops it with `stop` and checks nothing it started is
+ * left. `reusesBundles`: an earlier start of this file ran on the same sources, so this one copies
+ * their bundles (lib/local/bundle-cache.mjs) instead of bundling again.
+ */
+async function startThenStop(stop: (npmPid: number) => void, expectLine: string, reusesBundles = false): Promise<void> {
   // Other e2e files run `npm start` too, on the same ports: take turns.
   releaseLock = await takeOfflineTurn(2 * READY_TIMEOUT_MS);
   try {
@@ -138,6 +142,7 @@ async function startThenStop(stop: (npmPid: number) => void, expectLine: string)
     // Nothing a newcomer must interpret: the local OpenID provider's warnings are answered.
     expect(head).not.toContain("oidc-provider WARNING");
     expect(output).toContain(expectLine);
+    if (reusesBundles) expect(head).toMatch(/esbuild: \d+ bundles unchanged since an earlier start, copied from node_modules\/\.cache\/modelrest-bundles/);
     child = undefined;
   } finally {
     await releaseLock();
@@ -155,7 +160,7 @@ describe("npm start", () => {
   // nobody. Both used to orphan the start script, DynamoDB Local and serverless offline.
   for (const signal of ["SIGTERM", "SIGKILL"] as const) {
     it(`stops everything it started when npm's pid alone gets ${signal}`, { timeout: 3 * READY_TIMEOUT_MS + 60_000 }, async () => {
-      await startThenStop((pid) => process.kill(pid, signal), "that started npm start has gone: stopping");
+      await startThenStop((pid) => process.kill(pid, signal), "that started npm start has gone: stopping", true);
     });
   }
 
