@@ -52,10 +52,15 @@ export class BundleStore {
     return this.hashes.get(path);
   }
 
-  /** @param {string} dir project-relative */
+  /**
+   * The names an import could resolve to in `dir`: not the dot-names, which an import does not
+   * name by itself and which the project root gains as it runs (.data/, .esbuild/, .serverless/).
+   * @param {string} dir project-relative
+   */
   listingOf(dir) {
     try {
-      return sha256(readdirSync(resolve(this.serviceDir, dir)).sort().join("\n"));
+      const names = readdirSync(resolve(this.serviceDir, dir)).filter((name) => !name.startsWith("."));
+      return sha256(names.sort().join("\n"));
     } catch {
       return undefined;
     }

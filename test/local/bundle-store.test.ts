@@ -15,7 +15,7 @@ const read = (path: string): string => readFileSync(join(project, path), "utf8")
 /** A fresh store each time: one start reads each file once, the next start reads them again. */
 const store = (): BundleStore => new BundleStore(root, project);
 const BUILD = {
-  inputs: ["functions/rest.ts", "lib/a.ts", "node_modules/dep/index.js", "<define:process.env.NODE_ENV>"],
+  inputs: ["functions/rest.ts", "lib/a.ts", "package.json", "node_modules/dep/index.js", "<define:process.env.NODE_ENV>"],
   outputs: [".esbuild/.build/functions/rest.mjs", ".esbuild/.build/functions/rest.mjs.map"],
   options: { "functions/rest.ts": { entryPoints: ["functions/rest.ts"], outdir: ".esbuild/.build/functions", minify: true } },
 };
@@ -25,6 +25,7 @@ beforeEach(() => {
   root = join(project, "node_modules/.cache/modelrest-bundles");
   write("functions/rest.ts", "import './lib/a.ts'");
   write("lib/a.ts", "export const a = 1;");
+  write("package.json", '{ "version": "1.0.0" }');
   write("node_modules/dep/index.js", "module.exports = 1;");
   write(".esbuild/.build/functions/rest.mjs", "bundle v1");
   write(".esbuild/.build/functions/rest.mjs.map", "map v1");
@@ -39,7 +40,7 @@ describe("the bundles kept between starts", () => {
     const found = store().find("key");
     expect(found?.manifest.options).toEqual(BUILD.options);
     // The pseudo-input esbuild names has no file: it is not an input to compare.
-    expect(Object.keys(found?.manifest.inputs ?? {})).toEqual(["functions/rest.ts", "lib/a.ts", "node_modules/dep/index.js"]);
+    expect(Object.keys(found?.manifest.inputs ?? {})).toEqual(["functions/rest.ts", "lib/a.ts", "node_modules/dep/index.js", "package.json"]);
     store().restore(found!);
     expect(read(".esbuild/.build/functions/rest.mjs")).toBe("bundle v1");
     expect(read(".esbuild/.build/functions/rest.mjs.map")).toBe("map v1");
@@ -61,6 +62,14 @@ describe("the bundles kept between starts", () => {
     write("lib/a.js", "export const a = 2;");
     expect(store().find("key")).toBeUndefined();
     rmSync(join(project, "lib/a.js"));
+    // What a running project gains beside its sources, under names no import gives.
+    write(".data/dynamodb/shared-local-instance.db", "rows");
+    write(".vitest-results.json", "{}");
+    write("lib/.a.ts.swp", "an editor's");
+    expect(store().find("key")).toBeDefined();
+    write("package.ts", "export default {};");
+    expect(store().find("key")).toBeUndefined();
+    rmSync(join(project, "package.ts"));
     // A file beside a dependency's: the lockfiles in the key say what is installed.
     write("node_modules/dep/README.md", "read me");
     expect(store().find("key")).toBeDefined();
