@@ -45,7 +45,8 @@ export function dynamodbBudget(env: NodeJS.ProcessEnv = process.env): ClientBudg
 
 function wholeMilliseconds(env: NodeJS.ProcessEnv, name: string, defaultMs: number): number {
   const raw = env[name];
-  if (raw === undefined || raw === "") return defaultMs;
+  // serverless offline passes an unset `${param:x, null}` as the string "null": unset, not wrong.
+  if (raw === undefined || raw === "" || raw === "null") return defaultMs;
   const ms = Number(raw);
   if (Number.isInteger(ms) && ms > 0) return ms;
   log.warn(`${name} is not a whole number of milliseconds: the default applies`, { value: raw, defaultMs });

@@ -134,7 +134,7 @@ describe("DYNAMODB_REQUEST_TIMEOUT_MS", () => {
   });
 
   it("leaves the default when unset, empty or not a positive whole number", () => {
-    for (const value of [undefined, "", "0", "-1", "2.5", "3s", "NaN"]) {
+    for (const value of [undefined, "", "null", "0", "-1", "2.5", "3s", "NaN"]) {
       expect(dynamodbBudget(value === undefined ? {} : { DYNAMODB_REQUEST_TIMEOUT_MS: value })).toEqual(DYNAMODB_BUDGET);
       expect(dynamodbBudget(value === undefined ? {} : { DYNAMODB_CONNECTION_TIMEOUT_MS: value })).toEqual(DYNAMODB_BUDGET);
     }
