@@ -19,6 +19,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { BundleStore } from "./bundle-store.mjs";
+import { serverlessEsbuildOf, serviceDirOf } from "./serverless-esbuild-instance.mjs";
 
 /** Under the project's node_modules: a project copy that links node_modules shares it. */
 export const CACHE_DIR = "node_modules/.cache/modelrest-bundles";
@@ -37,7 +38,7 @@ const PATH_OPTIONS = ["outdir", "outfile", "absWorkingDir"];
  * @property {{ entry: string }[]} functionEntries
  * @property {Record<string, { context?: unknown }>} buildCache
  * @property {() => Promise<void>} bundle
- * @typedef {{ serviceDir?: string, config?: { servicePath?: string }, pluginManager: { plugins: unknown[] } }} Serverless
+ * @typedef {import("./serverless-esbuild-instance.mjs").ServerlessInstance} Serverless
  */
 
 const requireEsbuildPlugin = () => createRequire(createRequire(import.meta.url).resolve("serverless-esbuild"));
@@ -126,26 +127,15 @@ export default class OfflineBundleCache {
     this.hooks = { "before:offline:start:init": prepare, "before:offline:start": prepare };
   }
 
-  serviceDir() {
-    return this.serverless.serviceDir ?? this.serverless.config?.servicePath ?? process.cwd();
-  }
-
-  /** serverless-esbuild's instance, found by what it holds rather than by its class name. */
-  esbuildPlugin() {
-    return /** @type {ServerlessEsbuild | undefined} */ (
-      this.serverless.pluginManager.plugins.find((p) => typeof p === "object" && p !== null && "buildCache" in p && "bundle" in p && "functionEntries" in p)
-    );
-  }
-
   prepare() {
     if (this.done) return;
     this.done = true;
-    const plugin = this.esbuildPlugin();
+    const plugin = /** @type {ServerlessEsbuild | undefined} */ (serverlessEsbuildOf(this.serverless));
     const options = plugin?.buildOptions;
     // Only what it can replay: no esbuild plugins of the project's own (functions are not kept),
     // no prebuilt bundles, no metafile the project asked for.
     if (plugin === undefined || options === undefined || options.plugins !== undefined || options.skipBuild || options.metafile) return;
-    const serviceDir = this.serviceDir();
+    const serviceDir = serviceDirOf(this.serverless);
     const esbuild = loadEsbuild();
     const key = cacheKey(plugin, serviceDir, esbuild.version);
     const store = new BundleStore(join(serviceDir, CACHE_DIR), serviceDir);

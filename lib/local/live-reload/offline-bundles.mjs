@@ -13,6 +13,7 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gateOfflineHandlers } from "../offline-patches.mjs";
+import { serverlessEsbuildOf, serviceDirOf } from "../serverless-esbuild-instance.mjs";
 
 export const REQUEST_FILE = "request.json";
 export const DONE_FILE = "done.json";
@@ -72,7 +73,7 @@ export default class LiveReloadBundles {
   }
 
   serviceDir() {
-    return this.serverless.serviceDir ?? this.serverless.config?.servicePath ?? process.cwd();
+    return serviceDirOf(this.serverless);
   }
 
   /** @param {string} line */
@@ -150,13 +151,8 @@ export default class LiveReloadBundles {
     }
   }
 
-  /** serverless-esbuild's instance, found by what it holds rather than by its class name. */
   esbuild() {
-    return /** @type {EsbuildPlugin | undefined} */ (
-      this.serverless.pluginManager.plugins.find(
-        (p) => typeof p === "object" && p !== null && "buildCache" in p && "bundle" in p && typeof p.bundle === "function",
-      )
-    );
+    return /** @type {EsbuildPlugin | undefined} */ (serverlessEsbuildOf(this.serverless));
   }
 
   watchRequests() {
