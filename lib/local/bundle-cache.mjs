@@ -127,6 +127,35 @@ export default class OfflineBundleCache {
     this.hooks = { "before:offline:start:init": prepare, "before:offline:start": prepare };
   }
 
+  /**
+   * Restores the bundles of `key` if the sources match them, and hands serverless-esbuild their
+   * contexts; false when it must bundle. A cache that cannot be read (another start dropping the
+   * state it was copying, a disk error) only means bundling: whatever was half copied is written
+   * over by the build.
+   * @param {ServerlessEsbuild} plugin
+   * @param {BundleStore} store
+   * @param {string} key
+   * @param {Esbuild} esbuild
+   * @param {string} serviceDir
+   */
+  reuse(plugin, store, key, esbuild, serviceDir) {
+    try {
+      const found = store.find(key);
+      if (found === undefined) return false;
+      store.restore(found);
+      for (const [entry, kept] of Object.entries(found.manifest.options)) {
+        const restored = /** @type {import("esbuild").BuildOptions} */ (mapPaths(kept, (p) => resolve(serviceDir, p)));
+        plugin.buildCache[entry] = { context: replayedContext(esbuild, restored) };
+      }
+      console.log(`esbuild: ${Object.keys(found.manifest.options).length} bundles unchanged since an earlier start, copied from ${CACHE_DIR}`);
+      return true;
+    } catch (error) {
+      for (const entry of Object.keys(plugin.buildCache)) delete plugin.buildCache[entry];
+      console.log(`esbuild: the bundles kept in ${CACHE_DIR} could not be read (${error instanceof Error ? error.message : String(error)}); bundling`);
+      return false;
+    }
+  }
+
   prepare() {
     if (this.done) return;
     this.done = true;
@@ -139,16 +168,7 @@ export default class OfflineBundleCache {
     const esbuild = loadEsbuild();
     const key = cacheKey(plugin, serviceDir, esbuild.version);
     const store = new BundleStore(join(serviceDir, CACHE_DIR), serviceDir);
-    const found = store.find(key);
-    if (found !== undefined) {
-      store.restore(found);
-      for (const [entry, kept] of Object.entries(found.manifest.options)) {
-        const restored = /** @type {import("esbuild").BuildOptions} */ (mapPaths(kept, (p) => resolve(serviceDir, p)));
-        plugin.buildCache[entry] = { context: replayedContext(esbuild, restored) };
-      }
-      console.log(`esbuild: ${Object.keys(found.manifest.options).length} bundles unchanged since an earlier start, copied from ${CACHE_DIR}`);
-      return;
-    }
+    if (this.reuse(plugin, store, key, esbuild, serviceDir)) return;
     /** @type {Map<string, { options: Record<string, unknown>, result?: BuildResult }>} entry -> its build */
     const builds = new Map();
     /** @type {EsbuildPlugin} */

@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cacheKey, replayedContext } from "../../lib/local/bundle-cache.mjs";
+import OfflineBundleCache, { cacheKey, replayedContext } from "../../lib/local/bundle-cache.mjs";
+import { BundleStore } from "../../lib/local/bundle-store.mjs";
 
 // The esbuild serverless-esbuild bundles with, as the plugin loads it.
 const esbuild = createRequire(createRequire(import.meta.url).resolve("serverless-esbuild"))("esbuild") as typeof import("esbuild");
@@ -66,5 +67,53 @@ describe("the cache key", () => {
     expect(locked).not.toBe(key);
     writeFileSync(join(dir, "tsconfig.json"), "{}");
     expect(cacheKey(plugin(true), dir, "0.28.2")).not.toBe(locked);
+  });
+});
+
+describe("reusing kept bundles", () => {
+  const plugin = () => ({
+    buildOptions: {},
+    functionEntries: [{ entry: "functions/fn.ts" }],
+    buildCache: {} as Record<string, { context?: unknown }>,
+    bundle: async () => undefined,
+  });
+  const cache = new OfflineBundleCache({ pluginManager: { plugins: [] } });
+
+  it("hands serverless-esbuild a context per kept bundle, with the bundle where the build writes it", () => {
+    mkdirSync(join(dir, "functions"), { recursive: true });
+    writeFileSync(join(dir, "functions/fn.ts"), "export const handler = 1;\n");
+    mkdirSync(join(dir, ".esbuild/.build/functions"), { recursive: true });
+    writeFileSync(join(dir, ".esbuild/.build/functions/fn.mjs"), "bundled");
+    const store = new BundleStore(join(dir, "cache"), dir);
+    store.save("key", {
+      inputs: ["functions/fn.ts"],
+      outputs: [".esbuild/.build/functions/fn.mjs"],
+      options: { "functions/fn.ts": { outdir: ".esbuild/.build/functions" } },
+    });
+    rmSync(join(dir, ".esbuild"), { recursive: true });
+    const target = plugin();
+    expect(cache.reuse(target, store, "key", esbuild, dir)).toBe(true);
+    expect(Object.keys(target.buildCache)).toEqual(["functions/fn.ts"]);
+    expect(readFileSync(join(dir, ".esbuild/.build/functions/fn.mjs"), "utf8")).toBe("bundled");
+  });
+
+  it("bundles instead when the kept state cannot be copied, leaving serverless-esbuild no context of it", () => {
+    mkdirSync(join(dir, "functions"), { recursive: true });
+    writeFileSync(join(dir, "functions/fn.ts"), "export const handler = 1;\n");
+    mkdirSync(join(dir, ".esbuild/.build/functions"), { recursive: true });
+    writeFileSync(join(dir, ".esbuild/.build/functions/fn.mjs"), "bundled");
+    // Fault injection: another start drops the state while this one copies it.
+    class DroppedStore extends BundleStore {
+      override restore(): void {
+        throw Object.assign(new Error("ENOENT: no such file or directory"), { code: "ENOENT" });
+      }
+    }
+    const store = new DroppedStore(join(dir, "cache"), dir);
+    store.save("key", { inputs: ["functions/fn.ts"], outputs: [".esbuild/.build/functions/fn.mjs"], options: { "functions/fn.ts": {} } });
+    const target = plugin();
+    expect(cache.reuse(target, store, "key", esbuild, dir)).toBe(false);
+    expect(target.buildCache).toEqual({});
+    // Nothing kept under another key: nothing to reuse, and nothing thrown.
+    expect(cache.reuse(target, new BundleStore(join(dir, "cache"), dir), "other", esbuild, dir)).toBe(false);
   });
 });
