@@ -70,6 +70,13 @@ describe("the cache key", () => {
   });
 });
 
+describe("where the cache applies", () => {
+  it("hooks serverless offline's start alone: packaging and deploying always bundle", () => {
+    const hooks = Object.keys(new OfflineBundleCache({ pluginManager: { plugins: [] } }).hooks);
+    expect(hooks.sort()).toEqual(["before:offline:start", "before:offline:start:init"]);
+  });
+});
+
 describe("reusing kept bundles", () => {
   const plugin = () => ({
     buildOptions: {},
