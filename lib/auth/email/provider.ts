@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { PreconditionFailedError, ValidationError } from "../../core/errors.ts";
-import { log } from "../../core/log.ts";
 import { versionOf } from "../../core/records.ts";
 import { countEvent } from "../../core/metrics.ts";
 import { VERSION_FIELD } from "../../core/schema.ts";
@@ -20,14 +19,13 @@ import type { EmailProviderOptions } from "./options.ts";
 import { canonicalEmail } from "./address.ts";
 import { linkBase, mailLink } from "./links.ts";
 import { checkPassword, hashPassword, passwordOf } from "./passwords.ts";
+import { attemptGate } from "./attempt-gate.ts";
 import { MailBudget, type BudgetClaim } from "./budget.ts";
-import { mailSource } from "./source.ts";
+import { sendWithinLimits, type MailBuilder } from "./limited-send.ts";
 import { MailThrottle } from "./throttle.ts";
 import { EmailTokens, type EmailClaims } from "./tokens.ts";
 import { emailRoutes } from "./routes.ts";
 import type { AuthRoute } from "../routes/route.ts";
-
-const MAX_WAIT_SECONDS = 300;
 
 /**
  * `Framework/EmailPasswordProvider`: registration in three verification modes,
@@ -91,47 +89,10 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     return mailLink(linkBase(this.name, EmailPasswordProvider.type, this.options), this.name, path, token);
   }
 
-  /**
-   * Sends one mail if every limit lets it, in order: the address's (`resendDelay`), the source's
-   * share, the service-wide budget. A refusal answers the caller as a sent mail does (the routes
-   * say nothing either way) and gives back what the earlier limits counted, as does a transport
-   * failure: only mails actually sent count.
-   */
-  private async send(
-    email: string,
-    source: string | undefined,
-    build: () => Promise<{ to: string; subject: string; text: string; html: string }>,
-    preclaimed?: { claim: BudgetClaim | undefined },
-  ): Promise<void> {
-    const { resendDelay, mailsPerMinute, mailsPerSourcePerMinute } = this.options.throttle;
-    const address = preclaimed ? preclaimed.claim : await this.throttle.claim(email, resendDelay);
-    if (!address) {
-      log.info("mail throttled", { provider: this.name });
-      countEvent("MailsThrottled");
-      return;
-    }
-    const share = await this.budget.claim(mailsPerSourcePerMinute, `mail-source:${mailSource(source)}`);
-    if (!share) {
-      log.info("mail source over its share: mail not sent", { provider: this.name, mailsPerSourcePerMinute });
-      countEvent("MailsOverSourceShare");
-      await address.release();
-      return;
-    }
-    const budget = await this.budget.claim(mailsPerMinute);
-    if (!budget) {
-      log.warn("mail budget spent: mail not sent", { provider: this.name, mailsPerMinute });
-      countEvent("MailBudgetSpent");
-      await Promise.all([address.release(), share.release()]);
-      return;
-    }
-    const mailer = this.mailer();
-    try {
-      if (!mailer) throw new Error(`service '${this.name}' needs a Framework/Mailer service to send mail`);
-      await mailer.send(await build());
-    } catch (error) {
-      await Promise.all([address.release(), share.release(), budget.release()]);
-      throw error;
-    }
+  /** One mail, if every limit lets it (./limited-send.ts). */
+  private async send(email: string, source: string | undefined, build: MailBuilder, preclaimed?: { claim: BudgetClaim | undefined }): Promise<void> {
+    const limits = { provider: this.name, throttle: this.options.throttle, addresses: this.throttle, budget: this.budget, mailer: () => this.mailer() };
+    await sendWithinLimits(limits, email, source, build, preclaimed);
   }
 
   private checkDomain(email: string): void {
@@ -152,27 +113,9 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
 
   // ---------------------------------------------------------------- login
 
-  /** The delay and lockout over a count of failures (a login's on the ident, a password change's on the session). */
+  /** The delay and lockout over a count of failures (./attempt-gate.ts). */
   private gate(counted: number | undefined, lastAt: string | undefined): { attempts: number } {
-    const { failedBeforeDelay, delay, lockout } = this.options.throttle;
-    const attempts = counted ?? 0;
-    const last = lastAt ? Date.parse(lastAt) : Number.NaN;
-    // A count without a timestamp (a v3 row) is an expired lock: verify normally, count anew.
-    if (Number.isNaN(last)) return { attempts: 0 };
-    const elapsed = (this.now() - last) / 1000;
-    if (lockout.after > 0 && attempts >= lockout.after) {
-      if (elapsed < lockout.duration) {
-        // Every attempt refused by a lock: a wave of them is an attack on the accounts or a bug.
-        countEvent("Lockouts");
-        throw new AuthError(429, "LOCKED_OUT", "Too many failed logins: the account is locked for a while", Math.ceil(lockout.duration - elapsed));
-      }
-      return { attempts: 0 };
-    }
-    if (attempts >= failedBeforeDelay) {
-      const wait = Math.min(delay * 2 ** (attempts - failedBeforeDelay), MAX_WAIT_SECONDS);
-      if (elapsed < wait) throw new AuthError(429, "TOO_MANY_ATTEMPTS", "Too many failed logins: wait before trying again", Math.ceil(wait - elapsed));
-    }
-    return { attempts };
+    return attemptGate(this.options.throttle, counted, lastAt, this.now());
   }
 
   /** Counts the attempt before the password is checked, by a conditional write: parallel guesses cannot pass the limit. */
