@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../core/canonical-json.ts";
-import type { KeyValues } from "../core/records.ts";
 import { inRange, lowerBound, upperBound, type ConnectionRange } from "./connection-ranges.ts";
-import type { SubscriptionKind, SubscriptionRow } from "./store.ts";
+import type { SubscriptionRow } from "./rows.ts";
 import { groupKey } from "./topics.ts";
 
 /**
@@ -25,17 +24,7 @@ export interface PackTable {
 }
 
 /** What every subscriber of one document shares: all of its row but who and where. */
-interface SubscriptionDocument {
-  model: string;
-  field: string;
-  kind: SubscriptionKind;
-  query: string;
-  variables?: Record<string, unknown>;
-  operationName?: string;
-  filter?: string;
-  key?: KeyValues;
-  endpoint: string;
-}
+type SubscriptionDocument = Pick<SubscriptionRow, "model" | "field" | "kind" | "query" | "variables" | "operationName" | "filter" | "key" | "endpoint">;
 
 /**
  * Characters of a document's reference: 48 bits of its SHA-256, in base64url. Two documents of one
