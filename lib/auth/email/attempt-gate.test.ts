@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AuthError } from "../errors.ts";
-import { attemptGate } from "./attempt-gate.ts";
+import { PreconditionFailedError } from "../../core/errors.ts";
+import { attemptGate, countAttempt } from "./attempt-gate.ts";
 
 const THROTTLE = { resendDelay: 60, mailsPerMinute: 100, mailsPerSourcePerMinute: 10, failedBeforeDelay: 3, delay: 2, lockout: { after: 10, duration: 900 } };
 const T0 = Date.parse("2026-12-02T12:00:00Z");
@@ -39,5 +40,46 @@ describe("the delay and lockout over failed attempts", () => {
   it("takes a count without a time (a v3 row) as an expired lock", () => {
     expect(attemptGate(THROTTLE, 50, undefined, T0)).toEqual({ attempts: 0 });
     expect(attemptGate(THROTTLE, undefined, undefined, T0)).toEqual({ attempts: 0 });
+  });
+});
+
+describe("counting an attempt by a conditional write", () => {
+  /** A row whose write is lost to another attempt `lost` times before it lands. */
+  function row(lost: number, counted = 0) {
+    const writes: number[] = [];
+    return {
+      writes,
+      row: {
+        read: async () => ({ counted }),
+        countOf: (r: { counted: number }) => ({ counted: r.counted, lastAt: at(60) }),
+        write: async (_r: { counted: number }, attempts: number) => {
+          writes.push(attempts);
+          if (writes.length <= lost) throw new PreconditionFailedError("version moved");
+          return `counted ${attempts}`;
+        },
+        busy: "Too many concurrent logins: try again",
+      },
+    };
+  }
+
+  it("reads again after a lost write, and gives up with a 429 after five", async () => {
+    const twice = row(2, 1);
+    expect(await countAttempt(THROTTLE, () => T0, twice.row)).toBe("counted 2");
+    expect(twice.writes).toEqual([2, 2, 2]);
+    const always = row(5);
+    await expect(countAttempt(THROTTLE, () => T0, always.row)).rejects.toMatchObject({
+      status: 429,
+      reason: "TOO_MANY_ATTEMPTS",
+      message: "Too many concurrent logins: try again",
+    });
+    expect(always.writes).toHaveLength(5);
+  });
+
+  it("writes nothing where there is no row, and nothing while the gate refuses", async () => {
+    const none = { ...row(0).row, read: async () => undefined };
+    expect(await countAttempt(THROTTLE, () => T0, none)).toBeUndefined();
+    const locked = row(0, 10);
+    await expect(countAttempt(THROTTLE, () => T0, locked.row)).rejects.toMatchObject({ reason: "LOCKED_OUT" });
+    expect(locked.writes).toEqual([]);
   });
 });

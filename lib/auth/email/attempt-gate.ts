@@ -1,3 +1,4 @@
+import { PreconditionFailedError } from "../../core/errors.ts";
 import { countEvent } from "../../core/metrics.ts";
 import { AuthError } from "../errors.ts";
 import type { EmailProviderOptions } from "./options.ts";
@@ -35,4 +36,39 @@ export function attemptGate(
     if (elapsed < wait) throw new AuthError(429, "TOO_MANY_ATTEMPTS", "Too many failed logins: wait before trying again", Math.ceil(wait - elapsed));
   }
   return { attempts };
+}
+
+/** Where one kind of attempt keeps its count: a login's on the ident, a password change's on the session. */
+export interface AttemptRow<Row, Counted> {
+  /** The row, or undefined when there is none to count on (it may throw instead). */
+  read(): Promise<Row | undefined>;
+  /** The failures counted on it, and when the last attempt was. */
+  countOf(row: Row): { counted: number | undefined; lastAt: string | undefined };
+  /** Writes `attempts` on the row, conditionally on the version read: a PreconditionFailedError when another write came first. */
+  write(row: Row, attempts: number): Promise<Counted>;
+  /** The 429's message when other attempts kept winning the write. */
+  busy: string;
+}
+
+/**
+ * Counts one attempt before its password is checked, by a conditional write: parallel guesses
+ * cannot pass the limit, and one that lost the write reads again. Undefined when there is no row.
+ */
+export async function countAttempt<Row, Counted>(
+  throttle: EmailProviderOptions["throttle"],
+  now: () => number,
+  row: AttemptRow<Row, Counted>,
+): Promise<Counted | undefined> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const current = await row.read();
+    if (current === undefined) return undefined;
+    const { counted, lastAt } = row.countOf(current);
+    const { attempts } = attemptGate(throttle, counted, lastAt, now());
+    try {
+      return await row.write(current, attempts + 1);
+    } catch (error) {
+      if (!(error instanceof PreconditionFailedError)) throw error;
+    }
+  }
+  throw new AuthError(429, "TOO_MANY_ATTEMPTS", row.busy, 1);
 }

@@ -19,7 +19,7 @@ import type { EmailProviderOptions } from "./options.ts";
 import { canonicalEmail } from "./address.ts";
 import { linkBase, mailLink } from "./links.ts";
 import { checkPassword, hashPassword, passwordOf } from "./passwords.ts";
-import { attemptGate } from "./attempt-gate.ts";
+import { countAttempt } from "./attempt-gate.ts";
 import { MailBudget, type BudgetClaim } from "./budget.ts";
 import { sendWithinLimits, type MailBuilder } from "./limited-send.ts";
 import { MailThrottle } from "./throttle.ts";
@@ -113,29 +113,15 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
 
   // ---------------------------------------------------------------- login
 
-  /** The delay and lockout over a count of failures (./attempt-gate.ts). */
-  private gate(counted: number | undefined, lastAt: string | undefined): { attempts: number } {
-    return attemptGate(this.options.throttle, counted, lastAt, this.now());
-  }
-
-  /** Counts the attempt before the password is checked, by a conditional write: parallel guesses cannot pass the limit. */
-  private async countAttempt(email: string): Promise<Ident | undefined> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const ident = await this.auth.idents.find("email", email);
-      if (!ident) return undefined;
-      const { attempts } = this.gate(ident._loginAttempts, ident._lastLoginAttemptAt);
-      try {
-        return await this.auth.idents.patch(
-          ident,
-          { _loginAttempts: attempts + 1, _lastLoginAttemptAt: new Date(this.now()).toISOString() },
-          [],
-          ident[VERSION_FIELD],
-        );
-      } catch (error) {
-        if (!(error instanceof PreconditionFailedError)) throw error;
-      }
-    }
-    throw new AuthError(429, "TOO_MANY_ATTEMPTS", "Too many concurrent logins: try again", 1);
+  /** Counts the login attempt on the address's ident before the password is checked (./attempt-gate.ts). */
+  private countAttempt(email: string): Promise<Ident | undefined> {
+    return countAttempt(this.options.throttle, () => this.now(), {
+      read: () => this.auth.idents.find("email", email),
+      countOf: (ident) => ({ counted: ident._loginAttempts, lastAt: ident._lastLoginAttemptAt }),
+      write: (ident, attempts) =>
+        this.auth.idents.patch(ident, { _loginAttempts: attempts, _lastLoginAttemptAt: new Date(this.now()).toISOString() }, [], ident[VERSION_FIELD]),
+      busy: "Too many concurrent logins: try again",
+    });
   }
 
   private async failed(email: string, reason: string): Promise<never> {
@@ -382,20 +368,18 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     return this.auth.login(userId, "email", { ident: ident.uuid, generation });
   }
 
-  /** Counts the attempt on the caller's session before the password is checked, by a conditional write. */
+  /** Counts the attempt on the caller's session before the password is checked (./attempt-gate.ts). */
   private async countChangeAttempt(caller: { userId: string; sessionId: string }): Promise<void> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const session = await this.auth.sessions.get(caller.sessionId, caller.userId);
-      if (!Sessions.acceptsAccessTokens(session)) throw loginRequired();
-      const { attempts } = this.gate(session._changeAttempts, session._lastChangeAttemptAt);
-      try {
-        await this.auth.sessions.countChangeAttempt(session, attempts + 1);
-        return;
-      } catch (error) {
-        if (!(error instanceof PreconditionFailedError)) throw error;
-      }
-    }
-    throw new AuthError(429, "TOO_MANY_ATTEMPTS", "Too many concurrent attempts: try again", 1);
+    await countAttempt(this.options.throttle, () => this.now(), {
+      read: async () => {
+        const session = await this.auth.sessions.get(caller.sessionId, caller.userId);
+        if (!Sessions.acceptsAccessTokens(session)) throw loginRequired();
+        return session;
+      },
+      countOf: (session) => ({ counted: session._changeAttempts, lastAt: session._lastChangeAttemptAt }),
+      write: (session, attempts) => this.auth.sessions.countChangeAttempt(session, attempts),
+      busy: "Too many concurrent attempts: try again",
+    });
   }
 }
 
