@@ -13,7 +13,7 @@ import { createRealtime, type RealtimeParts } from "../../lib/realtime/realtime.
 import { connectionShape, realtimeTableNames, realtimeTables, subscriptionShape, userConnectionShape } from "../../lib/realtime/tables.ts";
 import { markerItem } from "../../lib/realtime/topic-markers.ts";
 import { dynamoPackTable } from "../../lib/realtime/pack-table.ts";
-import { bucketOf, depthFor } from "../../lib/realtime/topic-packs.ts";
+import { bucketOf, depthFor, slotKey } from "../../lib/realtime/topic-packs.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { blog, post } from "../../test/support/blog.ts";
@@ -254,7 +254,7 @@ async function seed(app: ReturnType<typeof blog>, parts: RealtimeParts, document
     },
   });
   await subscribe(realtime, 1);
-  const packKey = { connectionId: "\u0000pack:Post", id: bucketOf("c0", 1) };
+  const packKey = { connectionId: "\u0000pack:Post", id: slotKey(bucketOf("c0", 1), 0) };
   const entry = (await documents.send(new GetCommand({ TableName: table, Key: packKey }))).Item?.["c0 s"];
   if (typeof entry !== "string") throw new Error("fan-out (sharded): no template pack entry");
   await documents.send(new DeleteCommand({ TableName: table, Key: packKey }));
@@ -281,10 +281,12 @@ async function seed(app: ReturnType<typeof blog>, parts: RealtimeParts, document
   );
   // The depth the topic's subscribes would have reached: each subscribe writes at its count's.
   const depth = depthFor(size);
-  const buckets = new Map<string, Record<string, string>>();
+  const buckets = new Map<string, Record<string, string | number>>();
   for (const connectionId of ids) {
-    const bucket = buckets.get(bucketOf(connectionId, depth)) ?? { connectionId: "\u0000pack:Post", id: bucketOf(connectionId, depth) };
+    // Each bucket's item 0, with the count of its entries' bytes a subscribe keeps.
+    const bucket = buckets.get(bucketOf(connectionId, depth)) ?? { connectionId: "\u0000pack:Post", id: slotKey(bucketOf(connectionId, depth), 0), bytes: 0 };
     bucket[`${connectionId} s`] = entry;
+    bucket.bytes = Number(bucket.bytes) + Buffer.byteLength(`${connectionId} s`) + Buffer.byteLength(entry);
     buckets.set(bucketOf(connectionId, depth), bucket);
   }
   const packs = [...buckets.values()];

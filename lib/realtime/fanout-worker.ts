@@ -4,6 +4,7 @@ import { emptyReport, type DeliveryReport } from "./fanout.ts";
 import { decodeShare } from "./fanout-queue.ts";
 import type { Realtime } from "./realtime.ts";
 import type { SubscriptionRow } from "./store.ts";
+import { placeOf } from "./topic-packs.ts";
 
 export type WorkerParts = Pick<Realtime, "fanout" | "store">;
 
@@ -34,12 +35,12 @@ export async function deliverShares(parts: WorkerParts, event: SQSEvent): Promis
         try {
           const share = decodeShare(record.body);
           // Read afresh for every message: what a share holds does not depend on which instance ran it before.
-          const ids = new Map<string, string[]>();
-          const rows = remembering(parts.store.subscriptionShare(share.topic, share.range, SIZES), ids);
+          const held = new Map<string, SubscriptionRow[]>();
+          const rows = remembering(parts.store.subscriptionShare(share.topic, share.range, SIZES), held);
           const packs = parts.store.packs;
           const forget = packs
             ? (connectionId: string) =>
-                Promise.all((ids.get(connectionId) ?? []).map((id) => packs.remove(share.topic, connectionId, id))).then(() => undefined)
+                Promise.all((held.get(connectionId) ?? []).map((row) => packs.remove(share.topic, connectionId, row.id, placeOf(row)))).then(() => undefined)
             : undefined;
           const delivered = await parts.fanout.deliverTo(share.event, rows, forget);
           for (const field of Object.keys(delivered) as (keyof DeliveryReport)[]) report[field] += delivered[field];
@@ -54,13 +55,13 @@ export async function deliverShares(parts: WorkerParts, event: SQSEvent): Promis
   return { response: { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) }, report };
 }
 
-/** The rows as read, noting each connection's subscription ids (what a gone connection's entries are named by). */
-async function* remembering(pages: AsyncIterable<SubscriptionRow[]>, ids: Map<string, string[]>): AsyncIterable<SubscriptionRow[]> {
+/** The rows as read, noting each connection's (a gone connection's entries are named by their ids, found in the items they were read from). */
+async function* remembering(pages: AsyncIterable<SubscriptionRow[]>, held: Map<string, SubscriptionRow[]>): AsyncIterable<SubscriptionRow[]> {
   for await (const page of pages) {
     for (const row of page) {
-      const held = ids.get(row.connectionId);
-      if (held) held.push(row.id);
-      else ids.set(row.connectionId, [row.id]);
+      const rows = held.get(row.connectionId);
+      if (rows) rows.push(row);
+      else held.set(row.connectionId, [row]);
     }
     yield page;
   }

@@ -1,10 +1,12 @@
 import { BatchGetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { TTL_ATTRIBUTE } from "./tables.ts";
-import type { PackTable } from "./topic-packs.ts";
+import type { PackEntry, PackTable } from "./topic-packs.ts";
 
 /** Packs and documents share the subscriptions table: partitions no connection id can name (those have no NUL). */
 const PACK = "\u0000pack:";
 const DOCUMENT = "\u0000doc:";
+/** A pack item's count of its entries' bytes (topic-packs.ts, `SLOT_BYTES`): a number, never taken for an entry. */
+const COUNT = "bytes";
 /** The key attributes of the subscriptions table, which a pack item carries besides its entries. */
 const KEY = new Set(["connectionId", "id"]);
 /** The sort key's largest character: an inclusive upper bound just below the next share's first bucket. */
@@ -21,35 +23,44 @@ function isConditionFailure(error: unknown): boolean {
 }
 
 /**
- * The packs in DynamoDB, in the subscriptions table: a subscribe is one UpdateItem of one
- * attribute (no read), a share is one eventually consistent Query of its topic's pack partition
+ * The packs in DynamoDB, in the subscriptions table: a subscribe is one conditional UpdateItem
+ * of one attribute and its item's count (no read), a share is one eventually consistent Query of its topic's pack partition
  * over its buckets (read units by the bytes returned, not per item), documents are one
  * BatchGetItem for those an instance has not seen.
  */
 export function dynamoPackTable(client: DynamoDBDocumentClient, tableName: string): PackTable {
   return {
-    async setEntry(topic, bucket, name, value) {
-      await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { connectionId: `${PACK}${topic}`, id: bucket },
-          UpdateExpression: "SET #e = :v",
-          ExpressionAttributeNames: { "#e": name },
-          ExpressionAttributeValues: { ":v": value },
-        }),
-      );
+    async addEntry(topic, item, name, value, bytes, cap) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { connectionId: `${PACK}${topic}`, id: item },
+            UpdateExpression: "SET #e = :v ADD #n :w",
+            // The count moves with the entry in one write: racing subscribers never take one item past the cap.
+            ConditionExpression: "attribute_not_exists(#n) OR #n <= :room",
+            ExpressionAttributeNames: { "#e": name, "#n": COUNT },
+            ExpressionAttributeValues: { ":v": value, ":w": bytes, ":room": cap - bytes },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
     },
 
-    async removeEntry(topic, bucket, name) {
+    async removeEntry(topic, item, name, bytes) {
       await client
         .send(
           new UpdateCommand({
             TableName: tableName,
-            Key: { connectionId: `${PACK}${topic}`, id: bucket },
-            UpdateExpression: "REMOVE #e",
-            // An update makes the item it does not find: only where the entry is.
+            Key: { connectionId: `${PACK}${topic}`, id: item },
+            UpdateExpression: bytes === undefined ? "REMOVE #e" : "REMOVE #e ADD #n :w",
+            // An update makes the item it does not find: only where the entry is, so it is counted out once.
             ConditionExpression: "attribute_exists(#e)",
-            ExpressionAttributeNames: { "#e": name },
+            ExpressionAttributeNames: { "#e": name, ...(bytes === undefined ? {} : { "#n": COUNT }) },
+            ...(bytes === undefined ? {} : { ExpressionAttributeValues: { ":w": -bytes } }),
           }),
         )
         .catch((error: unknown) => {
@@ -79,9 +90,11 @@ export function dynamoPackTable(client: DynamoDBDocumentClient, tableName: strin
             ...(start ? { ExclusiveStartKey: start } : {}),
           }),
         );
-        const entries: [string, string][] = [];
+        const entries: PackEntry[] = [];
         for (const item of result.Items ?? []) {
-          for (const [name, value] of Object.entries(item)) if (!KEY.has(name) && typeof value === "string") entries.push([name, value]);
+          const id = String(item.id);
+          // Entries are the string attributes but the key (the count is a number).
+          for (const [name, value] of Object.entries(item)) if (!KEY.has(name) && typeof value === "string") entries.push({ item: id, name, value });
         }
         if (entries.length > 0) yield entries;
         start = result.LastEvaluatedKey;

@@ -10,6 +10,7 @@ import { Fanout } from "./fanout.ts";
 import { DEFAULT_FANOUT_OPTIONS, type FanoutOptions } from "./fanout-options.ts";
 import { FanoutPlanner } from "./fanout-plan.ts";
 import type { FanoutQueue } from "./fanout-queue.ts";
+import { keyedReferences, type DocumentReference } from "./pack-references.ts";
 import { dynamoPackTable } from "./pack-table.ts";
 import { realtimeOptions, type RealtimeOptions } from "./options.ts";
 import { SubscriptionPlanner } from "./planner.ts";
@@ -33,6 +34,8 @@ export interface RealtimeParts {
    */
   fanoutQueue?: FanoutQueue;
   fanoutOptions?: FanoutOptions;
+  /** Names the packs' subscription documents; keyed by the application secret unless given (tests inject collisions). */
+  documentReference?: DocumentReference;
 }
 
 export interface Realtime {
@@ -69,7 +72,7 @@ export function createRealtime(app: Application, parts: RealtimeParts = {}): Rea
   const schema = buildGraphQLSchema(app, graphql, { assumeValid: parts.assumeValidSchema ?? false });
   const documents = new DocumentCache(schema, graphql.limits, { introspection: graphql.introspection, size: graphql.documentCacheSize });
   const repositories = parts.repositories ?? dynamoRealtimeRepositories();
-  const store = new RealtimeStore(repositories, parts.now);
+  const store = new RealtimeStore(repositories, parts.now, parts.documentReference ?? keyedReferences(() => app.secret()));
   const transport = parts.transport ?? new ApiGatewayTransport();
   const options = parts.options ?? realtimeOptions();
   const planner = new SubscriptionPlanner(app, schema, documents);

@@ -51,6 +51,12 @@ export interface SubscriptionRow {
   expiresAt: number;
   /** Set when the subscription holds one of its connection's places (`takePlace`), freed with it. */
   place?: number;
+  /**
+   * The item of its topic's packs holding its entry, and the bytes the entry counts there
+   * (topic-packs.ts); absent on rows an earlier version wrote, whose entries are found by depth.
+   */
+  packItem?: string;
+  packBytes?: number;
 }
 
 /** The client completed an id before its subscribe was processed (API Gateway may reorder messages). */
@@ -128,6 +134,8 @@ export function toSubscription(item: Item): SubscriptionRow {
   }
   Object.assign(optional, credentialOf(item));
   if (typeof item[PLACE] === "number") optional.place = item[PLACE];
+  if (typeof item.packItem === "string") optional.packItem = item.packItem;
+  if (typeof item.packBytes === "number") optional.packBytes = item.packBytes;
   return {
     connectionId: str(item, "connectionId"),
     id: str(item, "id"),

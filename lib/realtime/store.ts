@@ -5,7 +5,8 @@ import { TTL_ATTRIBUTE } from "./tables.ts";
 import { errorFields, log } from "../core/log.ts";
 import { inRange, type ConnectionRange } from "./connection-ranges.ts";
 import { TopicMarkers } from "./topic-markers.ts";
-import { TopicPacks, type PackTable } from "./topic-packs.ts";
+import type { DocumentReference } from "./pack-references.ts";
+import { placeOf, TopicPacks, type PackPlace, type PackTable } from "./topic-packs.ts";
 import { UserPlacesTable } from "./user-places.ts";
 import {
   isSubscription,
@@ -45,6 +46,17 @@ export interface RealtimeRepositories {
   topicPacks?: PackTable;
 }
 
+/** Thrown by `placed` when the row was completed while its entry was being written. */
+const COMPLETED = new Error("completed while added");
+
+/** The place a stored row notes for its entry (none on rows an earlier version wrote). */
+function toPlace(item: Item): { packItem?: string; packBytes?: number } {
+  return {
+    ...(typeof item.packItem === "string" ? { packItem: item.packItem } : {}),
+    ...(typeof item.packBytes === "number" ? { packBytes: item.packBytes } : {}),
+  };
+}
+
 async function ignoreMissing(work: Promise<unknown>): Promise<void> {
   try {
     await work;
@@ -67,9 +79,11 @@ export class RealtimeStore {
   /** Each topic's subscribers packed into a few compact items, when the repositories keep them. */
   readonly packs: TopicPacks | undefined;
 
+  /** `reference` names the packs' documents (pack-references.ts); needed with `topicPacks`. */
   constructor(
     repositories: RealtimeRepositories,
     private readonly now: () => number = Date.now,
+    reference?: DocumentReference,
   ) {
     this.connections = repositories.connections;
     this.subscriptions = repositories.subscriptions;
@@ -77,7 +91,8 @@ export class RealtimeStore {
     this.markers = repositories.topicMarkers
       ? new TopicMarkers(repositories.topicMarkers, packs ? (keys) => packs.items(keys) as Promise<Item[]> : undefined)
       : undefined;
-    this.packs = repositories.topicPacks ? new TopicPacks(repositories.topicPacks, now) : undefined;
+    if (packs && !reference) throw new Error("topic packs need a document reference (pack-references.ts)");
+    this.packs = packs && reference ? new TopicPacks(packs, { reference, now }) : undefined;
     this.userPlaces = new UserPlacesTable(repositories.userConnections, now);
   }
 
@@ -155,15 +170,35 @@ export class RealtimeStore {
       await ignoreMissing(this.subscriptions.delete({ connectionId: row.connectionId, id: row.id }));
       throw error;
     }
+    let place: PackPlace | undefined;
     try {
-      await this.packs?.add(row, count);
+      place = await this.packs?.add(row, count);
+      if (place) await this.placed(row, place);
     } catch (error) {
+      if (error === COMPLETED) return "added";
       // A row missing from its topic's packs would never be delivered to: it is not kept either.
       await ignoreMissing(this.subscriptions.delete({ connectionId: row.connectionId, id: row.id }));
       await this.markers?.changed(row.topic, -1).catch(() => undefined);
       throw error;
     }
     return "added";
+  }
+
+  /**
+   * Notes on the row where its entry went, so that its removal is one write. A row completed
+   * meanwhile (gone, or replaced by a tombstone) has been counted out and freed its place, but its
+   * complete could not find the entry: it is removed here (COMPLETED), and nothing else undone.
+   */
+  private async placed(row: SubscriptionRow, place: PackPlace): Promise<void> {
+    const key = { connectionId: row.connectionId, id: row.id };
+    try {
+      const set = { packItem: place.item, ...(place.bytes !== undefined ? { packBytes: place.bytes } : {}) };
+      await this.subscriptions.patch(key, set, [], { expectedFields: { state: undefined } });
+    } catch (error) {
+      await this.packs?.remove(row.topic, row.connectionId, row.id, place);
+      if (error instanceof NotFoundError || error instanceof PreconditionFailedError) throw COMPLETED;
+      throw error;
+    }
   }
 
   private async existingSubscription(row: SubscriptionRow): Promise<AddOutcome> {
@@ -185,7 +220,7 @@ export class RealtimeStore {
     if (this.packs) {
       // Out of its pack first: a failure here leaves the row, and a retried complete finds it again.
       const item = await this.subscriptions.get({ connectionId, id });
-      if (item && isSubscription(item) && typeof item.topic === "string") await this.packs.remove(item.topic, connectionId, id);
+      if (item && isSubscription(item) && typeof item.topic === "string") await this.packs.remove(item.topic, connectionId, id, placeOf(toPlace(item)));
     }
     try {
       const removed = await this.subscriptions.delete({ connectionId, id });
@@ -258,7 +293,7 @@ export class RealtimeStore {
     if (packs) {
       // Out of the packs before the rows go: a failure leaves rows that a later removal finds again.
       const subscriptions = items.filter((item) => isSubscription(item) && typeof item.topic === "string");
-      await Promise.all(subscriptions.map((item) => packs.remove(String(item.topic), connectionId, str(item, "id"))));
+      await Promise.all(subscriptions.map((item) => packs.remove(String(item.topic), connectionId, str(item, "id"), placeOf(toPlace(item)))));
     }
     await Promise.all(
       items.map(async (item) => {

@@ -51,6 +51,7 @@ export const SLOW_UNIT = [
   "test/query/equivalence.test.ts",
   "test/store/aws-budgets.test.ts",
   "test/store/dynamodb.test.ts",
+  "test/realtime/pack-buckets.test.ts",
 ];
 /**
  * Which unit files run in a process of their own. Most share their worker's modules with the files
