@@ -115,4 +115,38 @@ describe("subscription document references", () => {
     expect(nexts(s.transport, "Alegacy")).toHaveLength(1);
     expect(nexts(s.transport, "Anew")).toHaveLength(2);
   });
+
+  it("leave no entry behind when a complete lands between a subscribe's entry and the row noting it", async () => {
+    const s = await packed();
+    let raced = false;
+    s.client.middlewareStack.add(
+      (next) => async (args) => {
+        const result = await next(args);
+        const input = args.input as { Key?: { connectionId?: unknown }; UpdateExpression?: unknown; ExpressionAttributeNames?: Record<string, string> };
+        const entry = input.ExpressionAttributeNames?.["#e"] ?? "";
+        if (!raced && input.Key?.connectionId === PACKS && String(input.UpdateExpression).startsWith("SET") && entry.startsWith("Arace ")) {
+          // API Gateway ran the client's complete of the same id concurrently: it lands now.
+          raced = true;
+          await s.realtime.protocol.message({
+            connectionId: "Arace",
+            endpoint: ENDPOINT,
+            body: JSON.stringify({ id: "s", type: MessageType.Complete }),
+            receivedAt: Date.now(),
+            requestId: "race",
+          });
+        }
+        return result;
+      },
+      { step: "initialize", name: "completeMidSubscribe" },
+    );
+    await subscribeOver(s.realtime, "Arace", PUBLISHED);
+    expect(raced).toBe(true);
+    expect(errors(s.transport, "Arace")).toEqual([]);
+    // The entry is gone, the topic counts it out once, the connection's place is free again.
+    expect((await packItems(s)).flatMap((item) => Object.keys(item)).filter((name) => name.startsWith("Arace "))).toEqual([]);
+    expect((await s.realtime.store.markers?.read(["Post"]))?.get("Post")?.count).toBe(0);
+    expect((await s.realtime.store.getConnection("Arace"))?.places).toBe(0);
+    await deliverStreamEvent(s.realtime, created("p9"), "000900");
+    expect(nexts(s.transport, "Arace")).toEqual([]);
+  });
 });
