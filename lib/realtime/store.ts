@@ -195,7 +195,10 @@ export class RealtimeStore {
       const set = { packItem: place.item, ...(place.bytes !== undefined ? { packBytes: place.bytes } : {}) };
       await this.subscriptions.patch(key, set, [], { expectedFields: { state: undefined } });
     } catch (error) {
-      await this.packs?.remove(row.topic, row.connectionId, row.id, place);
+      // Left behind, the entry would be posted to until its connection ends (a 410 clears it): logged, not thrown over the cause.
+      await this.packs
+        ?.remove(row.topic, row.connectionId, row.id, place)
+        .catch((e: unknown) => log.warn("pack entry not removed", { topic: row.topic, connectionId: row.connectionId, ...errorFields(e) }));
       if (error instanceof NotFoundError || error instanceof PreconditionFailedError) throw COMPLETED;
       throw error;
     }

@@ -76,8 +76,12 @@ const DEPTHS = [1, 2, 3] as const;
  * items, never one past its limit.
  */
 export const SLOT_BYTES = 64 * 1024;
-/** An entry larger than this is refused before anything is written (a connection id, an id and a user of the sizes DynamoDB keys allow fit). */
-export const MAX_ENTRY_BYTES = 4 * 1024;
+/**
+ * An entry larger than this is refused before anything is written: a connection id and an id of
+ * the sizes the row's key allows (1,024 bytes for the id) with a user and session of a few KB fit,
+ * and eight of the largest still fit one item.
+ */
+export const MAX_ENTRY_BYTES = 8 * 1024;
 /**
  * Items tried for one entry: item 0, then one chosen at random among items 2^(level-1) ..
  * 2^level - 1 at each further level. Whoever fills a bucket's items to make a subscriber try `n`
