@@ -23,6 +23,12 @@ import { localTablePlan } from "../../lib/local/table-plan.ts";
 import { blocking } from "../../lib/cli/plan/diff.mjs";
 import { documentClient } from "../../lib/store/dynamodb-client.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
+import { restHandler } from "../../lib/rest/handler.ts";
+import { graphqlHandler } from "../../lib/graphql/handler.ts";
+import { graphqlOptions } from "../../lib/graphql/service.ts";
+import { dynamoStore } from "../../lib/store/select.ts";
+import { call, httpEvent } from "../support/http-events.ts";
+import { inProcess } from "../support/parts.ts";
 import { tableDefinition, tableDefinitions } from "../../lib/store/dynamodb-tables.ts";
 import { v1, Note, Review as ReviewV1 } from "./fixtures/day-two/v1.ts";
 import { v2, Book as BookV2, Memo, Review as ReviewV2 } from "./fixtures/day-two/v2.ts";
@@ -169,6 +175,15 @@ describe("over DynamoDB Local: what v1 wrote, met by v2", () => {
       for await (const page of repository.findByFieldPages("author", ["a1"], { first: 1, largest: 10 })) return page;
     };
     await expect(pages()).rejects.toBeInstanceOf(UnavailableError);
+    // Through the REST face: a list whose filter the index serves.
+    const app = v2(inProcess).useStore(dynamoStore(prefix));
+    const answer = await call(restHandler(app), httpEvent("PUT", "/books", { body: { q: "author = 'a1'" } }));
+    expect(answer).toMatchObject({ statusCode: 503, headers: { "retry-after": "60" }, body: { code: 503 } });
+    const graphql = await call(
+      graphqlHandler(app, graphqlOptions(app)),
+      httpEvent("POST", "/graphql", { body: { query: `{ Books(query: "author = 'a1'") { results { slug } } }` } }),
+    );
+    expect(graphql.body).toMatchObject({ errors: [{ extensions: { code: "UNAVAILABLE" } }] });
     // Once the index is there (npm start adds v2's one at a time), the same query answers.
     const added = await ensureIndexes(admin, [tableDefinition(describeModel(BookV2), prefix)]);
     expect(added).toEqual([`${prefix}Book.by_genre`, `${prefix}Book.by_author`, `${prefix}Book.by_publisher`]);

@@ -106,6 +106,27 @@ describe("the tables' plan", () => {
     expect(indexNames(v1).get("BookTable")?.size).toBe(1);
   });
 
+  it("types an attribute as the baseline does while a baseline index still uses it", () => {
+    const typed = (t: string) => ({ AttributeName: "year", AttributeType: t });
+    const old = table(
+      "blog-prod-Book",
+      ["slug"],
+      [
+        { name: "by_kind", hash: "kind" },
+        { name: "by_year", hash: "year" },
+      ],
+    );
+    old.Properties.AttributeDefinitions = old.Properties.AttributeDefinitions.map((a) => (a.AttributeName === "year" ? typed("S") : a));
+    const next = table("blog-prod-Book", ["slug"], [{ name: "by_genre", hash: "genre", range: "year" }]);
+    const steps = stepTemplates([template({ BookTable: old })], template({ BookTable: next }));
+    expect(steps).toHaveLength(3);
+    const definitions = (t: CfnTemplate) => (t.Resources.BookTable?.Properties as { AttributeDefinitions: unknown[] }).AttributeDefinitions;
+    // Step 1 deletes by_kind; by_year (year as a string) is still there.
+    expect(definitions(steps[0] as CfnTemplate)).toContainEqual(typed("S"));
+    expect(definitions(steps[1] as CfnTemplate)).toEqual([{ AttributeName: "slug", AttributeType: "S" }]);
+    expect(definitions(steps[2] as CfnTemplate)).toContainEqual(typed("N"));
+  });
+
   it("refuses a key change, never acceptable, with what to run", () => {
     const v2 = template({ BookTable: table("blog-prod-Book", ["isbn"]), TagTable: table("blog-prod-Tag", ["name"]) });
     const plan = planTables(templateTables([v1]), templateTables([v2]), { accept: ["BookTable"], deploy: "serverless deploy --stage prod" });

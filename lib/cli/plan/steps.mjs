@@ -33,17 +33,29 @@ function indexesAfter(baseline, target, ops, done) {
 }
 
 /**
- * The attribute definitions a table's key and indexes use, of the target's or else the baseline's:
- * CloudFormation refuses a definition no key uses.
+ * The attribute definitions a table's key and indexes use (CloudFormation refuses one no key
+ * uses): the baseline's for an attribute a baseline index still there uses (its deletion is to
+ * come, and the target may type the attribute anew), else the target's, else the baseline's.
  * @param {Record<string, unknown>} properties
  * @param {Record<string, unknown>[]} indexes
+ * @param {Record<string, unknown>[]} baselineIndexes
  * @param {Record<string, unknown>[]} baselineDefinitions
  */
-function definitionsFor(properties, indexes, baselineDefinitions) {
-  const used = new Set([properties.KeySchema, ...indexes.map((i) => i.KeySchema)].flatMap((schema) => objects(schema).map((k) => String(k.AttributeName))));
+function definitionsFor(properties, indexes, baselineIndexes, baselineDefinitions) {
+  /** @param {unknown[]} schemas */
+  const names = (schemas) => new Set(schemas.flatMap((schema) => objects(schema).map((k) => String(k.AttributeName))));
+  const used = names([properties.KeySchema, ...indexes.map((i) => i.KeySchema)]);
+  // indexesAfter keeps the baseline's own objects for the indexes still to be deleted (or recreated).
+  const old = names(indexes.filter((i) => baselineIndexes.includes(i)).map((i) => i.KeySchema));
   const target = objects(properties.AttributeDefinitions);
-  const known = [...target, ...baselineDefinitions.filter((b) => !target.some((t) => t.AttributeName === b.AttributeName))];
-  return known.filter((d) => used.has(String(d.AttributeName)));
+  /** @param {string} name */
+  const find = (name) =>
+    (old.has(name) ? baselineDefinitions : target).find((d) => d.AttributeName === name) ??
+    [...target, ...baselineDefinitions].find((d) => d.AttributeName === name);
+  return [...used].flatMap((name) => {
+    const definition = find(name);
+    return definition ? [definition] : [];
+  });
 }
 
 /**
@@ -76,14 +88,10 @@ export function stepTemplates(baseline, target) {
     for (const [id, resource] of tableResources(step)) {
       const table = work.get(id);
       if (!table) continue;
-      const indexes = indexesAfter(
-        objects(table.baseline.GlobalSecondaryIndexes),
-        objects(resource.Properties.GlobalSecondaryIndexes),
-        table.ops,
-        Math.min(done, table.ops.length),
-      );
+      const baselineIndexes = objects(table.baseline.GlobalSecondaryIndexes);
+      const indexes = indexesAfter(baselineIndexes, objects(resource.Properties.GlobalSecondaryIndexes), table.ops, Math.min(done, table.ops.length));
       resource.Properties.AttributeDefinitions = /** @type {CfnValue} */ (
-        definitionsFor(resource.Properties, indexes, objects(table.baseline.AttributeDefinitions))
+        definitionsFor(resource.Properties, indexes, baselineIndexes, objects(table.baseline.AttributeDefinitions))
       );
       if (indexes.length > 0) resource.Properties.GlobalSecondaryIndexes = /** @type {CfnValue} */ (indexes);
       else delete resource.Properties.GlobalSecondaryIndexes;
