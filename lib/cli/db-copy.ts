@@ -191,6 +191,8 @@ export async function dbCopy(
     const missing = await missingKeys(client, args.from, args.to, targetKey);
     out(`webda db copy: counted ${source} records in ${args.from}, ${target} in ${args.to}; ${missing} of the source's missing from the target`);
     if (missing > 0 || target < source) {
+      // The next run reads the source again from its start (harmless: nothing is overwritten), so records fixed meanwhile are copied.
+      await rm(args.state, { force: true });
       out(`webda db copy: incomplete: ${args.from} is kept; fix the records named above and run again`);
       return 1;
     }

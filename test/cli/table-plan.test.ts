@@ -234,6 +234,11 @@ describe("over DynamoDB Local: what v1 wrote, met by v2", () => {
     expect(lines).toContain(`webda db copy: 1 records of ${prefix}Review lack a field of ${prefix}ReviewV2's key (slug): not copied`);
     expect(lines).toContain(`webda db copy: incomplete: ${prefix}Review is kept; fix the records named above and run again`);
     expect((await admin.send(new DescribeTableCommand({ TableName: `${prefix}Review` }))).Table?.TableStatus).toBe("ACTIVE");
+    // The record fixed (its slug set, as an upgrade would), the next run copies it and drops the source.
+    await admin.send(new PutItemCommand({ TableName: `${prefix}Review`, Item: { uuid: { S: "r3" }, text: { S: "t" }, slug: { S: "third" } } }));
+    lines.length = 0;
+    expect(await copy(["--from", `${prefix}Review`, "--to", `${prefix}ReviewV2`, "--state", `${state}.review`, "--drop-source"])).toBe(0);
+    expect(lines).toContain("webda db copy: 3 read, 1 copied, 2 already there");
   });
 
   it("webda db copy refuses bad arguments before touching a table", async () => {
