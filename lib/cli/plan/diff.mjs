@@ -81,8 +81,10 @@ export function planTables(before, after, options = {}) {
   for (const old of before.values()) {
     const next = after.get(old.id);
     if (!next) {
-      // A table of the same key that appears as this one goes is the model's new name, likely.
-      const heir = added.find((t) => sameKey(t.key, old.key));
+      // The one table of the same key that appears as this one goes is the model's new name,
+      // likely; with several (uuid keys are common), naming one would be a guess.
+      const heirs = added.filter((t) => sameKey(t.key, old.key));
+      const heir = heirs.length === 1 ? heirs[0] : undefined;
       const target = heir?.name ?? "<its new table>";
       tables.push({ id: old.id, table: old.name, kind: "removed", indexOps: [], notes: [], ...(heir ? { renamedTo: heir.name } : {}) });
       if (!old.retained) {

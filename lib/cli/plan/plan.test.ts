@@ -147,6 +147,9 @@ describe("the tables' plan", () => {
     ]);
     expect(plan.tables.find((t) => t.id === "TagTable")?.renamedTo).toBe("blog-prod-Label");
     expect(blocking(planTables(templateTables([v1]), templateTables([v2]), { accept: ["TagTable"] }))).toEqual([]);
+    // Two candidates of the same key: no guess.
+    const two = template({ ...v2.Resources, KindTable: table("blog-prod-Kind", ["name"]) });
+    expect(blocking(planTables(templateTables([v1]), templateTables([two])))[0]?.commands[1]).toContain("--to <its new table>");
   });
 
   it("refuses a removed table CloudFormation would delete, even accepted", () => {
