@@ -118,8 +118,12 @@ export function planTables(before, after, options = {}) {
         old.id,
         old.name,
         "replaced",
-        `${old.id} is renamed ${old.name} -> ${next.name}: CloudFormation replaces it, creating ${next.name} empty and keeping ${old.name} (Retain) with its records`,
-        [acceptCommand(old.id), `${copy} --from ${old.name} --to ${next.name}   (after the deploy; keeps ${old.name} until --drop-source)`],
+        old.retained
+          ? `${old.id} is renamed ${old.name} -> ${next.name}: CloudFormation replaces it, creating ${next.name} empty and keeping ${old.name} (Retain) with its records`
+          : `${old.id} is renamed ${old.name} -> ${next.name}: CloudFormation replaces it and, without UpdateReplacePolicy Retain, deletes ${old.name} and its records`,
+        old.retained
+          ? [acceptCommand(old.id), `${copy} --from ${old.name} --to ${next.name}   (after the deploy; keeps ${old.name} until --drop-source)`]
+          : [`give ${old.id} DeletionPolicy: Retain and UpdateReplacePolicy: Retain under its old name, deploy, then plan again`],
         old.retained,
       );
       tables.push({ id: old.id, table: next.name, kind: "changed", indexOps: [], notes: [`replaced: ${old.name} -> ${next.name}`] });

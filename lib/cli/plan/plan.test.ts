@@ -163,6 +163,11 @@ describe("the tables' plan", () => {
     const plan = planTables(templateTables([v1]), templateTables([v2]));
     expect(blocking(plan)).toMatchObject([{ id: "TagTable", kind: "replaced" }]);
     expect(blocking(planTables(templateTables([v1]), templateTables([v2]), { accept: ["TagTable"] }))).toEqual([]);
+    // Not retained, the replacement would delete the old table: never accepted.
+    const bare = template({ ...v1.Resources, TagTable: { ...table("blog-prod-Tag", ["name"]), UpdateReplacePolicy: "Delete" } });
+    const deleting = blocking(planTables(templateTables([bare]), templateTables([v2]), { accept: ["TagTable"] }));
+    expect(deleting).toMatchObject([{ kind: "replaced", acceptable: false }]);
+    expect(deleting[0]?.message).toContain("deletes blog-prod-Tag and its records");
   });
 
   it("says what a stream and a TTL change do, and refuses a TTL attribute change", () => {
