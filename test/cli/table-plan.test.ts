@@ -119,6 +119,12 @@ describe("webda plan: v1 deployed, v2 about to be", () => {
     expect(ok.out.join("\n")).toContain("3 steps: each `serverless deploy --stage prod` applies the next");
   });
 
+  it("renders every table, the models' and the framework's own, retained on removal and on replacement", async () => {
+    const tables = [...templateTables([await packaged(v2(), "day2-prod-")]).values()];
+    expect(tables.length).toBeGreaterThan(5);
+    expect(tables.filter((t) => !t.retained).map((t) => t.id)).toEqual([]);
+  });
+
   it("says what is wrong with its arguments and its baseline", async () => {
     expect((await runPlan(v2(), ["--baseline", dir])).err).toEqual(["webda plan: --stage: which stage? (the baseline's) (webda plan --help)"]);
     const empty = await mkdtemp(join(tmpdir(), "day-two-empty-"));
