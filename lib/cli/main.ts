@@ -13,6 +13,8 @@ import { cacheRenderers } from "./renderers.ts";
 import { renderCache, staleFiles, staleMessage, writeCache } from "./cache.ts";
 import { authMigrate, MIGRATE_USAGE } from "./auth-migrate.ts";
 import { dbDelete, DB_DELETE_USAGE } from "./db-delete.ts";
+import { dbCopy, DB_COPY_USAGE } from "./db-copy.ts";
+import { planCommand } from "./plan/command.ts";
 import { runCommand, type Command } from "./commands.ts";
 import { validateCommand } from "./validate/command.ts";
 
@@ -97,7 +99,15 @@ const commands: Command[] = [
     takesOptions: true,
     run: (argv) => dbDelete(argv),
   },
+  {
+    name: "db copy",
+    summary: "copy a table's records into another (a renamed model, a new key): resumable, counted, the source kept",
+    usage: DB_COPY_USAGE,
+    takesOptions: true,
+    run: (argv) => dbCopy(argv),
+  },
   validateCommand,
+  planCommand(app, root),
 ];
 
 process.exitCode = await runCommand(commands, process.argv.slice(2), { program: "webda", version });

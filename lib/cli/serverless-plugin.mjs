@@ -11,6 +11,7 @@ import { assignFunctionRoles } from "./stacks/function-roles.mjs";
 import { isDeployedStage, refuseValueParams, secretsConfig } from "./secrets/secrets.mjs";
 import { publicKeysProblem } from "./secrets/public-keys.mjs";
 import { shapeTemplate, uploadNestedTemplates } from "./stacks/package-hooks.mjs";
+import { acceptedTables, planDeploy } from "./plan/deploy.mjs";
 /** @import { Serverless, ServerlessLog, ServerlessOptions, ServerlessPlugin } from "../core/serverless-host.ts" */
 
 /** @implements {ServerlessPlugin} */
@@ -38,6 +39,8 @@ export default class SchemaCachePlugin {
       // After the tables and hand-written resources are merged, before the template is saved.
       "before:aws:package:finalize:saveServiceState": () => this.shapeStacks(),
       "after:aws:deploy:deploy:uploadArtifacts": () => uploadNestedTemplates(this.serverless),
+      // Before the template is hashed and uploaded: the tables' plan against the deployed stack.
+      "before:aws:deploy:deploy:checkForChanges": () => this.planTables(),
     };
   }
 
@@ -118,6 +121,35 @@ export default class SchemaCachePlugin {
         });
       }
     }
+  }
+
+  /**
+   * Compares the tables about to be deployed with the deployed stack's (GetTemplate): a change no
+   * update can carry out stops the deploy before CloudFormation is asked, and several index
+   * changes on a table deploy one step (./plan/, docs/changing-a-deployed-application.md).
+   */
+  async planTables() {
+    const provider = /** @type {import("./plan/deploy.mjs").DeployProvider} */ (/** @type {unknown} */ (this.serverless.getProvider("aws")));
+    const stage = provider.getStage();
+    /** @type {import("../core/serverless-host.ts").CfnTemplate | undefined} */
+    let deployed;
+    try {
+      const { TemplateBody } = await provider.request("CloudFormation", "getTemplate", {
+        StackName: provider.naming.getStackName(),
+        TemplateStage: "Original",
+      });
+      deployed = typeof TemplateBody === "string" ? JSON.parse(TemplateBody) : undefined;
+    } catch (error) {
+      // A first deploy has no stack yet: nothing deployed to compare with.
+      if (!/does not exist/i.test(String(/** @type {Error} */ (error)?.message))) throw error;
+    }
+    const template = this.serverless.service.provider.compiledCloudFormationTemplate;
+    const deploy = `serverless deploy --stage ${stage}`;
+    const result = planDeploy(deployed, template, { accept: acceptedTables(this.serverless), deploy });
+    for (const line of result.lines) this.log.notice(line);
+    if (result.refused)
+      throw new this.serverless.classes.Error(`The tables' plan refuses this deploy (above): nothing was deployed. docs/changing-a-deployed-application.md`);
+    this.serverless.service.provider.compiledCloudFormationTemplate = result.template;
   }
 
   async shapeStacks() {

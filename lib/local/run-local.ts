@@ -14,6 +14,7 @@ import { assertPortsFree, freePort, isPortFree, LOCAL_HOST } from "./ports.ts";
 import { parseStartOptions, START_USAGE } from "./start-options.ts";
 import { ensureTables } from "./tables.ts";
 import { ensureIndexes } from "./table-indexes.ts";
+import { assertLocalPlan, localTablePlan } from "./table-plan.ts";
 import { prepareReloadStamp, startLiveReload } from "./live-reload/loop.ts";
 import type { CacheFiles } from "../cli/cache.ts";
 import type { StartOptions } from "./start-options.ts";
@@ -110,7 +111,7 @@ function offlineEnv(db: DatabasePlan, tablePrefix: string): NodeJS.ProcessEnv {
 }
 
 /** Creates the tables (and indexes they lack) as the handlers will see them: same endpoint, same identity. */
-async function createTables(endpoint: string, env: NodeJS.ProcessEnv, definitions: CreateTableCommandInput[], quiet = false): Promise<void> {
+async function createTables(endpoint: string, env: NodeJS.ProcessEnv, definitions: CreateTableCommandInput[], quiet = false, prefix?: string): Promise<void> {
   const client = new DynamoDBClient({
     endpoint,
     region: env.AWS_REGION,
@@ -121,6 +122,9 @@ async function createTables(endpoint: string, env: NodeJS.ProcessEnv, definition
     },
   });
   try {
+    // At start, a database an earlier version wrote meets the plan a deploy would make (live
+    // reload's later calls only add what a model edit declares).
+    if (prefix !== undefined) assertLocalPlan(await localTablePlan(client, prefix, definitions));
     const { created, existing } = await ensureTables(client, definitions);
     // A --persist database from an older version of the models may lack a newer index.
     await ensureIndexes(
@@ -303,7 +307,7 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
   const offline = superviseOffline(spawnIt, stopOthers);
   const preparing = (async () => {
     await opening;
-    await createTables(plan.endpoint, env, options.tables(tablePrefix)).catch((error: unknown) => {
+    await createTables(plan.endpoint, env, options.tables(tablePrefix), false, tablePrefix).catch((error: unknown) => {
       throw new Error(`the tables could not be created at ${plan.endpoint}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     });
     if (options.seed && !start.empty) {

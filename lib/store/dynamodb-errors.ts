@@ -31,6 +31,14 @@ const UNREACHABLE = new Set([
 ]);
 
 /**
+ * DynamoDB's words for a Query on an index that is not ACTIVE: "The table does not have the
+ * specified index" (not created yet, or deleted), "Cannot read from backfilling global secondary
+ * index" (CREATING). Building takes minutes to hours: a client retries after a minute.
+ */
+const INDEX_NOT_READY = /does not have the specified index|backfilling global secondary index/i;
+export const INDEX_RETRY_AFTER_SECONDS = 60;
+
+/**
  * The SDK already retried with backoff; what is still throttled becomes a 429 for the client, a
  * database that timed out or could not be reached a 503, both with Retry-After.
  */
@@ -43,6 +51,12 @@ export function mapDynamoError(error: unknown): unknown {
   // The body limit (1 MiB) is above DynamoDB's 400 KB item limit: that is the client's record, too big.
   if (error instanceof Error && error.name === "ValidationException" && /item size/i.test(error.message)) {
     return new ValidationError([{ path: "/", message: "the record is larger than the 400 KB a record may hold" }], "Record too large");
+  }
+  // An index a deploy is still building (CREATING, backfilling) or has not created yet (a staged
+  // deploy: docs/changing-a-deployed-application.md): the request is sound, the table not ready.
+  if (error instanceof Error && error.name === "ValidationException" && INDEX_NOT_READY.test(error.message)) {
+    log.warn("DynamoDB has no ACTIVE index for this request yet", { error: error.message });
+    return new UnavailableError(INDEX_RETRY_AFTER_SECONDS, "An index this request needs is still being built, retry later");
   }
   // Every other refusal of the request's shape is a limit the checks before the call did not
   // foresee: still the client's input, never a 500. DynamoDB's text names tables, so it is logged.

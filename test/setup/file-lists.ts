@@ -47,6 +47,8 @@ export const SLOW_UNIT = [
   "test/auth/v3/cli.test.ts",
   "test/auth/v3/crash.test.ts",
   "test/cli/webda.test.ts",
+  // Hundreds of rows copied three times, and every step validated against the specification.
+  "test/cli/table-plan.test.ts",
   "test/local/seed-command.test.ts",
   "test/query/equivalence.test.ts",
   "test/store/aws-budgets.test.ts",
