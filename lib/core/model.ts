@@ -12,7 +12,8 @@ export type Decision = true | string;
 
 /**
  * The records a policy may read besides its own: those its belongs-to relations name, as stored
- * (the policy is the server's judgment: it sees fields the caller may not, and `__` fields never).
+ * (the policy is the server's judgment: it sees fields the caller may not; `__` fields and behavior
+ * state, such as a password's hash, never).
  * The policies of a page of records ask together, so a page costs one batched read per related
  * model, and a record read once is not read again in the same request.
  */

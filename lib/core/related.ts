@@ -1,7 +1,7 @@
 import type { ModelClass, Related } from "./model.ts";
 import type { ModelInfo } from "./model-info.ts";
 import type { Item, KeyValues } from "./records.ts";
-import { stripServerOnly } from "./sanitize.ts";
+import { omit, stripServerOnly } from "./sanitize.ts";
 
 /** Reads records by key (one batched read, whatever the number of keys). */
 export type RecordLoader = (info: ModelInfo, keys: KeyValues[]) => Promise<Item[]>;
@@ -74,7 +74,9 @@ export class RelatedRecords {
     const keys = batch.entries.map((w) => ({ [batch.keyField]: JSON.parse(w.id.slice(model.length + 1)) as string | number }));
     try {
       const found = await this.load(batch.info, keys);
-      const byId = new Map(found.map((item) => [`${model}\u0000${JSON.stringify(item[batch.keyField])}`, stripServerOnly(item)]));
+      // Behavior state (a password's hash) is no policy's business: left out with the `__` fields.
+      const shown = (item: Item): Item => omit(stripServerOnly(item), batch.info.behaviors);
+      const byId = new Map(found.map((item) => [`${model}\u0000${JSON.stringify(item[batch.keyField])}`, shown(item)]));
       for (const w of batch.entries) w.resolve(byId.get(w.id));
     } catch (error) {
       for (const w of batch.entries) {

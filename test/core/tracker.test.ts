@@ -2,6 +2,11 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Application } from "../../lib/core/application.ts";
 import { Context } from "../../lib/core/context.ts";
+import { Model } from "../../lib/core/model.ts";
+import { describeModel } from "../../lib/core/model-info.ts";
+import { belongsTo } from "../../lib/core/relations.ts";
+import { Type } from "../../lib/core/schema.ts";
+import { Project as ProjectModel } from "../fixtures/tracker/index.ts";
 import type { ModelInfo } from "../../lib/core/model-info.ts";
 import { failure } from "../support/blog.ts";
 import { trackerApp, type KeyReads } from "../support/tracker.ts";
@@ -162,5 +167,15 @@ describe("a belongs-to sort key", () => {
     expect(page.results.map((r) => r.uuid)).toEqual([...ids].reverse());
     // A Query of that index reads the project's issues only.
     expect(page.scanned).toBe(3);
+  });
+});
+
+describe("a belongs-to sort key declaration", () => {
+  it("is refused when it names a field the records do not carry", () => {
+    class Misnamed extends Model {
+      static override readonly schema = Type.Object({ uuid: Type.String(), project: Type.String() });
+      static override readonly relations = { project: belongsTo(() => ProjectModel, { sortKey: "createdOn" }) };
+    }
+    expect(() => describeModel(Misnamed)).toThrow("Misnamed.project: sortKey 'createdOn' is not a field of the model");
   });
 });
