@@ -16,13 +16,23 @@ export { ConfigurationError, type ServiceConfig } from "./core/config.ts";
 export { serviceOptionsCheck } from "./core/config-check.ts";
 
 // Models: the base class, its policy vocabulary, schemas, relations, behaviors, operations.
-export { Model, type Action, type CrudAction, type Decision, type FieldReader, type IndexDeclaration, type ListLimits, type ModelClass } from "./core/model.ts";
+export {
+  Model,
+  type Action,
+  type CrudAction,
+  type Decision,
+  type FieldReader,
+  type IndexDeclaration,
+  type ListLimits,
+  type ModelClass,
+  type Related,
+} from "./core/model.ts";
 export { Type, type Static, type TObject, type TSchema, type TProperties } from "./core/schema.ts";
 export { belongsTo, contains, manyToMany, type RelationDeclarations } from "./core/relations.ts";
 export { Behavior, type BehaviorState } from "./core/behavior.ts";
 export { PasswordBehavior } from "./core/behaviors/password.ts";
 export { Operation, type OperationOptions, type HttpMethod } from "./core/operation.ts";
-export type { OperationCall } from "./core/invoke.ts";
+export type { InstanceCall, ModelRecords, OperationCall, PatchOf, RecordOf, SelfRecord } from "./core/acting.ts";
 
 // Services and who is asking.
 export { Service, type ServiceClass } from "./core/service.ts";

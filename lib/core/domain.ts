@@ -11,6 +11,7 @@ import { log, errorFields } from "./log.ts";
 import type { ServiceEntry } from "./application.ts";
 import { assertKeySizes, assertSameKey, parseKey, requireObject, toOutput, versionOf, type Item, type KeyValues } from "./records.ts";
 import type { Expression } from "../query/ast.ts";
+import type { ModelClass } from "./model.ts";
 import { describeModel, type ModelInfo } from "./model-info.ts";
 import { Permissions } from "./permission.ts";
 import { omit, pick, stripServerOnly } from "./sanitize.ts";
@@ -271,12 +272,22 @@ export class Domain {
     return this.deps.listing().listEach(ctx, info, this.deps.repository(info), this.deps.sealer(), permissions, field, scopes, args);
   }
 
+  /** The application's model of a class; a class it does not register is refused by name. */
+  private modelOf(cls: ModelClass): ModelInfo {
+    if (!this.deps.model) return describeModel(cls);
+    const info = this.deps.model(cls.name);
+    if (!info) throw new Error(`${cls.name} is not a model of this application`);
+    return info;
+  }
+
   async invoke(ctx: Context, info: ModelInfo, operation: string, rawKey: Record<string, unknown> | undefined, input: unknown): Promise<unknown> {
-    return invokeModelOperation(this.deps.validation(), ctx, info, this.deps.repository(info), this.permissions(ctx), operation, rawKey, input);
+    const scope = { domain: this, resolve: (cls: ModelClass) => this.modelOf(cls) };
+    return invokeModelOperation(scope, this.deps.validation(), ctx, info, this.deps.repository(info), this.permissions(ctx), operation, rawKey, input);
   }
 
   async invokeService(ctx: Context, entry: ServiceEntry, operation: string, input: unknown): Promise<unknown> {
-    return invokeServiceOperation(this.deps.validation(), ctx, entry.service, operation, input, entry.operations);
+    const scope = { domain: this, resolve: (cls: ModelClass) => this.modelOf(cls) };
+    return invokeServiceOperation(scope, this.deps.validation(), ctx, entry.service, operation, input, entry.operations);
   }
 
   /**

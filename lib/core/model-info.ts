@@ -108,6 +108,11 @@ export function describeModel(cls: ModelClass): ModelInfo {
   for (const field of keyFields) outputProperties[field] = keySchema(cls, field);
   for (const field of currentUserFields) outputProperties[field] = { type: "string" };
   for (const field of TIMESTAMP_FIELDS) outputProperties[field] = { type: "string", format: "date-time" };
+  for (const [name, relation] of Object.entries(relations)) {
+    // A sort key the records do not carry would index nothing: refused when the model is described.
+    if (relation.kind === "belongsTo" && relation.sortKey !== undefined && !(relation.sortKey in outputProperties))
+      throw new Error(`${cls.name}.${name}: sortKey '${relation.sortKey}' is not a field of the model`);
+  }
   const restrictedFields = Object.keys(cls.fieldReaders);
   for (const field of restrictedFields) {
     if (!(field in outputProperties)) throw new Error(`${cls.name}: restricted field '${field}' is not a field clients read`);
@@ -165,7 +170,7 @@ function tableShape(keyFields: readonly string[], relations: Record<string, Rela
   for (const relation of Object.values(relations)) {
     if (relation.kind !== "belongsTo" || relation.field === key.hash) continue;
     if (indexes.some((i) => i.hash === relation.field)) continue;
-    indexes.push({ name: `by_${relation.field}`, hash: relation.field, range: key.hash });
+    indexes.push({ name: `by_${relation.field}`, hash: relation.field, range: relation.sortKey ?? key.hash });
   }
   return { key, indexes };
 }

@@ -10,6 +10,21 @@ export type Action = CrudAction | { operation: string };
 /** `true` allows; a string denies and says why (the reason is logged, the client sees 403). */
 export type Decision = true | string;
 
+/**
+ * The records a policy may read besides its own: those its belongs-to relations name, as stored
+ * (the policy is the server's judgment: it sees fields the caller may not; `__` fields and behavior
+ * state, such as a password's hash, never).
+ * The policies of a page of records ask together, so a page costs one batched read per related
+ * model, and a record read once is not read again in the same request.
+ */
+export interface Related {
+  /**
+   * The record the belongs-to relation `relation` names; undefined when it names none or none
+   * exists. A relation the model does not declare is a programming error (thrown).
+   */
+  get<T extends object = Record<string, unknown>>(relation: string): Promise<T | undefined>;
+}
+
 export interface IndexDeclaration {
   name: string;
   hash: string;
@@ -83,8 +98,11 @@ export class Model {
    */
   static readonly serverOwned: readonly string[] = [];
 
-  /** Deny by default: a model that says nothing about permissions cannot be touched. */
-  canAct(_ctx: Context, _action: Action): Decision {
+  /**
+   * Deny by default: a model that says nothing about permissions cannot be touched. A policy that
+   * needs the records this one belongs to reads them through `related` and returns a promise.
+   */
+  canAct(_ctx: Context, _action: Action, _related: Related): Decision | Promise<Decision> {
     return "no policy declared";
   }
 

@@ -3,10 +3,8 @@ import { NotFoundError, PermissionError, UnauthenticatedError, ValidationError }
 import type { Action, CrudAction, Decision, ModelClass } from "./model.ts";
 import { describeModel, type ModelInfo } from "./model-info.ts";
 import { instantiate, type Item, type KeyValues } from "./records.ts";
+import { isKeyValue, MAX_KEY_BYTES, RelatedRecords, type RecordLoader } from "./related.ts";
 import type { BelongsTo } from "./relations.ts";
-
-/** Reads records by key for the parent checks (one batched read per parent model and step). */
-export type RecordLoader = (info: ModelInfo, keys: KeyValues[]) => Promise<Item[]>;
 
 /** A chain of parents deeper than this is a declaration loop, not a data model. */
 const MAX_PARENT_DEPTH = 8;
@@ -28,9 +26,6 @@ function parentRules(info: ModelInfo, action: Action, resolve: (cls: ModelClass)
   return rules;
 }
 
-/** DynamoDB's largest partition key: a longer parent key cannot name a record. */
-const MAX_KEY_BYTES = 2048;
-
 function parentKeyField(info: ModelInfo, parent: ModelInfo): string {
   if (parent.keyFields.length !== 1) throw new Error(`${info.name}: a parent rule needs ${parent.name} to have a one-field key`);
   return parent.keyFields[0] as string;
@@ -38,16 +33,6 @@ function parentKeyField(info: ModelInfo, parent: ModelInfo): string {
 
 function sameKeyValue(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** The model's own policy on one record, noting the fields it reads when asked to. */
-function own(info: ModelInfo, item: Item, action: Action, ctx: Context, observed?: Set<string>): Decision {
-  const instance = instantiate(info, item);
-  return (observed ? watched(instance, observed) : instance).canAct(ctx, action);
-}
-
-function isKeyValue(value: unknown): value is string | number {
-  return (typeof value === "string" && value !== "") || typeof value === "number";
 }
 
 /**
@@ -60,14 +45,29 @@ export class Permissions {
     private readonly ctx: Context,
     private readonly load: RecordLoader,
     private readonly resolve: (cls: ModelClass) => ModelInfo = describeModel,
-  ) {}
+  ) {
+    this.related = new RelatedRecords(load, resolve);
+  }
+
+  /** The records the policies of this caller read, batched and kept for the request. */
+  private readonly related: RelatedRecords;
+
+  /**
+   * The model's own policy on one record, noting the fields it reads when asked to (its own, and
+   * the references of the related records it reads).
+   */
+  private async own(info: ModelInfo, item: Item, action: Action, observed?: Set<string>): Promise<Decision> {
+    const instance = instantiate(info, item);
+    return (observed ? watched(instance, observed) : instance).canAct(this.ctx, action, this.related.of(info, item, observed));
+  }
 
   /**
    * `observed`, when given, collects the record fields the decision read (the policy's own reads
    * and the parent references), so that a write can be conditioned on exactly those.
    */
   async decideMany(info: ModelInfo, items: Item[], action: Action, depth = 0, observed?: Set<string>): Promise<Decision[]> {
-    const decisions: Decision[] = items.map((item) => own(info, item, action, this.ctx, observed));
+    // Together: the related records the policies of a page read are one batched read per model.
+    const decisions: Decision[] = await Promise.all(items.map((item) => this.own(info, item, action, observed)));
     await this.applyParentRules(info, items, decisions, parentRules(info, action, this.resolve), depth, observed);
     return decisions;
   }
@@ -114,7 +114,7 @@ export class Permissions {
    * another parent, what a create under that parent needs (moving is creating there).
    */
   async authorizeWrite(info: ModelInfo, action: "create" | "update", records: Item[], produced: Item, stored?: Item, observed?: Set<string>): Promise<void> {
-    for (const record of records) authorize(own(info, record, action, this.ctx, observed), this.ctx);
+    for (const record of records) authorize(await this.own(info, record, action, observed), this.ctx);
     await this.assertParentsNamed(info, produced, observed);
     await this.authorize(info, action, records, observed);
     if (!stored) return;

@@ -21,6 +21,12 @@ export interface BelongsTo {
   fromCurrentUser: boolean;
   /** What the caller must be allowed on the related record to act on this one. */
   requires?: ParentRequirements;
+  /**
+   * The sort key of the index this relation's field gets (`by_<field>`): `project = 'x' ORDER BY
+   * createdAt` is then a Query of that index. A field of the schema, `createdAt` or `updatedAt`;
+   * the model's key field unless given.
+   */
+  sortKey?: string;
 }
 
 export interface Contains {
@@ -56,7 +62,7 @@ export type Relation = BelongsTo | Contains | ManyToMany;
 
 export function belongsTo(
   target: () => ModelClass,
-  options: { field?: string; fromCurrentUser?: boolean; requires?: ParentRequirements } = {},
+  options: { field?: string; fromCurrentUser?: boolean; requires?: ParentRequirements; sortKey?: string } = {},
 ): Omit<BelongsTo, "field"> & { field?: string } {
   return {
     kind: "belongsTo",
@@ -64,6 +70,7 @@ export function belongsTo(
     field: options.field,
     fromCurrentUser: options.fromCurrentUser ?? false,
     ...(options.requires ? { requires: options.requires } : {}),
+    ...(options.sortKey ? { sortKey: options.sortKey } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import {
   GraphQLBoolean,
   GraphQLInputObjectType,
   GraphQLList,
+  GraphQLNonNull,
   GraphQLObjectType,
   GraphQLString,
   type GraphQLInputFieldConfigMap,
@@ -16,7 +17,9 @@ import { AnyScalar, DateScalar, LongScalar } from "./scalars.ts";
 
 /** What a JSON Schema becomes in GraphQL, before input/output types are chosen. */
 export type Shape =
-  { kind: "scalar"; type: GraphQLScalarType } | { kind: "list"; items: JsonSchema } | { kind: "object"; properties: Record<string, JsonSchema> };
+  | { kind: "scalar"; type: GraphQLScalarType }
+  | { kind: "list"; items: JsonSchema }
+  | { kind: "object"; properties: Record<string, JsonSchema>; required: readonly string[] };
 
 const scalar = (type: GraphQLScalarType): Shape => ({ kind: "scalar", type });
 
@@ -58,7 +61,9 @@ export function shapeOf(schema: JsonSchema): Shape {
     case "array":
       return { kind: "list", items: schema.items ?? {} };
     case "object":
-      return schema.properties && Object.keys(schema.properties).length > 0 ? { kind: "object", properties: schema.properties } : scalar(AnyScalar);
+      return schema.properties && Object.keys(schema.properties).length > 0
+        ? { kind: "object", properties: schema.properties, required: Array.isArray(schema.required) ? (schema.required as string[]) : [] }
+        : scalar(AnyScalar);
     default:
       return scalar(AnyScalar);
   }
@@ -85,7 +90,7 @@ export class TypeConverter {
     if (known) return known;
     const type = new GraphQLObjectType({
       name,
-      fields: () => this.outputFields(shape.properties, name),
+      fields: () => this.outputFields(shape.properties, name, shape.required),
     });
     this.outputs.set(name, type);
     return type;
@@ -103,27 +108,34 @@ export class TypeConverter {
     return type;
   }
 
-  /** Every field nullable: a record's fields may be absent or redacted for this caller. */
-  outputFields(properties: Record<string, JsonSchema>, owner: string): GraphQLFieldConfigMap<unknown, unknown> {
+  /**
+   * Non-null where the schema requires the field (what OpenAPI says is always in a response: a
+   * model's `outputSchema.required` leaves out the fields `fieldReaders` hide from some callers),
+   * nullable elsewhere. Nested objects follow their own `required`.
+   */
+  outputFields(properties: Record<string, JsonSchema>, owner: string, required: readonly string[] = []): GraphQLFieldConfigMap<unknown, unknown> {
     const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
     for (const [field, schema] of Object.entries(properties)) {
       if (field.startsWith("__")) continue;
       checkName(field, owner);
-      fields[field] = { type: this.output(schema, `${owner}${pascal(field)}`), ...(schema.description ? { description: schema.description } : {}) };
+      const type = this.output(schema, `${owner}${pascal(field)}`);
+      fields[field] = { type: required.includes(field) ? new GraphQLNonNull(type) : type, ...(schema.description ? { description: schema.description } : {}) };
     }
     return fields;
   }
 
   /**
-   * Every field nullable too: required fields and formats are checked by the domain's validation,
-   * which reports all problems at once with JSON pointers, exactly as REST does.
+   * Non-null only for the fields named in `required` (a model's create input); every other field,
+   * nested ones included, is nullable: formats, nested requirements and the rest are checked by the
+   * domain's validation, which reports all problems at once with JSON pointers, exactly as REST does.
    */
-  inputFields(properties: Record<string, JsonSchema>, owner: string): GraphQLInputFieldConfigMap {
+  inputFields(properties: Record<string, JsonSchema>, owner: string, required: readonly string[] = []): GraphQLInputFieldConfigMap {
     const fields: GraphQLInputFieldConfigMap = {};
     for (const [field, schema] of Object.entries(properties)) {
       if (field.startsWith("__")) continue;
       checkName(field, owner);
-      fields[field] = { type: this.input(schema, `${owner}${pascal(field)}`), ...(schema.description ? { description: schema.description } : {}) };
+      const type = this.input(schema, `${owner}${pascal(field)}`);
+      fields[field] = { type: required.includes(field) ? new GraphQLNonNull(type) : type, ...(schema.description ? { description: schema.description } : {}) };
     }
     return fields;
   }

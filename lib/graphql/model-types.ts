@@ -59,9 +59,16 @@ export class ModelTypes {
     return type;
   }
 
-  /** Output schema fields (server fields included), key fields non-null, relations as objects. */
+  /**
+   * Output schema fields (server fields included), non-null where the output schema requires them
+   * (as the OpenAPI document does: a field `fieldReaders` hides from some callers stays nullable),
+   * key fields non-null, relations as objects (nullable: the related record may be hidden).
+   */
   private objectFields(info: ModelInfo): GraphQLFieldConfigMap<unknown, GraphQLContext> {
-    const fields = this.converter.outputFields(info.outputSchema.properties, info.name) as GraphQLFieldConfigMap<unknown, GraphQLContext>;
+    const fields = this.converter.outputFields(info.outputSchema.properties, info.name, info.outputSchema.required ?? []) as GraphQLFieldConfigMap<
+      unknown,
+      GraphQLContext
+    >;
     for (const key of info.keyFields) {
       const field = fields[key];
       if (field && !(field.type instanceof GraphQLNonNull)) field.type = new GraphQLNonNull(field.type);
@@ -69,16 +76,22 @@ export class ModelTypes {
     return { ...fields, ...(relationFields(info, this) as GraphQLFieldConfigMap<unknown, GraphQLContext>) };
   }
 
-  /** The client fields only: no server fields, relations, `__` fields or behaviors (a client may not write them). */
+  /**
+   * The client fields only: no server fields, relations, `__` fields or behaviors (a client may not
+   * write them). The input of create and update (a full replace), so its required fields are
+   * non-null, as in OpenAPI's `<Model>Input` (a client-written key is repeated in an update's input;
+   * the domain refuses one that differs from the arguments').
+   */
   input(info: ModelInfo): GraphQLInputObjectType | null {
     if (!this.inputs.has(info.name)) {
       const properties = info.inputSchema.properties;
+      const required = info.inputSchema.required ?? [];
       const type =
         Object.keys(properties).length === 0
           ? null
           : new GraphQLInputObjectType({
               name: `${info.name}Input`,
-              fields: () => this.converter.inputFields(properties, info.name),
+              fields: () => this.converter.inputFields(properties, info.name, required),
             });
       this.inputs.set(info.name, type);
     }

@@ -1,5 +1,5 @@
 import { Context } from "../core/context.ts";
-import type { Action } from "../core/model.ts";
+import type { Action, Related } from "../core/model.ts";
 import type { ModelInfo } from "../core/model-info.ts";
 import { instantiate, type Item } from "../core/records.ts";
 import type { Service } from "../core/service.ts";
@@ -52,6 +52,9 @@ function sampleRecords(info: ModelInfo): Item[] {
 }
 
 /** A create's candidate as the domain builds it: server-set user fields take the caller's id. */
+/** What a probed policy reads of related records: nothing is known of them. */
+const NO_RELATED: Related = { get: () => Promise.resolve(undefined) };
+
 function asCreatedBy(info: ModelInfo, record: Item, userId: string | undefined): Item {
   const candidate: Item = { ...record };
   if (info.generatedKey && info.cls.identity) candidate.uuid = userId;
@@ -70,9 +73,18 @@ export function probeModel(info: ModelInfo, action: Action): PolicyProbe {
   const anonymous = Context.anonymous("openapi");
   const user = new Context({ userId: PROBE_USER, requestId: "openapi" });
   const records = sampleRecords(info);
+  // A policy that reads related records answers later (a promise): no sample says what those
+  // records hold, so such an answer may pass and may fail.
+  let pending = false;
   const pass = (ctx: Context, record: Item): boolean => {
     try {
-      return instantiate(info, action === "create" ? asCreatedBy(info, record, ctx.getCurrentUserId()) : record).canAct(ctx, action) === true;
+      const decision = instantiate(info, action === "create" ? asCreatedBy(info, record, ctx.getCurrentUserId()) : record).canAct(ctx, action, NO_RELATED);
+      if (decision instanceof Promise) {
+        decision.catch(() => undefined);
+        pending = true;
+        return false;
+      }
+      return decision === true;
     } catch {
       // A policy that cannot judge a sample record is counted as refusing: the document then lists more, never less.
       return false;
@@ -81,10 +93,13 @@ export function probeModel(info: ModelInfo, action: Action): PolicyProbe {
   // A parent the model delegates this action to (`belongsTo(..., { requires })`) may refuse what
   // the model's own policy allows: no sample parent can say it will not, so count it as refusing.
   const delegates = typeof action === "string" && Object.values(info.relations).some((r) => r.kind === "belongsTo" && r.requires?.[action] !== undefined);
+  const anonymousPasses = records.some((r) => pass(anonymous, r));
+  const anonymousFails = records.some((r) => !pass(anonymous, r));
+  const userFails = records.some((r) => !pass(user, r));
   return {
-    anonymousMayPass: records.some((r) => pass(anonymous, r)),
-    anonymousMayFail: delegates || records.some((r) => !pass(anonymous, r)),
-    userMayFail: delegates || records.some((r) => !pass(user, r)),
+    anonymousMayPass: anonymousPasses || pending,
+    anonymousMayFail: delegates || anonymousFails,
+    userMayFail: delegates || userFails,
   };
 }
 

@@ -30,7 +30,10 @@ function compile(files: string[]): string[] {
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     types: [],
   });
-  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const line = d.file && d.start !== undefined ? `:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : "";
+    return `${d.file?.fileName ?? ""}${line}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
+  });
 }
 
 // What a client relies on, checked by the compiler: always-present fields are required, fields a
@@ -60,13 +63,44 @@ export const examined = (l: Listing): number => l.scanned;
 
 const GRAPHQL_USAGE = `
 import type { Post, PostResults, Query, QueryPostArgs, QueryPostsArgs, User } from "./graphql.js";
-export const title = (p: Post): string | null | undefined => p.title;
+// Required in the schema, so never null: as in the OpenAPI client.
+export const title = (p: Post): string => p.title;
 export const args: QueryPostArgs = { slug: "hello" };
 // A typed client sends limits as variables; the cost limit counts the values sent.
 export const page: QueryPostsArgs = { limit: 100, offset: null };
 // Every page says how much it examined: an empty page with a token is not the end.
 export const progress = (p: PostResults): number => p.scanned;
 export const me = (q: Query): User | null | undefined => q.me;
+`;
+
+// The same model through both clients: every field both carry has the same type and the same
+// presence (required in both, or optional in both). GraphQL enumerations are String (the
+// specification's type table), so literal unions are compared as their base type; relation fields
+// (an object in GraphQL, the key in REST) are left out.
+const SAME_TYPES = `
+import type { components } from "./openapi.js";
+import type * as G from "./graphql.js";
+type Base<T> = T extends string ? string : T extends number ? number : T extends boolean ? boolean : T;
+type Presence<T, K extends keyof T> = {} extends Pick<T, K> ? "optional" : "required";
+type Scalars<T> = { [K in keyof T as NonNullable<T[K]> extends string | number | boolean ? K : never]: T[K] };
+type Shape<T> = { [K in keyof Scalars<T> & keyof T]-?: [Base<NonNullable<T[K]>>, Presence<T, K>] };
+type Common<R, Q> = Pick<Shape<R>, keyof Shape<R> & keyof Shape<Q>>;
+type Same<R, Q> = [Common<R, Q>] extends [Common<Q, R>] ? ([Common<Q, R>] extends [Common<R, Q>] ? true : false) : false;
+type Fields<T> = keyof Shape<T>;
+// \`Relations\`: REST fields GraphQL carries as the related object; every other REST field must be in both.
+const same = <R, Q, Relations extends string = never>(verdict: Same<R, Q>, complete: [Exclude<Fields<R>, Fields<Q> | Relations>] extends [never] ? true : false): boolean =>
+  verdict && complete;
+type S = components["schemas"];
+export const post = same<S["Post"], Omit<G.Post, "__typename">, "author">(true, true);
+export const comment = same<S["Comment"], Omit<G.Comment, "__typename">, "author" | "post">(true, true);
+export const tag = same<S["Tag"], Omit<G.Tag, "__typename">, "createdBy">(true, true);
+export const user = same<S["User"], Omit<G.User, "__typename">>(true, true);
+// Create inputs: a required field is required in both.
+export const input = same<S["PostInput"], G.PostInput>(true, true);
+// A required output field is a plain value in GraphQL, an optional one may be null.
+export const title = (p: G.Post): string => p.title;
+// @ts-expect-error viewCount is optional in both contracts
+export const views = (p: G.Post): number => p.viewCount;
 `;
 
 /** Both clients generated, then one compiler run over both (a program's lib setup is most of its cost). */
@@ -86,7 +120,8 @@ beforeAll(async () => {
   });
   await writeFile(join(dir, "graphql.ts"), output);
   await writeFile(join(dir, "graphql-usage.ts"), GRAPHQL_USAGE);
-  diagnostics = compile([join(dir, "openapi-usage.ts"), join(dir, "graphql-usage.ts")]);
+  await writeFile(join(dir, "same-types.ts"), SAME_TYPES);
+  diagnostics = compile([join(dir, "openapi-usage.ts"), join(dir, "graphql-usage.ts"), join(dir, "same-types.ts")]);
 }, 120_000);
 
 describe("typed clients generated from the two contracts compile under tsc --strict", () => {
@@ -95,6 +130,10 @@ describe("typed clients generated from the two contracts compile under tsc --str
   });
 
   it("graphql-codegen's typescript plugin on schema-cache/schema.graphql", () => {
-    expect(diagnostics.filter((d) => !d.includes("openapi"))).toEqual([]);
+    expect(diagnostics.filter((d) => !d.includes("openapi") && !d.includes("same-types"))).toEqual([]);
+  });
+
+  it("give the same model's fields the same types and the same presence in both clients", () => {
+    expect(diagnostics.filter((d) => d.includes("same-types"))).toEqual([]);
   });
 });

@@ -97,5 +97,6 @@ export const ISOLATED = [
   "test/rest/index-advisor.test.ts",
   "test/rest/openapi-conformance.test.ts",
   "test/rest/request-cost.test.ts",
+  "test/rest/tracker-faces.test.ts",
   "test/store/aws-budgets.test.ts",
 ];
