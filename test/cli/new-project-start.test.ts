@@ -1,10 +1,11 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, symlinkSync } from "node:fs";
+import { mkdtempSync, readFileSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { documentedDeployCommand, withoutIdp } from "../support/deploy-parameters.ts";
 import { startOffline, type Offline } from "../support/offline.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -65,6 +66,36 @@ describe("a new project, from a clean clone: its README's two commands", () => {
       expect(result.code, `${script}\n${result.output}`).toBe(0);
     }
   }, 1_800_000);
+
+  it("packages offline with docs/deploying.md's command as written, less the Idp's parameters and with no publicUrl", async () => {
+    const keys = await sh(
+      "npx webda keygen > signing.jwk && npx webda keygen --public < signing.jwk > auth-public-keys.json && rm signing.jwk",
+      project,
+      120_000,
+    );
+    expect(keys.code, keys.output).toBe(0);
+    const command = withoutIdp(documentedDeployCommand(readFileSync(join(ROOT, "docs/deploying.md"), "utf8"))).replace(
+      /^npx serverless deploy /,
+      "npx serverless package ",
+    );
+    // No AWS: whatever credentials this shell has are not the new project's to use.
+    const packaged = await sh(`env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_PROFILE ${command}`, project, 900_000);
+    expect(packaged.code, packaged.output).toBe(0);
+    const template = JSON.parse(readFileSync(join(project, ".serverless/cloudformation-template-update-stack.json"), "utf8")) as {
+      Resources: Record<string, { Type: string; Properties: { TableName?: string; Environment?: { Variables?: Record<string, unknown> } } }>;
+    };
+    const resources = Object.values(template.Resources);
+    expect(resources.filter((r) => r.Type === "AWS::DynamoDB::Table").map((r) => r.Properties.TableName)).toContain("tracker-prod-Note");
+    const functions = resources.filter((r) => r.Type === "AWS::Lambda::Function");
+    expect(functions.length).toBeGreaterThan(0);
+    for (const fn of functions) {
+      // The links' base is the API's own URL, from the HttpApi this stack creates.
+      expect(fn.Properties.Environment?.Variables?.PUBLIC_URL).toEqual({
+        "Fn::Join": ["", ["https://", { Ref: "HttpApi" }, ".execute-api.", { Ref: "AWS::Region" }, ".", { Ref: "AWS::URLSuffix" }]],
+      });
+      expect(fn.Properties.Environment?.Variables?.IDP_CLIENT_SECRET_PARAMETER).toBeUndefined();
+    }
+  }, 1_200_000);
 
   it("`npm start` serves it: seeded as the project names it, its example model on REST and GraphQL, GraphiQL opening on it", async () => {
     offline = await startOffline({ projectDir: project, args: [], readyPath: "/graphiql" });
