@@ -79,7 +79,12 @@ describe("a new project, from a clean clone: its README's two commands", () => {
       "npx serverless package ",
     );
     // No AWS: whatever credentials this shell has are not the new project's to use.
-    const packaged = await sh(`env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_PROFILE ${command}`, project, 900_000);
+    // A shell's PUBLIC_URL is no substitute for the parameter: the functions get the API's own URL.
+    const packaged = await sh(
+      `env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_PROFILE PUBLIC_URL=https://from-the-shell.example.com ${command}`,
+      project,
+      900_000,
+    );
     expect(packaged.code, packaged.output).toBe(0);
     const template = JSON.parse(readFileSync(join(project, ".serverless/cloudformation-template-update-stack.json"), "utf8")) as {
       Resources: Record<string, { Type: string; Properties: { TableName?: string; Environment?: { Variables?: Record<string, unknown> } } }>;
