@@ -121,6 +121,9 @@ describe("webda new", () => {
       project,
     );
     expect(name.stdout.trim()).toBe("tracker Note,User");
+    // Its own `npm run build` (the webda command, as package.json's scripts run it) finds schema-cache/ up to date.
+    const build = await run("npm", ["run", "--silent", "build"], project);
+    expect(build.stdout.trim(), build.stderr).toBe("schema-cache/: up to date");
   }, 300_000);
 
   it("refuses a name that cannot name a stack or tables, and a folder that is not empty, with exit 2", async () => {

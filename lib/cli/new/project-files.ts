@@ -4,8 +4,8 @@ type Json = Record<string, unknown>;
 
 /** The scripts a new project runs: this project's, less the sample's and the framework's benchmarks and fuzzing. */
 const SCRIPTS = {
-  build: "webda build",
-  validate: "webda validate",
+  build: "tsx lib/cli/main.ts build",
+  validate: "tsx lib/cli/main.ts validate",
   start: "tsx scripts/start.ts",
   seed: "tsx scripts/seed.ts",
   test: "vitest run",
