@@ -15,6 +15,7 @@ import {
   type ServiceClass,
 } from "../lib/index.ts";
 import { auditSignIns } from "./audit.ts";
+import { GRAPHIQL_DOCUMENT } from "./graphiql.ts";
 import * as models from "./models/index.ts";
 import { PublisherService } from "./services/publisher.ts";
 import { TestBeanService } from "./services/testbean.ts";
@@ -41,7 +42,9 @@ const list = (value: string | undefined): string[] =>
 
 /** The sample blog: its models and its configuration; the service types it may name are below. */
 const configuration: Omit<ApplicationDefinition, "serviceTypes"> = {
-  name: "blog",
+  // The project's name, in one place (package.json `webda.project`): serverless.yml's service, the
+  // tables' prefix, the start banner and the mail subjects all say it.
+  name: pkg.webda.project,
   version: pkg.version,
   // In name order whatever the loader: a module namespace is sorted, a transpiled one may not be.
   models: (Object.values(models) as ModelClass[]).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
@@ -49,7 +52,7 @@ const configuration: Omit<ApplicationDefinition, "serviceTypes"> = {
     version: { type: "Version" },
     publisher: { type: "Publisher", prefix: "Published" },
     testbean: { type: "TestBean" },
-    graphql: { type: "Framework/GraphQLService" },
+    graphql: { type: "Framework/GraphQLService", graphiqlDocument: GRAPHIQL_DOCUMENT },
     authentication: { type: "Framework/Authentication" },
     // SES in AWS (a verified sender), the .data/outbox/ folder under `npm start`.
     mailer: { type: "Framework/Mailer", from: "no-reply@blog.example.com" },

@@ -2,6 +2,8 @@ import { serviceOptionsCheck, type Application, type ApplicationDefinition, type
 import { createApp as createDefinedApp } from "./definition.ts";
 
 export { definition } from "./definition.ts";
+// What `npm start` and `npm run seed` write (package.json `webda.app` names this module).
+export { seed } from "./seed/data.ts";
 
 /**
  * The sample as everything that runs from source builds it (`npm start`, the CLI and so the check

@@ -1,19 +1,26 @@
 // `npm run seed`: the sample data, on demand, into the running `npm start` (see README).
-import { createApp } from "../app/index.ts";
-import { seed } from "../app/seed/data.ts";
+import { fileURLToPath } from "node:url";
+import { loadAppModule, loadCreateApp, readProject } from "../lib/cli/project.ts";
 import { UnavailableError } from "../lib/core/errors.ts";
 import { localSecret } from "../lib/core/local-secret.ts";
 import { domainListing } from "../lib/core/list.ts";
 import { runtimeValidation } from "../lib/core/validation-compiler.ts";
 import { runSeed } from "../lib/local/seed-run.ts";
 import { seedCredentials } from "../lib/local/seed-credentials.ts";
+import type { SeedData } from "../lib/local/seed-data.ts";
 import { clientConfig, SEED_USAGE, SeedRefused, seedTarget } from "../lib/local/seed-target.ts";
 
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
+const root = fileURLToPath(new URL("..", import.meta.url));
+
 try {
+  // The application module package.json's `webda.app` names: it exports `createApp` and `seed`.
+  const project = readProject(root);
+  const createApp = await loadCreateApp(root, project);
+  const { seed } = (await loadAppModule(root, project)) as { seed: SeedData };
   const target = seedTarget(process.argv.slice(2), createApp().name);
   if (target === "help") {
     print(SEED_USAGE);

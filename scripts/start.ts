@@ -12,8 +12,14 @@ import { runLocal } from "../lib/local/run-local.ts";
 import { localSecret } from "../lib/core/local-secret.ts";
 import { domainListing } from "../lib/core/list.ts";
 import { runtimeValidation } from "../lib/core/validation-compiler.ts";
+import type { Application } from "../lib/core/application.ts";
+import { IdpProvider } from "../lib/auth/idp/provider.ts";
 import { seedCredentials } from "../lib/local/seed-credentials.ts";
 import { runSeed } from "../lib/local/seed-run.ts";
+import { join } from "node:path";
+import { loadAppModule, readProject } from "../lib/cli/project.ts";
+import type { SeedData } from "../lib/local/seed-data.ts";
+import type { CreateApp } from "../lib/cli/project.ts";
 
 const projectDir = fileURLToPath(new URL("..", import.meta.url));
 const http = `http://${LOCAL_HOST}:${OFFLINE_PORTS.http}`;
@@ -29,23 +35,29 @@ const sourcesRead = Date.now() - 50;
 try {
   // Loaded here, not imported above, so an invalid application definition (a ConfigurationError
   // naming the service, option and problem) ends npm start with that message, not a stack trace.
-  const { app, createApp } = await import("../app/index.ts");
-  const { seed } = await import("../app/seed/data.ts");
+  // The application module package.json's `webda.app` names: it exports `app`, `createApp` and `seed`.
+  const project = readProject(projectDir);
+  const appModule = join(projectDir, project.app);
+  const { app, createApp, seed } = (await loadAppModule(projectDir, project)) as { app: Application; createApp: CreateApp; seed: SeedData };
   // serverless.yml includes schema-cache/: offline must not serve routes the models no longer have.
   const files = await renderCache(app, cacheRenderers);
   const changed = await writeCache(fileURLToPath(new URL("../schema-cache", import.meta.url)), files);
   if (changed.length > 0) {
     process.stdout.write(`warning: schema-cache/ was stale and has been regenerated (${changed.join(", ")}); commit it.\n`);
   }
+  // What the banner offers and what starts beside offline follow the application: a GET route to
+  // try when it has one, the development OpenID provider when it configures an Idp.
+  const routes = (JSON.parse(files["routes.json"] ?? "[]") as { key: string }[]).map((route) => route.key);
+  const withIdp = app.services().some(({ service }) => service instanceof IdpProvider);
   const code = await runLocal({
     projectDir,
     argv: process.argv.slice(2),
     tables: (prefix) => serviceTables(app, prefix),
-    defaultTablePrefix: "blog-local-",
+    defaultTablePrefix: `${project.project}-local-`,
     // Edits under these folders are checked in a fresh process and served without a restart.
-    liveReload: { appModule: fileURLToPath(new URL("../app/index.ts", import.meta.url)), watch: ["app", "lib", "functions"], files, sourcesRead },
-    // The sample's Idp signs in against a development OpenID provider on loopback (local stage only).
-    companions: [devIdpCompanion(projectDir, (line) => process.stdout.write(`${line}\n`))],
+    liveReload: { appModule, watch: [project.app.split("/")[0] ?? "app", "lib", "functions"], files, sourcesRead },
+    // An application's Idp signs in against a development OpenID provider on loopback (local stage only).
+    companions: withIdp ? [devIdpCompanion(projectDir, (line) => process.stdout.write(`${line}\n`))] : [],
     seed: async ({ endpoint, tablePrefix }) => {
       // The seeder writes idents as offline's handlers will read them: keyed by the same local secret.
       process.env.APP_SECRET ||= localSecret("app-secret");
@@ -64,12 +76,13 @@ try {
     },
     banner: ({ database, seeded }) =>
       banner({
+        project: project.project,
         urls: [
-          ["API (REST, GraphQL)", `${http}  (try: curl ${http}/version)`],
+          ["API (REST, GraphQL)", routes.includes("GET /version") ? `${http}  (try: curl ${http}/version)` : http],
           ["GraphQL", `${http}/graphql`],
           ["GraphiQL", `${http}/graphiql`],
           ["WebSocket", `ws://${LOCAL_HOST}:${OFFLINE_PORTS.websocket}  (graphql-transport-ws)`],
-          ["OpenID provider (local Idp)", `http://${LOCAL_HOST}:${DEV_IDP_PORT}  (sign in: ${http}/auth/idp)`],
+          ...(withIdp ? [["OpenID provider (local Idp)", `http://${LOCAL_HOST}:${DEV_IDP_PORT}  (sign in: ${http}/auth/idp)`] as [string, string]] : []),
           ["DynamoDB Local", `${database.endpoint}  (tables ${database.tablePrefix}*)`],
         ],
         users: seed.users.map(({ email, password }) => ({ email, password })),

@@ -20,7 +20,7 @@ Upgrades v3 authentication data (idents under <uid>_<provider>, users' __passwor
   --batch N       rows per page (default ${DEFAULT_BATCH}): the first pass's scan page; confirming
                   passes evaluate up to ${CONFIRMING_SCAN_LIMIT} items a scan call, still N rows a page
   --json          print the report as JSON on stdout (progress stays on stderr)
-  --local         the database of \`npm start\` (http://127.0.0.1:8000, tables blog-local-*)
+  --local         the database of \`npm start\` (http://127.0.0.1:8000, tables <project>-local-*)
   --stage NAME    the tables of a deployed stage (<service>-<stage>-*), with your AWS credentials
   --endpoint URL  a DynamoDB endpoint (default: DYNAMODB_ENDPOINT, else AWS's)
 Tables: TABLE_PREFIX when set, else from --local/--stage. Tokens are sealed with APP_SECRET.

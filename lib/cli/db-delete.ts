@@ -8,7 +8,7 @@ export const DB_DELETE_USAGE = `usage: webda db delete --table NAME --key VALUE 
 Deletes one row by its key, e.g. the malformed ident a migration stopped at. Prints the row it
 deleted (so it can be put back), or says there was none.
 
-  --table NAME    the table's full name (blog-local-auth-idents under npm start)
+  --table NAME    the table's full name (<project>-local-auth-idents under npm start)
   --key VALUE     the row's partition key (a string; the table's key schema names the attribute)
   --sort VALUE    its sort key, for a table that has one
   --local         the database of \`npm start\` (http://127.0.0.1:8000)

@@ -1,11 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
-import { readFileSync } from "node:fs";
-// The one import of app/ from lib/: this file is the `webda` command's entry point (bin/webda.mjs,
-// `npm run build`, the packaging check run it), which composes the sample application as
-// functions/ do; the rest of lib/cli takes the application as an argument.
-// eslint-disable-next-line layers/order -- an entry point composes the application (see above)
-import { createApp } from "../../app/index.ts";
+import type { Application } from "../core/application.ts";
 import { generateSigningJwk, publicKeySet } from "../auth/index.ts";
 import { domainListing } from "../core/list.ts";
 import { runtimeValidation } from "../core/validation-compiler.ts";
@@ -17,22 +12,32 @@ import { dbCopy, DB_COPY_USAGE } from "./db-copy.ts";
 import { planCommand } from "./plan/command.ts";
 import { runCommand, type Command } from "./commands.ts";
 import { validateCommand } from "./validate/command.ts";
-
-// The CLI validates (e.g. the migration's users) with schemas it compiles itself, and lists.
-const app = createApp({ validation: runtimeValidation(), listing: domainListing });
+import { loadCreateApp, readProject } from "./project.ts";
+import { newCommand } from "./new/command.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 // Overridable so that the staleness check itself can be tested against a doctored copy.
 const cacheDir = process.env.SCHEMA_CACHE_DIR ?? join(root, "schema-cache");
-const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
+const project = readProject(root);
+const version = project.version;
+
+/**
+ * The project's application (package.json `webda.app`), built for the commands that need it only:
+ * the CLI validates (e.g. the migration's users) with schemas it compiles itself, and lists.
+ */
+let built: Application | undefined;
+async function app(): Promise<Application> {
+  built ??= (await loadCreateApp(root, project))({ validation: runtimeValidation(), listing: domainListing });
+  return built;
+}
 
 const commands: Command[] = [
   {
     name: "build",
     summary: "regenerate schema-cache/ from the models (GraphQL SDL, routes, functions, tables, OpenAPI)",
-    usage: "usage: webda build\n\nRegenerates schema-cache/ from the models in app/ and prints the files it wrote.",
+    usage: "usage: webda build\n\nRegenerates schema-cache/ from the application's models (package.json `webda.app`) and prints the files it wrote.",
     async run() {
-      const files = await renderCache(app, cacheRenderers);
+      const files = await renderCache(await app(), cacheRenderers);
       const changed = await writeCache(cacheDir, files);
       console.log(changed.length > 0 ? `schema-cache/: wrote ${changed.join(", ")}` : "schema-cache/: up to date");
       return 0;
@@ -43,7 +48,7 @@ const commands: Command[] = [
     summary: "fail when schema-cache/ is stale",
     usage: "usage: webda check\n\nExits 1 and names the stale files when schema-cache/ differs from what `webda build` would write.",
     async run() {
-      const stale = await staleFiles(cacheDir, await renderCache(app, cacheRenderers));
+      const stale = await staleFiles(cacheDir, await renderCache(await app(), cacheRenderers));
       if (stale.length > 0) {
         console.error(staleMessage(stale));
         return 1;
@@ -90,7 +95,7 @@ const commands: Command[] = [
     summary: "upgrade v3 authentication data to v4 (webda auth migrate --help)",
     usage: MIGRATE_USAGE,
     takesOptions: true,
-    run: (argv) => authMigrate(app, argv),
+    run: async (argv) => authMigrate(await app(), argv),
   },
   {
     name: "db delete",
@@ -108,6 +113,7 @@ const commands: Command[] = [
   },
   validateCommand,
   planCommand(app, root),
+  newCommand(root),
 ];
 
 process.exitCode = await runCommand(commands, process.argv.slice(2), { program: "webda", version });

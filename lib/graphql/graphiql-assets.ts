@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
 import type { Coding } from "../http/encoding.ts";
-import { BOOT_SCRIPT } from "./graphiql-page.ts";
+import { bootScript } from "./graphiql-page.ts";
 
 /**
  * GraphiQL's own UMD builds from npm, read from node_modules: no CDN, so the page works offline.
@@ -43,24 +43,34 @@ function locate(file: string): string {
   throw new Error(`GraphiQL asset node_modules/${file} is missing: install dependencies, or package it with the function`);
 }
 
-function load(id: AssetId): Asset {
+function load(id: AssetId, document: string): Asset {
   const source = id === "boot" ? { ext: "js", type: "text/javascript" } : GRAPHIQL_FILES[id];
-  const body = id === "boot" ? Buffer.from(BOOT_SCRIPT, "utf8") : readFileSync(locate(GRAPHIQL_FILES[id].file));
+  const body = id === "boot" ? Buffer.from(bootScript(document), "utf8") : readFileSync(locate(GRAPHIQL_FILES[id].file));
   const hash = createHash("sha256").update(body).digest("base64url").slice(0, 12);
   return { fileName: `${NAMES[id]}.${hash}.${source.ext}`, type: source.type, body };
 }
 
-let assets: Map<string, Asset> | undefined;
-let byId: Record<AssetId, Asset> | undefined;
+interface Assets {
+  byId: Record<AssetId, Asset>;
+  byFileName: Map<string, Asset>;
+}
 
-/** Every asset, read and hashed once per cold start (about 4 MB, a few tens of milliseconds). */
-export function graphiqlAssets(): { byId: Record<AssetId, Asset>; byFileName: Map<string, Asset> } {
-  if (!assets || !byId) {
+/** By the boot script's starting document: one per application, so once per cold start in a function. */
+const loaded = new Map<string, Assets>();
+
+/**
+ * Every asset, read and hashed once per cold start (about 4 MB, a few tens of milliseconds); the
+ * boot script opens GraphiQL on `document` (graphiql-page.ts, defaultDocument).
+ */
+export function graphiqlAssets(document: string): Assets {
+  let assets = loaded.get(document);
+  if (!assets) {
     const ids = [...(Object.keys(GRAPHIQL_FILES) as AssetId[]), "boot" as const];
-    byId = Object.fromEntries(ids.map((id) => [id, load(id)])) as Record<AssetId, Asset>;
-    assets = new Map(Object.values(byId).map((a) => [a.fileName, a]));
+    const byId = Object.fromEntries(ids.map((id) => [id, load(id, document)])) as Record<AssetId, Asset>;
+    assets = { byId, byFileName: new Map(Object.values(byId).map((a) => [a.fileName, a])) };
+    loaded.set(document, assets);
   }
-  return { byId, byFileName: assets };
+  return assets;
 }
 
 const brotli = promisify(brotliCompress);

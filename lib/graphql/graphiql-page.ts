@@ -1,19 +1,32 @@
-/**
- * What GraphiQL opens with when the browser has nothing saved: a query that works anonymously
- * against the sample blog, and a mutation to try once signed in. Headers are never persisted by
- * GraphiQL here (shouldPersistHeaders false), so a pasted token leaves with the tab.
- */
-export const DEFAULT_DOCUMENT = `# The blog's GraphQL API. Run the query with the play button (or Ctrl-Enter).
-# The schema is in the Docs panel on the left; subscriptions ride ws://127.0.0.1:3001 locally.
+import type { Application } from "../core/application.ts";
+import { pluralName } from "./names.ts";
+import { graphqlOptions } from "./service.ts";
 
-query PublishedPosts {
-  Posts(query: "status = 'published' ORDER BY createdAt DESC", limit: 10) {
+/**
+ * What GraphiQL opens with when the browser has nothing saved: the application's own document (the
+ * GraphQL service's `graphiqlDocument` option), else a list of its first model's records. Headers
+ * are never persisted by GraphiQL here (shouldPersistHeaders false), so a pasted token leaves with the tab.
+ */
+export function defaultDocument(app: Application): string {
+  const configured = graphqlOptions(app).graphiqlDocument;
+  if (configured !== undefined) return configured;
+  const models = app.models();
+  const info = models.find((m) => !m.cls.identity) ?? models[0];
+  const intro = `# The ${app.name} GraphQL API. Run the query with the play button (or Ctrl-Enter).
+# The schema is in the Docs panel on the left.
+`;
+  if (!info) return intro;
+  const properties = info.outputSchema.properties as Record<string, { type?: unknown }>;
+  // Plain fields every caller may read: a restricted one (fieldReaders) would be null for most.
+  const scalars = Object.keys(properties).filter(
+    (name) => ["string", "number", "integer", "boolean"].includes(String(properties[name]?.type)) && !info.restrictedFields.includes(name),
+  );
+  const fields = [...new Set([...info.keyFields, ...scalars])].slice(0, 6);
+  return `${intro}
+query ${pluralName(info)} {
+  ${pluralName(info)}(limit: 10) {
     results {
-      slug
-      title
-      createdAt
-      author { username name }
-      tags { slug name color }
+${fields.map((field) => `      ${field}`).join("\n")}
     }
     continuationToken
   }
@@ -21,22 +34,15 @@ query PublishedPosts {
 
 # Writing needs a signed-in user: log in, then paste the access token in the Headers tab below as
 #   { "Authorization": "Bearer <ACCESS_TOKEN>" }
-# and uncomment:
-#
-# mutation CreatePost {
-#   createPost(Post: { slug: "hello-graphiql", title: "Hello from GraphiQL", content: "Written in GraphiQL.", status: "published" }) {
-#     slug
-#     author { username }
-#   }
-# }
 `;
+}
 
 /** Renders GraphiQL against the endpoint next to the page; `?query=` and `?variables=` pre-fill it. */
-export const BOOT_SCRIPT = `(function () {
+export const bootScript = (document: string): string => `(function () {
   var params = new URLSearchParams(window.location.search);
   var props = {
     fetcher: GraphiQL.createFetcher({ url: new URL("graphql", window.location.href).toString() }),
-    defaultQuery: ${JSON.stringify(DEFAULT_DOCUMENT)},
+    defaultQuery: ${JSON.stringify(document)},
     isHeadersEditorEnabled: true,
     defaultEditorToolsVisibility: "headers",
     shouldPersistHeaders: false

@@ -4,20 +4,22 @@ import { httpHandler } from "../http/handler.ts";
 import type { HttpRequest } from "../http/request.ts";
 import { json, type HttpResponse } from "../http/response.ts";
 import { encoded, graphiqlAssets } from "./graphiql-assets.ts";
-import { graphiqlPage } from "./graphiql-page.ts";
+import { defaultDocument, graphiqlPage } from "./graphiql-page.ts";
 import { GRAPHIQL_PATH } from "./graphiql-paths.ts";
 import { graphqlOptions } from "./service.ts";
 
 /** Content-hashed URLs never change meaning: a year, and no revalidation. */
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
-let page: string | undefined;
+const pages = new Map<string, string>();
 
-function renderPage(): string {
+function renderPage(document: string): string {
+  let page = pages.get(document);
   if (page === undefined) {
-    const { byId } = graphiqlAssets();
+    const { byId } = graphiqlAssets(document);
     const url = (id: keyof typeof byId): string => `graphiql/${byId[id].fileName}`;
     page = graphiqlPage({ css: url("css"), react: url("react"), reactDom: url("reactDom"), graphiql: url("graphiql"), boot: url("boot") });
+    pages.set(document, page);
   }
   return page;
 }
@@ -27,15 +29,15 @@ function renderPage(): string {
  * GET /graphiql/<name>.<hash>.<ext> (the assets: compressed by Accept-Encoding, cached forever).
  * 404 when `exposeGraphiQL` is false, and for any other name, an old hash included.
  */
-export async function serveGraphiQL(request: HttpRequest, exposed: boolean): Promise<HttpResponse> {
+export async function serveGraphiQL(request: HttpRequest, exposed: boolean, document = ""): Promise<HttpResponse> {
   if (!exposed) return json(404, { code: 404, message: "GraphiQL is not exposed" });
   if (request.method !== "GET" && request.method !== "HEAD") return json(405, { code: 405, message: "Method not allowed" }, { allow: "GET" });
   const path = request.path.replace(/\/+$/, "");
   if (path === GRAPHIQL_PATH) {
-    return { statusCode: 200, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" }, body: renderPage() };
+    return { statusCode: 200, headers: { "content-type": "text/html; charset=utf-8", "cache-control": "no-cache" }, body: renderPage(document) };
   }
   const name = path.startsWith(`${GRAPHIQL_PATH}/`) ? path.slice(GRAPHIQL_PATH.length + 1) : "";
-  const asset = graphiqlAssets().byFileName.get(name);
+  const asset = graphiqlAssets(document).byFileName.get(name);
   if (!asset) return json(404, { code: 404, message: "Not found" });
   const headers: Record<string, string> = { "content-type": `${asset.type}; charset=utf-8`, "cache-control": IMMUTABLE, vary: "accept-encoding" };
   const coding = chooseCoding(request.headers["accept-encoding"]);
@@ -46,5 +48,6 @@ export async function serveGraphiQL(request: HttpRequest, exposed: boolean): Pro
 
 export function graphiqlHandler(app: Application) {
   const { exposeGraphiQL } = graphqlOptions(app);
-  return httpHandler("graphiql", (request) => serveGraphiQL(request, exposeGraphiQL));
+  const document = defaultDocument(app);
+  return httpHandler("graphiql", (request) => serveGraphiQL(request, exposeGraphiQL, document));
 }

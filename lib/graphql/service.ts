@@ -28,6 +28,8 @@ export const GraphQLOptionsSchema = Type.Object({
   limits: Limits,
   /** Parsed and validated documents kept per instance, by query text. */
   documentCacheSize: Type.Integer({ minimum: 0, default: 500 }),
+  /** What GraphiQL opens with (graphiql-page.ts); unset: a list of the first model's records. */
+  graphiqlDocument: Type.Optional(Type.String({ maxLength: 20_000 })),
 });
 
 export type GraphQLOptions = Static<typeof GraphQLOptionsSchema>;

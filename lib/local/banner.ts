@@ -1,5 +1,7 @@
 /** What `npm start` prints once the service answers: where everything is, and who to log in as. */
 export interface BannerInfo {
+  /** The project's name (package.json `webda.project`): "Sample <project> seeded". */
+  project: string;
   urls: [label: string, url: string][];
   /** The demo users and their passwords; empty when started with --empty. */
   users: { email: string; password: string }[];
@@ -15,9 +17,11 @@ export function banner(info: BannerInfo): string {
   for (const [label, url] of info.urls) lines.push(`  ${label.padEnd(width)}  ${url}`);
   lines.push("");
   if (info.seeded === "empty") {
-    lines.push("  Started empty (--empty): `npm run seed` adds the sample blog and its demo users.");
+    lines.push(`  Started empty (--empty): \`npm run seed\` adds the sample ${info.project} and its demo users.`);
   } else {
-    lines.push(info.seeded === "seeded" ? "  Sample blog seeded. Demo users (email / password):" : "  Existing data kept. Demo users (email / password):");
+    lines.push(
+      info.seeded === "seeded" ? `  Sample ${info.project} seeded. Demo users (email / password):` : "  Existing data kept. Demo users (email / password):",
+    );
     for (const user of info.users) lines.push(`    ${user.email} / ${user.password}`);
     if (info.loginNote) lines.push(`    (${info.loginNote})`);
   }

@@ -11,7 +11,7 @@ const READY_FD = 3;
 
 // Declared where the functions read it (lib/http sits below lib/local); re-exported for the local tools.
 export { OFFLINE_PORTS };
-/** The stage `serverless offline` runs as; with serverless.yml it gives the `blog-local-` prefix. */
+/** The stage `serverless offline` runs as; with serverless.yml it gives the `<project>-local-` prefix. */
 export const OFFLINE_STAGE = "local";
 
 export interface OfflineOptions {

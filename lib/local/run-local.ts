@@ -295,7 +295,7 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
   // Quiet by default: one line per request (the handlers' METRIC line), no route table unless --routes.
   const filter = () => offlineOutputFilter({ routes: start.routes });
   // Offline loads and bundles while the database starts and is seeded; its servers wait for the
-  // word (lib/local/offline-ready.mjs), so the first request already sees a living blog.
+  // word (lib/local/offline-ready.mjs), so the first request already sees the seeded data.
   let markPrepared: (ok: boolean) => void = () => undefined;
   const prepared = new Promise<boolean>((resolve) => (markPrepared = resolve));
   const spawnIt = (): ChildProcess => {

@@ -2,7 +2,7 @@ import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 
 type Json = Record<string, unknown>;
 
-/** `Post` -> `PostTable`, `blog-dev-ws-connections` (prefix removed) -> `WsConnectionsTable`. */
+/** `Post` -> `PostTable`, `app-dev-ws-connections` (prefix removed) -> `WsConnectionsTable`. */
 export function tableLogicalId(name: string): string {
   const words = name.split(/[^A-Za-z0-9]+/).filter((w) => w !== "");
   return `${words.map((w) => w[0]?.toUpperCase() + w.slice(1)).join("")}Table`;

@@ -237,7 +237,8 @@ describe("serverless package", () => {
     await expect(attempt).rejects.toMatchObject({ stdout: expect.stringMatching(/--param authSigningKeyParameter=[\s\S]*--param authPublicKeys=/) });
   }, 120_000);
 
-  it("refuses a deployed stage whose email provider has no publicUrl for its links, naming the option", async () => {
+  it("refuses a deployed stage whose email provider's publicUrl cannot carry links, naming the option", async () => {
+    // Left out, publicUrl is the API's own URL (test/cli/new-project-start.test.ts packages so); given, it must be https.
     const attempt = run(
       join(root, "node_modules/.bin/serverless"),
       [
@@ -251,13 +252,14 @@ describe("serverless package", () => {
         "idpIssuer=https://accounts.example.com",
         "--param",
         "idpClientId=ci-client",
+        "--param",
+        "publicUrl=http://api.example.com",
       ],
       { cwd: root, env: { ...process.env, PUBLIC_URL: "https://from-the-shell.example.com" }, maxBuffer: 16 * 1024 * 1024 },
     );
-    // A shell variable is no substitute: only `--param publicUrl` reaches the functions.
     await expect(attempt).rejects.toMatchObject({
       code: 1,
-      stdout: expect.stringContaining("Stage 'prod' mails links (email provider) but its publicUrl is missing"),
+      stdout: expect.stringContaining("Stage 'prod' mails links (email provider) but its publicUrl must be https"),
     });
     await expect(access(join(scratch, "nopublicurl"))).rejects.toMatchObject({ code: "ENOENT" });
   }, 120_000);

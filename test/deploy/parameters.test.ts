@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { documentedParameters, parameterUses, type ParameterUse } from "../support/deploy-parameters.ts";
+import { documentedDeployCommand, documentedParameters, parameterUses, withoutIdp, type ParameterUse } from "../support/deploy-parameters.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const yaml = await readFile(`${root}serverless.yml`, "utf8");
@@ -19,15 +19,14 @@ function shownDefault(fallback: string | undefined): string {
 }
 
 /** The command at the top of the page, as a newcomer pastes it. */
-function deployCommand(): string {
-  const block = /^# Deploying\n\n((?: {4}.*\n)+)/m.exec(page)?.[1];
-  if (!block) throw new Error("docs/deploying.md opens without its deploy command");
-  return block
-    .split("\n")
-    .map((line) => line.slice(4))
-    .join("\n")
-    .replace(/\\\n\s*/g, " ")
-    .trim();
+const deployCommand = (): string => documentedDeployCommand(page);
+
+/** A section of the page, up to the next heading of its level. */
+function section(heading: string): string {
+  const start = page.indexOf(`\n${heading}\n`);
+  if (start === -1) throw new Error(`docs/deploying.md has no '${heading}'`);
+  const next = page.indexOf("\n## ", start + heading.length + 2);
+  return page.slice(start, next === -1 ? undefined : next);
 }
 
 describe("docs/deploying.md, Deploy parameters", () => {
@@ -58,6 +57,36 @@ describe("docs/deploying.md, Deploy parameters", () => {
     for (const name of required) expect(command, name).toMatch(new RegExp(`--param '?"?${name}=`));
     // One of the two alarm destinations, as packaging asks.
     expect(command).toMatch(/--param '?"?(alarmEmail|alarmTopicArn)=/);
+  });
+  it("runs as written without AWS: no ${...} lookup for serverless to resolve, no placeholder, each $(...) a file the first deploy writes", () => {
+    const command = deployCommand();
+    expect(command).not.toMatch(/\$\{/);
+    const substitutions = [...command.matchAll(/\$\(([^)]*)\)/g)].map((m) => m[1] ?? "");
+    expect(substitutions).toEqual(["cat auth-public-keys.json"]);
+    expect(section("## A first deploy from nothing")).toContain("npx webda keygen --public < /dev/shm/signing.jwk > auth-public-keys.json");
+    // A shell would read `<...>` as a redirection: the command names real-looking values only.
+    expect(command.replace(/\$\([^)]*\)/g, "")).not.toMatch(/[<>]/);
+  });
+
+  it("asks an application without an Idp for none of the Idp's parameters, and a first deploy for no publicUrl", () => {
+    const idp = rows.filter((r) => r.name.startsWith("idp") && r.requirement.startsWith("required"));
+    expect(idp.map((r) => r.name).sort()).toEqual(["idpClientId", "idpClientSecretParameter", "idpIssuer"]);
+    for (const row of idp) expect(row.requirement, row.name).toMatch(/^required with an Idp/);
+    const command = withoutIdp(deployCommand());
+    expect(command).not.toMatch(/idp/i);
+    expect(command).toMatch(/--param alarmEmail=/);
+    expect(deployCommand()).not.toMatch(/publicUrl/);
+    expect(rows.find((r) => r.name === "publicUrl")?.requirement).toMatch(/^`self:custom\.apiUrl`/);
+    // serverless.yml's default for publicUrl is the API's own URL, from the HttpApi CloudFormation creates.
+    expect(yaml).toMatch(/PUBLIC_URL: \$\{param:publicUrl, self:custom\.apiUrl\}/);
+    expect(yaml).toMatch(/apiUrl:\n\s+Fn::Join: \["", \["https:\/\/", \{ Ref: HttpApi \}, "\.execute-api\."/);
+  });
+
+  it("takes a new account through SES: the sender's identity and the sandbox", () => {
+    const first = section("## A first deploy from nothing");
+    expect(first).toContain("aws sesv2 create-email-identity");
+    expect(first).toMatch(/sandbox/);
+    expect(first).toContain("aws sesv2 put-account-details --production-access-enabled");
   });
 });
 

@@ -21,6 +21,7 @@ export const LONG = [
   "test/reliability/fuzz.test.ts",
   "test/reliability/load.test.ts",
   "test/e2e/live-reload.test.ts",
+  "test/cli/new-project-start.test.ts",
   "test/deploy/large-app.test.ts",
   "test/deploy/compile-cache.test.ts",
   "test/deploy/operations-template.test.ts",
@@ -49,6 +50,7 @@ export const SLOW_UNIT = [
   "test/cli/webda.test.ts",
   // Hundreds of rows copied three times, and every step validated against the specification.
   "test/cli/table-plan.test.ts",
+  "test/cli/new-project.test.ts",
   "test/local/seed-command.test.ts",
   "test/query/equivalence.test.ts",
   "test/store/aws-budgets.test.ts",

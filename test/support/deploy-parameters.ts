@@ -63,3 +63,20 @@ export function documentedParameters(markdown: string, heading: string): Documen
   }
   return rows;
 }
+
+/** The deploy command at the top of docs/deploying.md, as a newcomer pastes it (continuation lines joined). */
+export function documentedDeployCommand(page: string): string {
+  const block = /^# Deploying\n\n((?: {4}.*\n)+)/m.exec(page)?.[1];
+  if (!block) throw new Error("docs/deploying.md opens without its deploy command");
+  return block
+    .split("\n")
+    .map((line) => line.slice(4))
+    .join("\n")
+    .replace(/\\\n\s*/g, " ")
+    .trim();
+}
+
+/** The command for an application without an Idp: the documented one less its `idp` parameters. */
+export function withoutIdp(command: string): string {
+  return command.replace(/ --param idp[A-Za-z]+=\S+/g, "");
+}

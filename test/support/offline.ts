@@ -39,6 +39,8 @@ export interface OfflineOptions {
   testUser?: boolean;
   projectDir?: string;
   env?: NodeJS.ProcessEnv;
+  /** The GET that answers once it is ready: `/version` (the sample's), another for an application without one. */
+  readyPath?: string;
 }
 
 /**
@@ -101,12 +103,12 @@ export async function launchOffline(options: OfflineOptions, release: () => Prom
     const ready = Date.now() + READY_TIMEOUT_MS;
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`npm start exited before answering:\n${output}`);
-      const ok = await fetch(`${OFFLINE_URL}/version`, { signal: AbortSignal.timeout(5_000) }).then(
+      const ok = await fetch(`${OFFLINE_URL}${options.readyPath ?? "/version"}`, { signal: AbortSignal.timeout(5_000) }).then(
         (r) => r.ok,
         () => false,
       );
       if (ok) break;
-      if (Date.now() > ready) throw new Error(`${OFFLINE_URL}/version did not answer in time:\n${output}`);
+      if (Date.now() > ready) throw new Error(`${OFFLINE_URL}${options.readyPath ?? "/version"} did not answer in time:\n${output}`);
       await sleep(300);
     }
   } catch (error) {

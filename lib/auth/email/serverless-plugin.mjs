@@ -1,7 +1,8 @@
 // @ts-check
-// A local serverless plugin: a deployed stage whose email provider mails links must say where they
-// point (`--param publicUrl=https://...`). Without it the links would have no base, and a base taken
-// from the request's Host or X-Forwarded-* headers is the attacker's to choose.
+// A local serverless plugin: a deployed stage whose email provider mails links must have a base for
+// them: `--param publicUrl=https://...`, or serverless.yml's default, the API's own execute-api URL
+// (custom.apiUrl, a CloudFormation Fn::Join of the HttpApi's id). A base taken from the request's
+// Host or X-Forwarded-* headers would be the attacker's to choose.
 // Plain JS (checked by tsc through its JSDoc types) because the Serverless CLI loads plugins itself.
 /** @import { Serverless, ServerlessPlugin } from "../../core/serverless-host.ts" */
 
@@ -29,6 +30,7 @@ export default class EmailPublicUrlPlugin {
    */
   problem(value) {
     if (value === undefined || value === null || UNSET.has(String(value))) return "is missing";
+    if (typeof value === "object") return this.isApiUrl(value) ? undefined : `is neither a URL nor the API's own URL (${JSON.stringify(value)})`;
     let url;
     try {
       url = new URL(String(value));
@@ -41,6 +43,17 @@ export default class EmailPublicUrlPlugin {
     return undefined;
   }
 
+  /**
+   * serverless.yml's default: `https://` joined to the HttpApi's id and the region's execute-api domain.
+   * @param {object} value
+   */
+  isApiUrl(value) {
+    const join = /** @type {{ "Fn::Join"?: unknown }} */ (value)["Fn::Join"];
+    if (!Array.isArray(join) || join[0] !== "" || !Array.isArray(join[1])) return false;
+    const parts = /** @type {unknown[]} */ (join[1]);
+    return parts[0] === "https://" && JSON.stringify(parts[1]) === JSON.stringify({ Ref: "HttpApi" }) && parts[2] === ".execute-api.";
+  }
+
   check() {
     const stage = this.serverless.service.provider.stage;
     if (stage === "local" || process.env.IS_OFFLINE === "true") return;
@@ -48,7 +61,7 @@ export default class EmailPublicUrlPlugin {
     const problem = this.problem(this.serverless.service.provider.environment?.PUBLIC_URL);
     if (problem === undefined) return;
     throw new this.serverless.classes.Error(
-      `Stage '${stage}' mails links (email provider) but its publicUrl ${problem}:\n  --param publicUrl=https://api.example.com   the API's public URL, the base of recovery and verification links`,
+      `Stage '${stage}' mails links (email provider) but its publicUrl ${problem}:\n  --param publicUrl=https://api.example.com   the API's public URL, the base of recovery and verification links (leave it out: the API's own URL)`,
     );
   }
 }

@@ -29,6 +29,15 @@ describe("packaging a stage whose email provider mails links", () => {
     expect(pluginFor("prod", { PUBLIC_URL: "api.example.com" })).toThrow(/not an absolute URL/);
   });
 
+  it("takes serverless.yml's default, the API's own execute-api URL, and refuses any other object", () => {
+    const apiUrl = { "Fn::Join": ["", ["https://", { Ref: "HttpApi" }, ".execute-api.", { Ref: "AWS::Region" }, ".", { Ref: "AWS::URLSuffix" }]] };
+    expect(pluginFor("prod", { PUBLIC_URL: apiUrl })).not.toThrow();
+    expect(pluginFor("prod", { PUBLIC_URL: { "Fn::Join": ["", ["http://", { Ref: "HttpApi" }, ".execute-api."]] } })).toThrow(
+      /neither a URL nor the API's own URL/,
+    );
+    expect(pluginFor("prod", { PUBLIC_URL: { Ref: "SomethingElse" } })).toThrow(/neither a URL nor the API's own URL/);
+  });
+
   it("lets an https base, the local stage and a service without email provider through", () => {
     expect(pluginFor("prod", { PUBLIC_URL: "https://api.example.com/v1" })).not.toThrow();
     expect(pluginFor("local", {})).not.toThrow();

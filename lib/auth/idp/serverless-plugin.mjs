@@ -12,7 +12,7 @@ const REQUIRED = [
   ["IDP_CLIENT_ID", "idpClientId", "the client id registered at the provider"],
 ];
 /** @type {[string, string]} */
-const SECRET = ["idpClientSecretParameter", "the SSM SecureString holding the client secret, e.g. /blog/prod/idp-client-secret"];
+const SECRET = ["idpClientSecretParameter", "the SSM SecureString holding the client secret, e.g. /<project>/prod/idp-client-secret"];
 
 /**
  * Given on the command line or under serverless.yml `params` (the stage's or the defaults).

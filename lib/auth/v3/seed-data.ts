@@ -19,7 +19,7 @@ export interface V3Dataset {
 
 /**
  * The accounts the walk-through (docs/migrating-from-v3.md) logs in with before, during and after
- * the migration: verified, and at addresses the v4 sample blog does not hold (its alice, bob and
+ * the migration: verified, and at addresses the v4 sample does not hold (its alice, bob and
  * carol), so `npm run seed:v3` on top of a plain `npm start` collides with nothing.
  */
 export const DEMO_ACCOUNTS = [

@@ -120,7 +120,7 @@ function text(value) {
   return unset(value) ? undefined : String(value);
 }
 
-/** `team=blog,cost-center=42`: the tags every resource gets besides service and stage. */
+/** `team=web,cost-center=42`: the tags every resource gets besides service and stage. */
 function tags(/** @type {unknown} */ value) {
   const raw = text(value);
   if (raw === undefined) return {};

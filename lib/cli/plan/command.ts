@@ -8,6 +8,7 @@ import { usageError, type Command, type Output } from "../commands.ts";
 import { formatFinding } from "../validate/findings.ts";
 import { loadSpec } from "../validate/spec.ts";
 import { validateTemplate } from "../validate/template.ts";
+import { readProject } from "../project.ts";
 import { blocking, planTables } from "./diff.mjs";
 import { renderPlan } from "./render.mjs";
 import { stepTemplates } from "./steps.mjs";
@@ -56,14 +57,12 @@ export async function applicationTables(app: Application, prefix: string): Promi
 }
 
 async function serviceName(root: string): Promise<string> {
-  const yml = await readFile(join(root, "serverless.yml"), "utf8").catch(() => "");
-  const name = /^service:\s*([\w-]+)/m.exec(yml)?.[1];
-  if (!name) throw new Error("no `service:` in serverless.yml: give --service");
-  return name;
+  // serverless.yml names its service after package.json's `webda.project` (lib/cli/project.ts).
+  return readProject(root).project;
 }
 
 /** `io`: where the plan and the errors go (stdout, stderr; a test reads them). */
-export function planCommand(app: Application, root: string, io: Output = { out: console.log, err: console.error }): Command {
+export function planCommand(app: Application | (() => Promise<Application>), root: string, io: Output = { out: console.log, err: console.error }): Command {
   const { out, err } = io;
   return {
     name: "plan",
@@ -100,7 +99,8 @@ export function planCommand(app: Application, root: string, io: Output = { out: 
           const [root] = (await packagedTemplates(values.target)).filter((t) => Object.values(t.Resources).some((r) => r.Type === "AWS::DynamoDB::Table"));
           if (!root) throw new Error(`${values.target} holds no table`);
           target = root;
-        } else target = await applicationTables(app, `${values.service ?? (await serviceName(root))}-${values.stage}-`);
+        } else
+          target = await applicationTables(typeof app === "function" ? await app() : app, `${values.service ?? (await serviceName(root))}-${values.stage}-`);
       } catch (error) {
         err(`webda plan: ${(error as Error).message}`);
         return 2;

@@ -8,7 +8,7 @@ export interface Version {
 }
 
 export interface VersionChange {
-  /** What a user reads: "+ routes /bookmarks", "+ table blog-local-Bookmark", ... */
+  /** What a user reads: "+ routes /bookmarks", "+ table <project>-local-Bookmark", ... */
   lines: string[];
   /** schema-cache/ files whose content differs. */
   files: string[];

@@ -86,7 +86,7 @@ export default class LiveReloadBundles {
     }
   }
 
-  /** @param {string} functionName the deployed name offline runs ("blog-local-graphql") */
+  /** @param {string} functionName the deployed name offline runs ("<project>-local-graphql") */
   bundleOf(functionName) {
     for (const definition of Object.values(this.serverless.service?.functions ?? {})) {
       if (definition.name === functionName && typeof definition.handler === "string") return bundleOfHandler(definition.handler);

@@ -1,0 +1,125 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { stripVTControlCharacters } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { documentedDeployCommand, withoutIdp } from "../support/deploy-parameters.ts";
+import { startOffline, type Offline } from "../support/offline.ts";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+interface Run {
+  code: number;
+  output: string;
+}
+
+/** A command as a user types it in `cwd`, its output as one text (colours off). */
+function sh(script: string, cwd: string, timeoutMs: number): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      "bash",
+      ["-e", "-o", "pipefail", "-c", script],
+      { cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: "1" } },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: stripVTControlCharacters(`${stdout}${stderr}`) }),
+    );
+  });
+}
+
+// The new project's own `npm test` and `npm start` run outside this run's database and variables.
+const { DYNAMODB_ENDPOINT: _endpoint, TABLE_PREFIX: _prefix, VITEST: _vitest, VITEST_POOL_ID: _pool, VITEST_WORKER_ID: _worker, ...cleanEnv } = process.env;
+
+const work = mkdtempSync(join(tmpdir(), "webda-new-start-"));
+const clone = join(work, "framework");
+const project = join(work, "tracker");
+let offline: Offline | undefined;
+
+beforeAll(async () => {
+  // A clean clone of this project, as a user gets it; its node_modules are this project's.
+  const cloned = await sh(`git clone -q ${JSON.stringify(ROOT)} framework`, work, 120_000);
+  expect(cloned.code, cloned.output).toBe(0);
+  symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"), "dir");
+}, 180_000);
+
+afterAll(async () => {
+  await offline?.stop();
+});
+
+describe("a new project, from a clean clone: its README's two commands", () => {
+  it("is written by `npx webda new ../tracker`, installs with npm ci from the same lock, typechecks, lints and passes npm test", async () => {
+    const created = await sh("npx webda new ../tracker", clone, 120_000);
+    expect(created.code, created.output).toBe(0);
+    // npm's cache holds every package this project installed: the same lock installs without the network.
+    const install = await sh("npm ci --prefer-offline --no-audit --no-fund", project, 900_000);
+    expect(install.code, install.output).toBe(0);
+    for (const script of ["npm run typecheck", "npm run lint", "npm test"]) {
+      const result = await new Promise<Run>((resolve) =>
+        execFile(
+          "bash",
+          ["-c", script],
+          { cwd: project, env: { ...cleanEnv, NO_COLOR: "1" }, maxBuffer: 64 * 1024 * 1024, timeout: 600_000 },
+          (error, stdout, stderr) => resolve({ code: error ? 1 : 0, output: `${stdout}${stderr}` }),
+        ),
+      );
+      expect(result.code, `${script}\n${result.output}`).toBe(0);
+    }
+  }, 1_800_000);
+
+  it("packages offline with docs/deploying.md's command as written, less the Idp's parameters and with no publicUrl", async () => {
+    const keys = await sh(
+      "npx webda keygen > signing.jwk && npx webda keygen --public < signing.jwk > auth-public-keys.json && rm signing.jwk",
+      project,
+      120_000,
+    );
+    expect(keys.code, keys.output).toBe(0);
+    const command = withoutIdp(documentedDeployCommand(readFileSync(join(ROOT, "docs/deploying.md"), "utf8"))).replace(
+      /^npx serverless deploy /,
+      "npx serverless package ",
+    );
+    // No AWS: whatever credentials this shell has are not the new project's to use.
+    // A shell's PUBLIC_URL is no substitute for the parameter: the functions get the API's own URL.
+    const packaged = await sh(
+      `env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_PROFILE PUBLIC_URL=https://from-the-shell.example.com ${command}`,
+      project,
+      900_000,
+    );
+    expect(packaged.code, packaged.output).toBe(0);
+    const template = JSON.parse(readFileSync(join(project, ".serverless/cloudformation-template-update-stack.json"), "utf8")) as {
+      Resources: Record<string, { Type: string; Properties: { TableName?: string; Environment?: { Variables?: Record<string, unknown> } } }>;
+    };
+    const resources = Object.values(template.Resources);
+    expect(resources.filter((r) => r.Type === "AWS::DynamoDB::Table").map((r) => r.Properties.TableName)).toContain("tracker-prod-Note");
+    const functions = resources.filter((r) => r.Type === "AWS::Lambda::Function");
+    expect(functions.length).toBeGreaterThan(0);
+    for (const fn of functions) {
+      // The links' base is the API's own URL, from the HttpApi this stack creates.
+      expect(fn.Properties.Environment?.Variables?.PUBLIC_URL).toEqual({
+        "Fn::Join": ["", ["https://", { Ref: "HttpApi" }, ".execute-api.", { Ref: "AWS::Region" }, ".", { Ref: "AWS::URLSuffix" }]],
+      });
+      expect(fn.Properties.Environment?.Variables?.IDP_CLIENT_SECRET_PARAMETER).toBeUndefined();
+    }
+  }, 1_200_000);
+
+  it("`npm start` serves it: seeded as the project names it, its example model on REST and GraphQL, GraphiQL opening on it", async () => {
+    offline = await startOffline({ projectDir: project, args: [], readyPath: "/graphiql" });
+    expect(offline.output()).toContain("Sample tracker seeded.");
+    expect(offline.output()).toContain("tables tracker-local-*");
+    expect(offline.output()).not.toMatch(/blog/i);
+    const note = await fetch(`${offline.url}/notes/welcome`);
+    expect(note.status).toBe(200);
+    expect(await note.json()).toMatchObject({ slug: "welcome", title: "Welcome to tracker" });
+    const graphql = await fetch(`${offline.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: "{ Notes(limit: 10) { results { slug } } }" }),
+    });
+    const slugs = ((await graphql.json()) as { data: { Notes: { results: { slug: string }[] } } }).data.Notes.results.map((n) => n.slug).sort();
+    expect(slugs).toEqual(["next-steps", "welcome"]);
+    const page = await (await fetch(`${offline.url}/graphiql`)).text();
+    const boot = /src="(graphiql\/app\.[^"]+\.js)"/.exec(page)?.[1];
+    expect(boot).toBeDefined();
+    expect(await (await fetch(`${offline.url}/${boot}`)).text()).toContain("Notes(limit: 10)");
+  }, 600_000);
+});
