@@ -8,6 +8,7 @@ import { errorFields, log } from "../core/log.ts";
 import { countEvent } from "../core/metrics.ts";
 import type { ConnectResponse } from "./protocol.ts";
 import type { Realtime } from "./realtime.ts";
+import { countDeliveries } from "./fanout.ts";
 import { deliverStreamEvent } from "./stream-dispatch.ts";
 import { lifecycleEventsOf } from "./stream-events.ts";
 import { managementEndpoint } from "./transport.ts";
@@ -107,6 +108,8 @@ function routeAnswer(realtime: () => Promise<Realtime>) {
         requestId: event.requestContext.requestId ?? connectionId,
       });
       if (outcome.closed) log.info("WebSocket connection deleted", { connectionId, closeCode: outcome.closed.code, reason: outcome.closed.reason });
+      // A frame that failed on our side was answered over the protocol (an `error` for its id, or
+      // a close): the route itself succeeded, and API Gateway has nothing to add.
       return { statusCode: 200 };
     } catch (error) {
       log.error("WebSocket route failed", { routeKey, connectionId, ...errorFields(error) });
@@ -152,9 +155,10 @@ function streamConsumer(app: Application, realtime: () => Promise<Realtime>, pre
     for (const record of event.Records) {
       try {
         for (const lifecycle of lifecycleEventsOf(app, prefix(), [record])) {
-          const report = await deliverStreamEvent(live, lifecycle, record.dynamodb?.SequenceNumber);
-          countEvent("Deliveries", report.delivered);
-          countEvent("StaleConnections", report.gone);
+          // The write's time, as the stream gives it (seconds in AWS): the deliveries' age is counted from it.
+          const created = record.dynamodb?.ApproximateCreationDateTime;
+          const report = await deliverStreamEvent(live, lifecycle, record.dynamodb?.SequenceNumber, created === undefined ? undefined : created * 1000);
+          countDeliveries(report);
           if (report.subscriptions > 0) log.info("subscription fan-out", { event: lifecycle.name, ...report });
         }
       } catch (error) {
