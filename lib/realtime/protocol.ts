@@ -146,7 +146,7 @@ export class GraphQLWsProtocol {
    * A frame whose work failed on our side (the database unreachable or slow, out of time): the
    * client's input was fine, so a subscribe gets an `error` for its id (`UNAVAILABLE`, retry
    * shortly; else `INTERNAL_SERVER_ERROR`) and the connection and its other subscriptions stay, as
-   * they do after a failed `complete` or `ping`. Only a failed `connection_init` closes (4500, as
+   * they do after a failed `complete`; a `ping` still gets its `pong`. Only a failed `connection_init` closes (4500, as
    * graphql-ws does): the connection has no state a client could go on with.
    */
   private async failed(request: MessageRequest, message: Message, error: unknown): Promise<MessageOutcome> {
@@ -154,7 +154,8 @@ export class GraphQLWsProtocol {
     countEvent("WebSocketFrameFailures");
     if (message.type === MessageType.ConnectionInit) return this.close(request, CloseCode.InternalServerError, "Internal server error");
     if (message.type === MessageType.Subscribe) {
-      const unavailable = error instanceof UnavailableError;
+      // Out of time: our deadline, or the SDK's own timeout where no deadline mapped it.
+      const unavailable = error instanceof UnavailableError || (error instanceof Error && error.name === "TimeoutError");
       const answer = {
         message: unavailable ? "The subscription could not be set up in time: retry shortly" : "The subscription could not be set up",
         extensions: { code: unavailable ? "UNAVAILABLE" : "INTERNAL_SERVER_ERROR" },
@@ -163,6 +164,11 @@ export class GraphQLWsProtocol {
         log.warn("could not answer a failed subscribe", { connectionId: request.connectionId, id: message.id, ...errorFields(e) }),
       );
     }
+    // A ping is answered whatever failed (the connection's read): the client's keep-alive is not its fault.
+    if (message.type === MessageType.Ping)
+      await this.send(request, message.payload ? { type: MessageType.Pong, payload: message.payload } : { type: MessageType.Pong }).catch((e: unknown) =>
+        log.warn("could not answer a ping", { connectionId: request.connectionId, ...errorFields(e) }),
+      );
     return { failed: message.type };
   }
 
