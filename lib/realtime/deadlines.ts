@@ -86,19 +86,28 @@ export class OutOfFrameTime extends UnavailableError {
  * `work` with the invocation's deadline moved `reserveMs` earlier, so that each AWS call it makes
  * ends (or is never started) by then; and raced against that earlier deadline, so that whatever
  * else it may wait on, the caller still has `reserveMs` to answer. The deadline is restored after.
- * Without a deadline (no Lambda context: tests, scripts) `work` runs as it is.
+ * Without a deadline (no Lambda context: tests, scripts) `work` runs as it is. `work`'s signal is
+ * aborted when the earlier deadline passes first: the work goes on (a promise cannot be stopped)
+ * but must not write anything after it, since its caller has answered that it failed.
  */
-export async function withAnswerReserve<T>(reserveMs: number, work: () => Promise<T>): Promise<T> {
+export async function withAnswerReserve<T>(reserveMs: number, work: (abandoned: AbortSignal) => Promise<T>): Promise<T> {
   const invocation = currentInvocation();
   const full = invocation.deadline;
-  if (!Number.isFinite(full)) return work();
+  const abandoned = new AbortController();
+  if (!Number.isFinite(full)) return work(abandoned.signal);
   invocation.deadline = full - reserveMs;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new OutOfFrameTime()), Math.max(0, invocation.deadline - performance.now()));
+    timer = setTimeout(
+      () => {
+        abandoned.abort();
+        reject(new OutOfFrameTime());
+      },
+      Math.max(0, invocation.deadline - performance.now()),
+    );
   });
   try {
-    return await Promise.race([work(), late]);
+    return await Promise.race([work(abandoned.signal), late]);
   } finally {
     clearTimeout(timer);
     invocation.deadline = full;

@@ -136,7 +136,7 @@ export class GraphQLWsProtocol {
     }
     try {
       // The frame's work ends early enough to leave time for answering it (deadlines.ts).
-      return await withAnswerReserve(FRAME_ANSWER_RESERVE_MS, () => this.apply(request, message));
+      return await withAnswerReserve(FRAME_ANSWER_RESERVE_MS, (abandoned) => this.apply(request, message, abandoned));
     } catch (error) {
       return this.failed(request, message, error);
     }
@@ -172,7 +172,7 @@ export class GraphQLWsProtocol {
     return { failed: message.type };
   }
 
-  private async apply(request: MessageRequest, message: Message): Promise<MessageOutcome> {
+  private async apply(request: MessageRequest, message: Message, abandoned?: AbortSignal): Promise<MessageOutcome> {
     const connection = await this.deps.store.getConnection(request.connectionId);
     // No timers in Lambda: the init deadline is enforced on the next frame, and the TTL reaps
     // rows of sockets that never send one. A missing row can only be such a reaped one.
@@ -210,7 +210,7 @@ export class GraphQLWsProtocol {
         return {};
       case MessageType.Subscribe:
         if (connection.state !== "acknowledged") return this.close(request, CloseCode.Unauthorized, "Unauthorized", message.id);
-        return this.subscribe(request, connection, message);
+        return this.subscribe(request, connection, message, abandoned);
       case MessageType.Complete:
         await this.deps.store.completeSubscription(request.connectionId, message.id);
         return {};
@@ -219,7 +219,7 @@ export class GraphQLWsProtocol {
     }
   }
 
-  private async subscribe(request: MessageRequest, connection: ConnectionRow, message: SubscribeMessage): Promise<MessageOutcome> {
+  private async subscribe(request: MessageRequest, connection: ConnectionRow, message: SubscribeMessage, abandoned?: AbortSignal): Promise<MessageOutcome> {
     const { id, payload } = message;
     const duplicate = (): Promise<MessageOutcome> => this.close(request, CloseCode.SubscriberAlreadyExists, `Subscriber for ${id} already exists`, id);
     const { maxSubscriptionsPerConnection: max, maxFilterLength } = this.deps.options;
@@ -239,9 +239,15 @@ export class GraphQLWsProtocol {
       return {};
     }
     // One conditional increment: of subscribes racing for the last place exactly one passes.
+    // Answered as failed already (out of the frame's time): no write that would contradict it.
+    abandoned?.throwIfAborted();
     if (!(await this.deps.store.takePlace(request.connectionId, max))) return full();
     const variables = payload.variables ?? undefined;
     const operationName = payload.operationName ?? undefined;
+    if (abandoned?.aborted) {
+      await this.deps.store.releasePlace(request.connectionId).catch(() => undefined);
+      abandoned.throwIfAborted();
+    }
     let outcome: Awaited<ReturnType<RealtimeStore["addSubscription"]>>;
     try {
       outcome = await this.deps.store.addSubscription({
