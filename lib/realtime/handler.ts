@@ -119,6 +119,17 @@ function routeAnswer(realtime: () => Promise<Realtime>) {
   };
 }
 
+export interface StreamHandlerOptions {
+  /**
+   * Throw instead of reporting the failed record: `npm start`'s stream plugin ignores
+   * `batchItemFailures` (it would move past the record, which is then never delivered) but retries
+   * a batch whose handler threw. The records before the failed one are planned again, and the
+   * in-process fan-out queue drops their shares as re-sent (same stream sequence, same
+   * deduplication id), so nothing is delivered twice.
+   */
+  failWholeBatch?: boolean;
+}
+
 /**
  * The DynamoDB stream consumer: records in stream order, one event at a time, so a subscriber
  * sees one record's changes in the order they were made. When a record cannot be fanned out (the
@@ -128,7 +139,7 @@ function routeAnswer(realtime: () => Promise<Realtime>) {
  * to the failure queue (lib/realtime/serverless.ts). A failed post to one connection never fails
  * the batch.
  */
-export function streamHandler(app: Application, realtime: () => Promise<Realtime>, prefix: () => string) {
+export function streamHandler(app: Application, realtime: () => Promise<Realtime>, prefix: () => string, options: StreamHandlerOptions = {}) {
   const consume = streamConsumer(app, realtime, prefix);
   const chain = middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>(NO_EARLY_TIMEOUT)
     .use(invocationMiddleware<DynamoDBStreamEvent, DynamoDBBatchResponse>({ service: "stream" }))
@@ -139,7 +150,10 @@ export function streamHandler(app: Application, realtime: () => Promise<Realtime
       if (Number.isFinite(oldest)) countEvent("StreamBatchAge", Math.max(0, Date.now() - oldest * 1000));
       try {
         const response = await consume(event);
-        if (response.batchItemFailures.length > 0) countEvent("StreamFailures");
+        if (response.batchItemFailures.length > 0) {
+          countEvent("StreamFailures");
+          if (options.failWholeBatch) throw new Error(`stream record ${response.batchItemFailures[0]?.itemIdentifier} not delivered: the batch is retried`);
+        }
         return response;
       } catch (error) {
         countEvent("StreamFailures");

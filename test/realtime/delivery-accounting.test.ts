@@ -67,7 +67,9 @@ describe("deliveries accounted, over the sharded path and DynamoDB Local", () =>
       transport,
       auth: connectionAuthenticator({ env: { IS_OFFLINE: "true", ALLOW_TEST_USER: "true" } }),
       // The posts are in-process: a timeout would measure this machine's load, not a delivery.
-      options: { ...DEFAULT_REALTIME_OPTIONS, retryBaseMs: 1, postTimeoutMs: 60_000 },
+      // Nor may the init timeout (3 s from connect to connection_init) measure it: a first connect
+      // on fresh tables of a loaded machine took longer, and its socket was closed (4408) before subscribing.
+      options: { ...DEFAULT_REALTIME_OPTIONS, retryBaseMs: 1, postTimeoutMs: 60_000, initTimeoutMs: 60_000 },
       fanoutQueue: queue,
       // Four subscribers a share: the topic's 16 are delivered by four workers' shares.
       fanoutOptions: { ...DEFAULT_FANOUT_OPTIONS, subscribersPerShare: 4 },
@@ -83,6 +85,20 @@ describe("deliveries accounted, over the sharded path and DynamoDB Local", () =>
 
     const connections = Array.from({ length: SUBSCRIBERS }, (_, i) => `${ALPHABET[(i * 37) % 64]}${ALPHABET[(i * 11) % 64]}acct${i}`);
     for (const connectionId of connections) await subscribeOver(realtime, connectionId, PUBLISHED, { id: "s" });
+    // Every subscribe accepted (acknowledged, no error, its row stored) and in its topic's shares.
+    const inShares: string[] = [];
+    for (let index = 0; index < 4; index++)
+      for await (const page of realtime.store.subscriptionShare("Post", { index, of: 4 }, { first: 100, largest: 200 }))
+        inShares.push(...page.map((r) => r.connectionId));
+    for (const connectionId of connections) {
+      const rows = (await realtime.store.subscriptionsOf(connectionId)).map((row) => row.id);
+      expect({ connectionId, messages: transport.messages(connectionId), rows, inShares: inShares.includes(connectionId) }).toEqual({
+        connectionId,
+        messages: [{ type: MessageType.ConnectionAck }],
+        rows: ["s"],
+        inShares: true,
+      });
+    }
 
     // When each write was made, and when each (subscriber, write) was delivered; one post in
     // twenty is throttled once (the fan-out retries it).
