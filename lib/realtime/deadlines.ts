@@ -1,4 +1,6 @@
 import { setMaxListeners } from "node:events";
+import { UnavailableError } from "../core/errors.ts";
+import { currentInvocation } from "../core/invocation.ts";
 
 /** One timer and one AbortController for every call started in the same millisecond. */
 class Deadline {
@@ -62,5 +64,52 @@ export class Deadlines {
     } finally {
       deadline.release();
     }
+  }
+}
+
+/**
+ * Kept, out of a WebSocket invocation's time, for answering a frame whose work failed or ran out of
+ * time: the `error` post (one management API attempt) and the log line. Without it a frame whose
+ * DynamoDB calls used the whole invocation could not be answered at all, and API Gateway (or
+ * offline) would answer for it with a non-protocol `{"message": ...}` once Lambda timed out.
+ */
+export const FRAME_ANSWER_RESERVE_MS = 2_000;
+
+/** What `withAnswerReserve` throws when the work is still running at the earlier deadline. */
+export class OutOfFrameTime extends UnavailableError {
+  constructor() {
+    super(2, "The request ran out of time, retry shortly");
+  }
+}
+
+/**
+ * `work` with the invocation's deadline moved `reserveMs` earlier, so that each AWS call it makes
+ * ends (or is never started) by then; and raced against that earlier deadline, so that whatever
+ * else it may wait on, the caller still has `reserveMs` to answer. The deadline is restored after.
+ * Without a deadline (no Lambda context: tests, scripts) `work` runs as it is. `work`'s signal is
+ * aborted when the earlier deadline passes first: the work goes on (a promise cannot be stopped)
+ * but must not write anything after it, since its caller has answered that it failed.
+ */
+export async function withAnswerReserve<T>(reserveMs: number, work: (abandoned: AbortSignal) => Promise<T>): Promise<T> {
+  const invocation = currentInvocation();
+  const full = invocation.deadline;
+  const abandoned = new AbortController();
+  if (!Number.isFinite(full)) return work(abandoned.signal);
+  invocation.deadline = full - reserveMs;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => {
+        abandoned.abort();
+        reject(new OutOfFrameTime());
+      },
+      Math.max(0, invocation.deadline - performance.now()),
+    );
+  });
+  try {
+    return await Promise.race([work(abandoned.signal), late]);
+  } finally {
+    clearTimeout(timer);
+    invocation.deadline = full;
   }
 }

@@ -3,7 +3,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { perInvocation } from "../core/invocation.ts";
 import { invocationMiddleware } from "../core/invocation-middleware.ts";
 import { log } from "../core/log.ts";
-import { countEvent } from "../core/metrics.ts";
+import { countDeliveries } from "./fanout.ts";
 import { deliverShares } from "./fanout-worker.ts";
 import type { Realtime } from "./realtime.ts";
 
@@ -23,8 +23,7 @@ export function fanoutWorkerHandler(realtime: () => Promise<Realtime>) {
     .use(invocationMiddleware<SQSEvent, SQSBatchResponse>({ service: "fanout" }))
     .handler(async (event) => {
       const { response, report } = await deliverShares(await realtime(), event);
-      countEvent("Deliveries", report.delivered);
-      countEvent("StaleConnections", report.gone);
+      countDeliveries(report);
       if (report.subscriptions > 0) log.info("subscription fan-out share", { messages: event.Records.length, ...report });
       return response;
     });

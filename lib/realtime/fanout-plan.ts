@@ -73,7 +73,7 @@ export class FanoutPlanner {
     return counts;
   }
 
-  async plan(event: LifecycleEvent, sequence?: string): Promise<PlanReport | undefined> {
+  async plan(event: LifecycleEvent, sequence?: string, writtenAt?: number): Promise<PlanReport | undefined> {
     const info = this.app.model(event.model);
     if (!info) return { messages: 0 };
     const topics = [modelTopic(info.name), recordTopic(info, event.key)];
@@ -89,7 +89,7 @@ export class FanoutPlanner {
       const of = count === undefined ? 1 : sharesFor(count, this.options.subscribersPerShare, this.options.maxShares);
       const topicId = hash(topic).slice(0, 40);
       for (let index = 0; index < of; index++) {
-        const body = encodeShare({ event, topic, range: { index, of }, ...(sequence ? { sequence } : {}) });
+        const body = encodeShare({ event, topic, range: { index, of }, ...(sequence ? { sequence } : {}), ...(writtenAt !== undefined ? { writtenAt } : {}) });
         if (Buffer.byteLength(body) > this.options.maxMessageBytes) return undefined;
         messages.push({ groupId: `${topicId}:${of}:${index}`, deduplicationId: hash(`${origin}\u0000${topic}\u0000${of}\u0000${index}`), body });
       }

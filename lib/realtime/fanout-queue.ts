@@ -11,6 +11,8 @@ export interface ShareMessage {
   topic: string;
   range: ConnectionRange;
   sequence?: string;
+  /** When the event was written (epoch ms, the stream record's creation time): the delivery's age is counted from it. */
+  writtenAt?: number;
 }
 
 /** A message as a FIFO queue takes it. */
@@ -49,5 +51,11 @@ export function decodeShare(body: string): ShareMessage {
   const event = value.event as unknown as LifecycleEvent;
   if (typeof event.model !== "string" || typeof event.name !== "string" || !isRecord(event.record) || !isRecord(event.key))
     throw new Error("fan-out share message without an event");
-  return { event, topic: value.topic, range: { index, of }, ...(typeof value.sequence === "string" ? { sequence: value.sequence } : {}) };
+  return {
+    event,
+    topic: value.topic,
+    range: { index, of },
+    ...(typeof value.sequence === "string" ? { sequence: value.sequence } : {}),
+    ...(typeof value.writtenAt === "number" && Number.isFinite(value.writtenAt) ? { writtenAt: value.writtenAt } : {}),
+  };
 }

@@ -42,8 +42,8 @@ export async function deliverShares(parts: WorkerParts, event: SQSEvent): Promis
             ? (connectionId: string) =>
                 Promise.all((held.get(connectionId) ?? []).map((row) => packs.remove(share.topic, connectionId, row.id, placeOf(row)))).then(() => undefined)
             : undefined;
-          const delivered = await parts.fanout.deliverTo(share.event, rows, forget);
-          for (const field of Object.keys(delivered) as (keyof DeliveryReport)[]) report[field] += delivered[field];
+          const delivered = await parts.fanout.deliverTo(share.event, rows, forget, share.writtenAt);
+          addReport(report, delivered);
         } catch (error) {
           log.error("fan-out share not delivered: the queue retries it", { messageId: record.messageId, ...errorFields(error) });
           failed.push(...records.slice(at).map((r) => r.messageId));
@@ -65,4 +65,10 @@ async function* remembering(pages: AsyncIterable<SubscriptionRow[]>, held: Map<s
     }
     yield page;
   }
+}
+
+/** Adds a share's figures to the batch's: counts add up, the age is the oldest. */
+function addReport(total: DeliveryReport, share: DeliveryReport): void {
+  for (const field of Object.keys(share) as (keyof DeliveryReport)[])
+    total[field] = field === "ageMs" ? Math.max(total[field], share[field]) : total[field] + share[field];
 }

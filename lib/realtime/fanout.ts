@@ -4,6 +4,7 @@ import type { Application } from "../core/application.ts";
 import { Context } from "../core/context.ts";
 import type { LifecycleEvent, LifecycleKind } from "../core/events.ts";
 import { errorFields, log } from "../core/log.ts";
+import { countEvent } from "../core/metrics.ts";
 import type { ModelInfo } from "../core/model-info.ts";
 import { evaluate, evaluationCost, parseFilter, type Expression } from "../query/index.ts";
 import { graphqlContext } from "../graphql/context.ts";
@@ -65,19 +66,55 @@ export interface FanoutDeps {
 }
 
 export function emptyReport(): DeliveryReport {
-  return { subscriptions: 0, executions: 0, delivered: 0, gone: 0, failed: 0, timedOut: 0, retries: 0 };
+  return { subscriptions: 0, executions: 0, planned: 0, delivered: 0, gone: 0, goneFrames: 0, failed: 0, timedOut: 0, retries: 0, ageMs: 0 };
 }
 
+/**
+ * One event's deliveries, accounted: every `next` frame planned is delivered or dropped for a
+ * reason (`goneFrames`, `failed`, `timedOut`), so planned = delivered + goneFrames + failed +
+ * timedOut. `retries` counts throttled posts tried again.
+ */
 export interface DeliveryReport {
   subscriptions: number;
   /** GraphQL executions: one per value shown to a document that reads nothing else, else one per group. */
   executions: number;
+  /** `next` frames to send: subscribers allowed to see the event (after the read check and filter). */
+  planned: number;
   delivered: number;
+  /** Connections found gone (410): each is removed with its subscriptions. */
   gone: number;
+  /** Frames dropped because their connection was gone. */
+  goneFrames: number;
+  /** Frames dropped because the post failed otherwise (or was throttled past its attempts, or its payload failed). */
   failed: number;
+  /** Frames dropped because the post passed its timeout. */
   timedOut: number;
   retries: number;
+  /** From the write (the stream record's creation time) to the last post's end; 0 when unknown. */
+  ageMs: number;
 }
+
+/** An invocation's deliveries in its metrics: planned, sent, retried, dropped, and the oldest's age. */
+export function countDeliveries(report: DeliveryReport): void {
+  countEvent("DeliveriesPlanned", report.planned);
+  countEvent("Deliveries", report.delivered);
+  countEvent("DeliveryRetries", report.retries);
+  countEvent("DeliveriesDropped", dropped(report));
+  countEvent("StaleConnections", report.gone);
+  if (report.ageMs > 0) countEvent("DeliveryAge", report.ageMs);
+}
+
+/** The report's reasons for frames not delivered, together. */
+export function dropped(report: DeliveryReport): number {
+  return report.goneFrames + report.failed + report.timedOut;
+}
+
+/**
+ * A delivery this long after its write is logged as late (warn, with its event and figures). The
+ * write time is the stream record's, which AWS rounds down to the second: a delivery may be
+ * reported up to a second older than it is.
+ */
+export const LATE_DELIVERY_MS = 5_000;
 
 /** The `type` of a `<Model>Event`: a patch is an update to the subscriber. */
 export const EVENT_TYPES: Record<LifecycleKind, string> = { Created: "CREATED", Updated: "UPDATED", Patched: "UPDATED", Deleted: "DELETED" };
@@ -123,14 +160,14 @@ export class Fanout {
     this.postDeadlines = new Deadlines(deps.options.postTimeoutMs);
   }
 
-  async deliver(event: LifecycleEvent): Promise<DeliveryReport> {
+  async deliver(event: LifecycleEvent, writtenAt?: number): Promise<DeliveryReport> {
     const info = this.deps.app.model(event.model);
     if (!info) return emptyReport();
     // Two pools' worth of rows first, so the first posts leave while the rest are read; then
     // pages of at most four, so no page's parsing holds the event loop long while posts wait on it.
     const { concurrency } = this.deps.options;
     const sizes = { first: 2 * concurrency, largest: 4 * concurrency };
-    return this.deliverTo(event, this.deps.store.subscriptionPagesFor([modelTopic(info.name), recordTopic(info, event.key)], sizes));
+    return this.deliverTo(event, this.deps.store.subscriptionPagesFor([modelTopic(info.name), recordTopic(info, event.key)], sizes), undefined, writtenAt);
   }
 
   /**
@@ -138,11 +175,13 @@ export class Fanout {
    * read them, and what a fan-out worker does with the rows of its share of a topic. `forget` is
    * called for each connection found gone, once its rows are removed (a worker drops its entries
    * from the topic's packs, which a connection whose rows have expired no longer leads to).
+   * `writtenAt` (epoch ms) is when the event was written, for the report's age and the late log.
    */
   async deliverTo(
     event: LifecycleEvent,
     pages: AsyncIterable<SubscriptionRow[]> | Iterable<SubscriptionRow[]>,
     forget?: (connectionId: string) => Promise<void>,
+    writtenAt?: number,
   ): Promise<DeliveryReport> {
     const report = emptyReport();
     const info = this.deps.app.model(event.model);
@@ -153,8 +192,10 @@ export class Fanout {
     const posting = drainBounded(outbox, concurrency, async ({ target, data }) => {
       const outcome = await this.post(target, data, report);
       if (outcome === "ok") report.delivered++;
-      else if (outcome === "gone") gone.add(target.connectionId);
-      else {
+      else if (outcome === "gone") {
+        report.goneFrames++;
+        gone.add(target.connectionId);
+      } else {
         if (outcome === "timeout") report.timedOut++;
         else report.failed++;
         log.warn("subscription post failed", { event: event.name, connectionId: target.connectionId, outcome });
@@ -177,10 +218,15 @@ export class Fanout {
       try {
         data = await payload;
       } catch {
+        // Planned and dropped: the payload could not be made (logged above with its error).
+        report.planned += members.length;
         report.failed += members.length;
         return;
       }
-      if (data !== undefined) for (const row of members) outbox.push({ target: row, data: nextFrame(row.id, data) });
+      if (data !== undefined) {
+        report.planned += members.length;
+        for (const row of members) outbox.push({ target: row, data: nextFrame(row.id, data) });
+      }
     };
     const deferred: SubscriptionRow[][] = [];
     try {
@@ -218,6 +264,10 @@ export class Fanout {
       await posting;
     }
 
+    if (writtenAt !== undefined && report.planned > 0) {
+      report.ageMs = Math.max(0, (this.deps.now?.() ?? Date.now()) - writtenAt);
+      if (report.ageMs > LATE_DELIVERY_MS) log.warn("subscription delivery late", { event: event.name, key: event.key, ...report, dropped: dropped(report) });
+    }
     await forEachBounded([...ended.values()], concurrency, (target) => this.stop(target));
     report.gone = gone.size;
     await forEachBounded([...gone], concurrency, async (connectionId) => {
@@ -373,6 +423,7 @@ export class Fanout {
       );
       if (outcome !== "throttled" || attempt >= postAttempts) return outcome;
       report.retries++;
+      log.info("subscription post retried", { connectionId: target.connectionId, attempt, reason: outcome });
       const ceiling = retryBaseMs * 2 ** (attempt - 1);
       await sleep(ceiling / 2 + Math.random() * (ceiling / 2));
     }

@@ -8,6 +8,7 @@ import { errorFields, log } from "../core/log.ts";
 import { countEvent } from "../core/metrics.ts";
 import type { ConnectResponse } from "./protocol.ts";
 import type { Realtime } from "./realtime.ts";
+import { countDeliveries } from "./fanout.ts";
 import { deliverStreamEvent } from "./stream-dispatch.ts";
 import { lifecycleEventsOf } from "./stream-events.ts";
 import { managementEndpoint } from "./transport.ts";
@@ -107,6 +108,8 @@ function routeAnswer(realtime: () => Promise<Realtime>) {
         requestId: event.requestContext.requestId ?? connectionId,
       });
       if (outcome.closed) log.info("WebSocket connection deleted", { connectionId, closeCode: outcome.closed.code, reason: outcome.closed.reason });
+      // A frame that failed on our side was answered over the protocol (an `error` for its id, or
+      // a close): the route itself succeeded, and API Gateway has nothing to add.
       return { statusCode: 200 };
     } catch (error) {
       log.error("WebSocket route failed", { routeKey, connectionId, ...errorFields(error) });
@@ -114,6 +117,17 @@ function routeAnswer(realtime: () => Promise<Realtime>) {
       return { statusCode: error instanceof UnavailableError ? 503 : 500 };
     }
   };
+}
+
+export interface StreamHandlerOptions {
+  /**
+   * Throw instead of reporting the failed record: `npm start`'s stream plugin ignores
+   * `batchItemFailures` (it would move past the record, which is then never delivered) but retries
+   * a batch whose handler threw. The records before the failed one are planned again, and the
+   * in-process fan-out queue drops their shares as re-sent (same stream sequence, same
+   * deduplication id), so nothing is delivered twice.
+   */
+  failWholeBatch?: boolean;
 }
 
 /**
@@ -125,7 +139,7 @@ function routeAnswer(realtime: () => Promise<Realtime>) {
  * to the failure queue (lib/realtime/serverless.ts). A failed post to one connection never fails
  * the batch.
  */
-export function streamHandler(app: Application, realtime: () => Promise<Realtime>, prefix: () => string) {
+export function streamHandler(app: Application, realtime: () => Promise<Realtime>, prefix: () => string, options: StreamHandlerOptions = {}) {
   const consume = streamConsumer(app, realtime, prefix);
   const chain = middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>(NO_EARLY_TIMEOUT)
     .use(invocationMiddleware<DynamoDBStreamEvent, DynamoDBBatchResponse>({ service: "stream" }))
@@ -136,7 +150,10 @@ export function streamHandler(app: Application, realtime: () => Promise<Realtime
       if (Number.isFinite(oldest)) countEvent("StreamBatchAge", Math.max(0, Date.now() - oldest * 1000));
       try {
         const response = await consume(event);
-        if (response.batchItemFailures.length > 0) countEvent("StreamFailures");
+        if (response.batchItemFailures.length > 0) {
+          countEvent("StreamFailures");
+          if (options.failWholeBatch) throw new Error(`stream record ${response.batchItemFailures[0]?.itemIdentifier} not delivered: the batch is retried`);
+        }
         return response;
       } catch (error) {
         countEvent("StreamFailures");
@@ -152,9 +169,10 @@ function streamConsumer(app: Application, realtime: () => Promise<Realtime>, pre
     for (const record of event.Records) {
       try {
         for (const lifecycle of lifecycleEventsOf(app, prefix(), [record])) {
-          const report = await deliverStreamEvent(live, lifecycle, record.dynamodb?.SequenceNumber);
-          countEvent("Deliveries", report.delivered);
-          countEvent("StaleConnections", report.gone);
+          // The write's time, as the stream gives it (seconds in AWS): the deliveries' age is counted from it.
+          const created = record.dynamodb?.ApproximateCreationDateTime;
+          const report = await deliverStreamEvent(live, lifecycle, record.dynamodb?.SequenceNumber, created === undefined ? undefined : created * 1000);
+          countDeliveries(report);
           if (report.subscriptions > 0) log.info("subscription fan-out", { event: lifecycle.name, ...report });
         }
       } catch (error) {

@@ -12,5 +12,8 @@ export type StreamFunctionParts = RealtimeFunctionParts & {
 export async function streamFunction(parts: StreamFunctionParts) {
   const app = await composeApplication("stream", parts, ["secrets", "store", "validators", "listing"]);
   // With a fan-out queue (deployed: FANOUT_QUEUE_URL; npm start: in-process) it plans, workers deliver.
-  return streamHandler(app, streamRealtime(app, { assumeValidSchema: parts.assumeValidSchema ?? false }), parts.tablePrefix);
+  // Under npm start the stream plugin retries only a batch that threw (handler.ts, StreamHandlerOptions).
+  return streamHandler(app, streamRealtime(app, { assumeValidSchema: parts.assumeValidSchema ?? false }), parts.tablePrefix, {
+    failWholeBatch: process.env.IS_OFFLINE === "true",
+  });
 }

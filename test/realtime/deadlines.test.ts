@@ -1,5 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { Deadlines } from "../../lib/realtime/deadlines.ts";
+import { UnavailableError } from "../../lib/core/errors.ts";
+import { closeInvocation, currentInvocation, perInvocation } from "../../lib/core/invocation.ts";
+import { ANSWER_RESERVE_MS, timeLeftMs } from "../../lib/core/invocation-deadline.ts";
+import { beginInvocation } from "../../lib/core/invocation-middleware.ts";
+import { Deadlines, FRAME_ANSWER_RESERVE_MS, OutOfFrameTime, withAnswerReserve } from "../../lib/realtime/deadlines.ts";
 
 const never = () => new Promise<string>(() => undefined);
 
@@ -60,5 +64,60 @@ describe("deadlines shared by the calls of one millisecond", () => {
     expect(later).toBeUndefined();
     await vi.advanceTimersByTimeAsync(500);
     expect(later).toBe("later timed out");
+  });
+});
+
+describe("a frame's work within the invocation, its answer's time kept", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** `body` inside an invocation with `remainingMs` left, as the invocation middleware begins it. */
+  const within = <T>(remainingMs: number | undefined, body: () => Promise<T>): Promise<T> =>
+    perInvocation(async () => {
+      beginInvocation(currentInvocation(), "test", remainingMs);
+      try {
+        return await body();
+      } finally {
+        closeInvocation(currentInvocation());
+      }
+    })(undefined);
+
+  it("moves the deadline earlier for the work, gives up on it there (its signal aborted), and restores the deadline for the answer", async () => {
+    await within(10_000, async () => {
+      const full = currentInvocation().deadline;
+      let seen = 0;
+      let signal: AbortSignal | undefined;
+      const outcome = withAnswerReserve(FRAME_ANSWER_RESERVE_MS, (abandoned) => {
+        signal = abandoned;
+        seen = currentInvocation().deadline;
+        return never();
+      }).catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(10_000 - ANSWER_RESERVE_MS - FRAME_ANSWER_RESERVE_MS);
+      expect(await outcome).toBeInstanceOf(OutOfFrameTime);
+      expect(await outcome).toBeInstanceOf(UnavailableError);
+      expect(seen).toBe(full - FRAME_ANSWER_RESERVE_MS);
+      expect(signal?.aborted).toBe(true);
+      // The answer has the reserve: the invocation's own deadline is back, FRAME_ANSWER_RESERVE_MS ahead.
+      expect(currentInvocation().deadline).toBe(full);
+      expect(timeLeftMs()).toBe(FRAME_ANSWER_RESERVE_MS);
+      expect(vi.getTimerCount()).toBe(0);
+    });
+  });
+
+  it("gives the work's own result and failure as they are, and leaves no timer", async () => {
+    await within(10_000, async () => {
+      expect(await withAnswerReserve(FRAME_ANSWER_RESERVE_MS, async (abandoned) => (abandoned.aborted ? "aborted" : "done"))).toBe("done");
+      await expect(withAnswerReserve(FRAME_ANSWER_RESERVE_MS, () => Promise.reject(new Error("own")))).rejects.toThrow("own");
+      expect(vi.getTimerCount()).toBe(0);
+    });
+    // Without a deadline (no Lambda context): the work as it is, no timer.
+    await within(undefined, async () => {
+      expect(await withAnswerReserve(FRAME_ANSWER_RESERVE_MS, async () => "done")).toBe("done");
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 });

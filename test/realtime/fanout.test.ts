@@ -60,7 +60,18 @@ describe("fan-out of 1,000 subscriptions", () => {
       key: { slug: "p1" },
       record: { ...post("p1"), author: ALICE, createdAt: "2026-01-01T00:00:00.000Z", updatedAt: "2026-01-01T00:00:00.000Z", __version: 1 },
     });
-    expect(report).toEqual({ subscriptions: 1000, executions: 1, delivered: 1000, gone: 0, failed: 0, timedOut: 0, retries: 0 });
+    expect(report).toEqual({
+      subscriptions: 1000,
+      executions: 1,
+      planned: 1000,
+      delivered: 1000,
+      gone: 0,
+      goneFrames: 0,
+      failed: 0,
+      timedOut: 0,
+      retries: 0,
+      ageMs: 0,
+    });
     expect(s.transport.attempts - before).toBe(1000);
     // Parallel up to the bound and never beyond it: the pool, not the clock, is what is checked.
     expect(s.transport.maxInFlight).toBe(50);

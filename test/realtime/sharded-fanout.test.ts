@@ -349,6 +349,20 @@ describe("the stream function's fan-out path by environment", () => {
     // Delivered by the worker through the queue: the stream's own report counts no delivery.
     expect(report.delivered).toBe(0);
     expect(types(transport, "Aoffline")).toEqual(["CREATED"]);
+    // A share that fails once (its read) is handed to the worker again after npm start's short
+    // visibility timeout, not the template's six minutes: the stream function waits on it (it works
+    // the shares off before its next record), so a late retry would hold every later event back.
+    const read = realtime.store.subscriptionShare.bind(realtime.store);
+    let failures = 0;
+    vi.spyOn(realtime.store, "subscriptionShare").mockImplementation((...args) => {
+      if (failures++ === 0) throw new Error("a read that failed once");
+      return read(...args);
+    });
+    await deliverStreamEvent(realtime, event("Updated", "off"), "000901");
+    // Both topics' shares are read (the in-memory store keeps no markers), the failed one twice.
+    expect(failures).toBe(3);
+    expect(types(transport, "Aoffline")).toEqual(["CREATED", "UPDATED"]);
+    vi.restoreAllMocks();
   });
 
   it("plans into SQS when deployed with a queue, and delivers in the stream function without one", async () => {

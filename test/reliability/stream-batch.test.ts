@@ -58,7 +58,7 @@ async function setup() {
       .messages(connectionId)
       .filter((m) => m.type === MessageType.Next)
       .map((m) => (m.payload as { data: { Posts: { key: { slug: string } } } }).data.Posts.key.slug);
-  return { handler, failing, slugsAt };
+  return { handler, failing, slugsAt, realtime, app };
 }
 
 /** What Lambda does with a partial batch response: retry from the reported record on. */
@@ -88,6 +88,21 @@ describe("a stream batch that fails part-way", () => {
     // Neither lost nor doubled, in stream order, for every subscription.
     expect(slugsAt("a")).toEqual(slugs);
     expect(slugsAt("b")).toEqual(slugs);
+  });
+
+  it("under npm start (whose stream plugin ignores batchItemFailures), fails the whole batch so that the plugin retries it", async () => {
+    const { failing, slugsAt, realtime, app } = await setup();
+    const offline = streamHandler(
+      app,
+      async () => realtime,
+      () => PREFIX,
+      { failWholeBatch: true },
+    );
+    failing.failNext(1);
+    await expect(offline(batch)).rejects.toThrow(/not delivered: the batch is retried/);
+    expect(slugsAt("a")).toEqual([]);
+    expect(await offline(batch)).toEqual({ batchItemFailures: [] });
+    expect(slugsAt("a")).toEqual(slugs);
   });
 
   it("keeps reporting the record while the failure lasts (Lambda then sends the batch to the failure queue)", async () => {
