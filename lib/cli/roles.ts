@@ -22,10 +22,16 @@ import { tableLogicalId } from "../store/cloudformation.ts";
  * it runs every function against DynamoDB Local and checks each recorded call against its role.
  */
 
-/** Item reads by key: a parent's permission check, the caller's session. */
+/** Item reads by key: a record read, a parent's permission check, the caller's session. */
 const KEY_READ = ["dynamodb:GetItem", "dynamodb:BatchGetItem"];
-/** Every read the repositories make: by key, listing (Query on the table or an index, Scan), findByField's PartiQL SELECT. */
-const READ = [...KEY_READ, "dynamodb:Query", "dynamodb:Scan", "dynamodb:PartiQLSelect"];
+/** The reads a listing makes: by key, Query on the table or an index, Scan. */
+const READ = [...KEY_READ, "dynamodb:Query", "dynamodb:Scan"];
+/**
+ * PartiQL `SELECT ... IN` on a partition key (lib/store/dynamodb-partiql.ts): granted only where
+ * code runs it: GraphQL's batched child lists (`listEach`), the auth tables' rows of a user (its
+ * sessions revoked, its idents listed), and the realtime subscriptions of a topic or connection.
+ */
+const PARTIQL = ["dynamodb:PartiQLSelect"];
 const WRITE = ["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"];
 
 /** table logical id -> actions; `indexes` says whether they reach its indexes too. */
@@ -80,11 +86,36 @@ function modelOf(app: Application, name: string): ModelInfo {
   return info;
 }
 
-/** A model's reads (record read, query) read its table and indexes; every other route of it writes them too. */
-function modelGrants(app: Application, info: ModelInfo, writes: boolean): Grants {
+/**
+ * What a route does with its model's table: a record read reads it by key (its function's store
+ * has no listing: lib/store/select-records.ts), a query lists it (the table and its indexes), every
+ * other route lists and writes it.
+ */
+type ModelUse = "key" | "list" | "write";
+
+function modelGrants(app: Application, info: ModelInfo, use: ModelUse): Grants {
   const grants = identity(parents(app, info, none()));
-  allow(grants, table(info.name), writes ? [...READ, ...WRITE] : READ, true);
+  if (use === "key") allow(grants, table(info.name), KEY_READ, false);
+  else allow(grants, table(info.name), [...READ, ...(use === "list" ? [] : WRITE)], true);
   return grants;
+}
+
+/**
+ * The models GraphQL lists for many parents at once (lib/graphql/relations.ts, through the
+ * domain's `queryEach`: a PartiQL `IN` per 50 parents): the children of a contains relation and the
+ * join rows of a many-to-many one, when the relation's models are registered as GraphQL takes them.
+ */
+function batchListed(app: Application): Set<string> {
+  const registered = (name: string) => app.models().find((m) => m.name === name);
+  const listed = new Set<string>();
+  for (const info of app.models()) {
+    for (const relation of Object.values(info.relations)) {
+      if (relation.kind === "contains" && registered(relation.target().name)) listed.add(relation.target().name);
+      if (relation.kind === "manyToMany" && registered(relation.target().name)?.keyFields.length === 1 && registered(relation.through().name))
+        listed.add(relation.through().name);
+    }
+  }
+  return listed;
 }
 
 /**
@@ -96,7 +127,7 @@ function serviceGrants(app: Application, name: string): Grants {
   const entry = app.services().find((e) => e.name === name);
   const declared = entry ? (entry.service.constructor as typeof Service).models : undefined;
   const models = declared === undefined ? app.models() : declared.map((m) => modelOf(app, m));
-  return models.reduce((grants, info) => merge(grants, modelGrants(app, info, true)), identity(none()));
+  return models.reduce((grants, info) => merge(grants, modelGrants(app, info, "write")), identity(none()));
 }
 
 /** Reads: a record read and a query. */
@@ -106,9 +137,9 @@ export function readsOnly(route: Route): boolean {
 
 function routeGrants(app: Application, route: Route): Grants {
   const t = route.target;
-  if (t.kind === "crud") return modelGrants(app, modelOf(app, t.model), !readsOnly(route));
+  if (t.kind === "crud") return modelGrants(app, modelOf(app, t.model), isRecordRead(route) ? "key" : readsOnly(route) ? "list" : "write");
   // A model operation is the model's code acting on its own record.
-  if (t.kind === "modelOperation") return modelGrants(app, modelOf(app, t.model), true);
+  if (t.kind === "modelOperation") return modelGrants(app, modelOf(app, t.model), "write");
   if (t.kind === "serviceOperation") return serviceGrants(app, t.service);
   return none(); // the OpenAPI document
 }
@@ -122,6 +153,8 @@ const identityModel = (app: Application): ModelInfo | undefined => app.models().
 function providerGrants(app: Application): Grants {
   const grants = none();
   for (const suffix of [IDENTS, SESSIONS, USED_STATES_SUFFIX]) allow(grants, table(suffix), [...READ, ...WRITE], true);
+  // A user's idents (linking, a password change) and sessions (revoked at a change or recovery), by its `by_user` index.
+  for (const suffix of [IDENTS, SESSIONS]) allow(grants, table(suffix), PARTIQL, true);
   allow(grants, table(REFRESH), WRITE, false);
   const user = identityModel(app);
   if (user) allow(grants, table(user.name), [...READ, ...WRITE], true);
@@ -139,20 +172,26 @@ function sessionGrants(app: Application, storeUsed: boolean): Grants {
   if (!storeUsed) return grants;
   for (const suffix of [SESSIONS, REFRESH]) allow(grants, table(suffix), [...READ, ...WRITE], true);
   allow(grants, table(IDENTS), [...READ, "dynamodb:DeleteItem"], true);
+  // The caller's idents listed; the sessions an unlinked ident opened, revoked: by their `by_user` index.
+  for (const suffix of [IDENTS, SESSIONS]) allow(grants, table(suffix), PARTIQL, true);
   const user = identityModel(app);
   if (user) allow(grants, table(user.name), KEY_READ, false);
   return grants;
 }
 
-/** Every model table: GraphQL serves every model's reads and writes. */
-function everyModel(app: Application, writes: boolean): Grants {
-  return app.models().reduce((grants, info) => merge(grants, modelGrants(app, info, writes)), identity(none()));
+/** Every model table: GraphQL serves every model's reads and writes, and lists the children of many parents through PartiQL. */
+function everyModel(app: Application): Grants {
+  const grants = app.models().reduce((into, info) => merge(into, modelGrants(app, info, "write")), identity(none()));
+  for (const name of batchListed(app)) allow(grants, table(name), PARTIQL, true);
+  return grants;
 }
 
 /** The WebSocket routes: connections, their subscriptions and per-user counts are read and written; frames are posted to connections. */
 function websocketGrants(): Grants {
   const grants = identity(none());
   for (const suffix of [CONNECTIONS_SUFFIX, SUBSCRIPTIONS_SUFFIX, USER_CONNECTIONS_SUFFIX]) allow(grants, table(suffix), [...READ, ...WRITE], true);
+  // A connection's subscriptions, by connection (a `complete`, a disconnect).
+  allow(grants, table(SUBSCRIPTIONS_SUFFIX), PARTIQL, true);
   grants.connections = true;
   return grants;
 }
@@ -165,6 +204,8 @@ function websocketGrants(): Grants {
 function streamGrants(app: Application): Grants {
   const grants = identity(none());
   for (const suffix of [SUBSCRIPTIONS_SUFFIX, USER_CONNECTIONS_SUFFIX]) allow(grants, table(suffix), [...READ, ...WRITE], true);
+  // The subscriptions of a topic, and of a gone connection.
+  allow(grants, table(SUBSCRIPTIONS_SUFFIX), PARTIQL, true);
   allow(grants, table(CONNECTIONS_SUFFIX), WRITE, false);
   for (const info of app.models()) parents(app, info, grants);
   grants.connections = true;
@@ -180,6 +221,8 @@ function streamGrants(app: Application): Grants {
 function fanoutGrants(app: Application): Grants {
   const grants = identity(none());
   for (const suffix of [SUBSCRIPTIONS_SUFFIX, USER_CONNECTIONS_SUFFIX]) allow(grants, table(suffix), [...READ, ...WRITE], true);
+  // The subscriptions of a gone connection.
+  allow(grants, table(SUBSCRIPTIONS_SUFFIX), PARTIQL, true);
   allow(grants, table(CONNECTIONS_SUFFIX), WRITE, false);
   for (const info of app.models()) parents(app, info, grants);
   grants.connections = true;
@@ -200,7 +243,7 @@ function statements(grants: Grants, app: Application): Record<string, unknown>[]
   // Tables with the same actions share a statement: fewer characters against IAM's size cap.
   const byActions = new Map<string, unknown[]>();
   for (const [id, { actions, indexes }] of [...grants.tables].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const ordered = [...READ, ...WRITE].filter((a) => actions.has(a));
+    const ordered = [...READ, ...PARTIQL, ...WRITE].filter((a) => actions.has(a));
     const key = JSON.stringify(ordered);
     const arn = { "Fn::GetAtt": [id, "Arn"] };
     byActions.set(key, [...(byActions.get(key) ?? []), arn, ...(indexes ? [{ "Fn::Join": ["", [arn, "/index/*"]] }] : [])]);
@@ -216,14 +259,26 @@ function statements(grants: Grants, app: Application): Record<string, unknown>[]
   return out;
 }
 
-/** SES authorises a send on the sender's identity: the From address or its domain, never any identity. */
+/** The address of a `from` option, as SES reads it: `Name <address>` or the plain address. */
+export function senderAddress(from: string): string {
+  const bracketed = /<([^<>\s]+)>\s*$/.exec(from);
+  return (bracketed ? (bracketed[1] as string) : from).trim();
+}
+
+/**
+ * SES authorises a send on the sender's identity (the From address or its domain, never any
+ * identity), and the `ses:FromAddress` condition holds the send to the configured sender itself:
+ * an identity that is a whole domain would otherwise let the role send as any address of it.
+ */
 function mailStatements(app: Application): Record<string, unknown>[] {
   const mailers = app.services().flatMap((e) => (e.service instanceof MailerService ? [e.service] : []));
   if (mailers.length === 0) return [];
+  // As written: SES compares the From address it is sent (the option as given), case and all.
+  const senders = [...new Set(mailers.map((m) => senderAddress(m.options.from)))].sort();
   const identities = [
     ...new Set(
-      mailers.flatMap((m) => {
-        const from = m.options.from.trim().toLowerCase();
+      senders.flatMap((sender) => {
+        const from = sender.toLowerCase();
         return [from, from.slice(from.lastIndexOf("@") + 1)];
       }),
     ),
@@ -233,6 +288,7 @@ function mailStatements(app: Application): Record<string, unknown>[] {
       Effect: "Allow",
       Action: ["ses:SendEmail"],
       Resource: identities.map((identity) => ({ "Fn::Sub": `arn:\${AWS::Partition}:ses:\${AWS::Region}:\${AWS::AccountId}:identity/${identity}` })),
+      Condition: { StringEquals: { "ses:FromAddress": senders } },
     },
   ];
 }
@@ -289,12 +345,16 @@ export function roleMap(app: Application): RoleMap {
     // The single function serves every route; the catch-all alone answers 404 and 405 from the route table.
     const grants = served.reduce((g, r) => merge(g, routeGrants(app, r)), none());
     const group = groupOf(fn.events);
+    // Record reads (by key, no secret read: functions/rest-read.ts) apart from queries (lists,
+    // whose continuation tokens are sealed with the application secret).
     const kind =
-      served.length > 0 && served.every(readsOnly)
+      served.length > 0 && served.every(isRecordRead)
         ? "Read"
-        : served.length > 0 && served.every((r) => r.target.kind === "serviceOperation")
-          ? "Service"
-          : "Write";
+        : served.length > 0 && served.every(readsOnly)
+          ? "Query"
+          : served.length > 0 && served.every((r) => r.target.kind === "serviceOperation")
+            ? "Service"
+            : "Write";
     give(name, group === undefined ? `${pascal(name)}Role` : `${pascal(group)}${kind}Role`, grants);
   }
 
@@ -316,7 +376,7 @@ export function roleMap(app: Application): RoleMap {
     byRole.set(role, merge(byRole.get(role) ?? none(), grants));
     handlers[handler] = role;
   };
-  hand("functions/graphql.handler", "GraphqlRole", everyModel(app, true));
+  hand("functions/graphql.handler", "GraphqlRole", everyModel(app));
   handlers["functions/graphiql.handler"] = LOGS_ONLY_ROLE;
   byRole.set(LOGS_ONLY_ROLE, byRole.get(LOGS_ONLY_ROLE) ?? none());
   hand("functions/ws.handler", "WebsocketRole", websocketGrants());

@@ -209,14 +209,15 @@ describe.each(["route", "model", "single"] as const)(`an application of ${MODELS
       expect(rootStack.template.Resources[stack.id]?.Properties.Parameters).toMatchObject({ HttpApi: { Ref: "HttpApi" } });
     }
     if (packaging !== "single") {
-      // A generated model's routes run with the roles of its stack: reads read its table, writes write it.
+      // A generated model's routes run with the roles of its stack: a record read reads its table by
+      // key, a query lists it, writes write it.
       const name = generatedName(1);
       const child = stacks.find((s) => s.id === `${name}sNestedStack`) as Stack;
       const roles = Object.entries(child.template.Resources)
         .filter(([, r]) => r.Type === "AWS::IAM::Role")
         .map(([id]) => id)
         .sort();
-      expect(roles).toEqual(packaging === "route" ? [`${name}sReadRole`, `${name}sWriteRole`] : [`${name}sWriteRole`]);
+      expect(roles).toEqual(packaging === "route" ? [`${name}sQueryRole`, `${name}sReadRole`, `${name}sWriteRole`] : [`${name}sWriteRole`]);
       for (const resource of Object.values(child.template.Resources)) {
         if (resource.Type === "AWS::Lambda::Function")
           expect(roles).toContain((resource.Properties.Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0]);

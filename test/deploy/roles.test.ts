@@ -200,7 +200,8 @@ function routeFunction(method: string, path: string): string {
 /** A recorded table name as the packaged template names it (`blog-test-Post` -> `blog-ci-Post`). */
 const packagedName = (table: string): string => `blog-ci-${table.startsWith(prefix) ? table.slice(prefix.length) : table}`;
 
-const READ_FAMILY = new Set(["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:PartiQLSelect"]);
+// PartiQLSelect is no member: a role may have it only on a table one of its functions was seen using it on.
+const READ_FAMILY = new Set(["dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:Scan"]);
 const family = (action: string): string => (READ_FAMILY.has(action) ? "read" : isWrite(action) ? "write" : action);
 /**
  * The framework's own statements: logs, a stream function's stream reads and failure queue, the
@@ -231,8 +232,9 @@ function allows(grants: Grant[], call: Call): boolean {
  *   without a cookie or token read none);
  * - the migration's writes (the drive runs it dry);
  * - the Idp's used-states table, written when an OpenID login completes (no provider runs here);
- * - deleting an ident (unlinking needs a second one, which only an Idp login links: the drive's
- *   unlink of the only ident is refused).
+ * - deleting an ident, and reading a user's sessions through PartiQL (unlinking needs a second
+ *   ident, which only an Idp login links: the drive's unlink of the only ident is refused, and
+ *   revokes no session).
  */
 function margin(role: string, grant: Grant, seen: Set<string>): boolean {
   const table = grant.resource.replace(/^(table|index):/, "");
@@ -240,6 +242,7 @@ function margin(role: string, grant: Grant, seen: Set<string>): boolean {
   if (/auth-sessions$/.test(table) && ["dynamodb:GetItem", "dynamodb:BatchGetItem"].includes(grant.action)) return true;
   if (role.endsWith("/MigrateRole") && isWrite(grant.action)) return true;
   if (role.endsWith("/AuthSessionRole") && grant.action === "dynamodb:DeleteItem" && /auth-idents$/.test(table)) return true;
+  if (role.endsWith("/AuthSessionRole") && grant.action === "dynamodb:PartiQLSelect" && /auth-sessions$/.test(table)) return true;
   return role.endsWith("/AuthRole") && /auth-idp-states$/.test(table);
 }
 
@@ -304,6 +307,51 @@ describe("every function's role, against what its code calls", () => {
         roles.get(fn)?.grants.filter((g) => g.action.startsWith("dynamodb:")),
         fn,
       ).toEqual([]);
+    }
+  });
+
+  it("lets each function's role read exactly the secret parameters the function is given, no more", () => {
+    const wrong: string[] = [];
+    for (const { name, id, stack, role, grants } of functionGrants(stacks)) {
+      const resource = stacks.find((s) => s.id === stack)?.template.Resources[id];
+      const variables = ((resource?.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<
+        string,
+        unknown
+      >;
+      const given = Object.entries(variables)
+        .filter(([key]) => key.endsWith("_PARAMETER"))
+        .map(([, parameter]) => JSON.stringify({ "Fn::Sub": `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${String(parameter)}` }))
+        .sort();
+      const readable = [...new Set(grants.filter((g) => g.action === "ssm:GetParameters").map((g) => g.resource))].sort();
+      if (JSON.stringify(given) !== JSON.stringify(readable)) wrong.push(`${name} (${role}): given ${given.join(" ")}, may read ${readable.join(" ")}`);
+    }
+    expect(wrong).toEqual([]);
+    // The record reads read no secret, and run as roles that may read none.
+    const reads = functionGrants(stacks).filter((f) => f.handler === "functions/rest-read.handler");
+    expect(reads.length).toBeGreaterThan(0);
+    for (const f of reads)
+      expect(
+        f.grants.filter((g) => g.action.startsWith("ssm:")),
+        f.name,
+      ).toEqual([]);
+  });
+
+  it("lets the mail-sending role send as the configured sender only (ses:FromAddress)", () => {
+    const statements = stacks.flatMap((stack) =>
+      Object.values(stack.template.Resources).flatMap((resource) => {
+        const documents =
+          resource.Type === "AWS::IAM::Role"
+            ? ((resource.Properties?.Policies ?? []) as { PolicyDocument: { Statement: Record<string, unknown>[] } }[]).map((p) => p.PolicyDocument)
+            : resource.Type === "AWS::IAM::ManagedPolicy"
+              ? [resource.Properties?.PolicyDocument as { Statement: Record<string, unknown>[] }]
+              : [];
+        return documents.flatMap((d) => d.Statement).filter((s) => [s.Action].flat().some((a) => String(a).startsWith("ses:")));
+      }),
+    );
+    expect(statements.length).toBeGreaterThan(0);
+    for (const statement of statements) {
+      expect(statement.Action).toEqual(["ses:SendEmail"]);
+      expect(statement.Condition).toEqual({ StringEquals: { "ses:FromAddress": ["no-reply@blog.example.com"] } });
     }
   });
 });

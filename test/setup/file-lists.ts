@@ -81,6 +81,7 @@ export const ISOLATED = [
   "test/auth/v3/lambda-correlation.test.ts",
   "test/bench/dynamodb-calls.test.ts",
   "test/core/list-token.test.ts",
+  "test/core/secrets-answers.test.ts",
   "test/core/secrets-load.test.ts",
   "test/deploy/deployed-stage.test.ts",
   "test/local/events.test.ts",

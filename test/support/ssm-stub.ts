@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 /**
@@ -6,7 +6,8 @@ import type { AddressInfo } from "node:net";
  * edition, and the secret loader (lib/core/secrets) must be seen making its real, signed call.
  * It answers as SSM does: the parameters it holds (decrypted only when asked), InvalidParameters
  * for names it does not, AccessDeniedException for names it is told to refuse, and nothing at all
- * (a stalled connection) when told to stall.
+ * (a stalled connection) when told to stall. `answer`, when set, answers instead (fault injection:
+ * bodies SSM never sends).
  */
 export interface StubParameter {
   value: string;
@@ -24,11 +25,13 @@ export interface SsmStub {
   requests: SsmRequest[];
   deny: Set<string>;
   stall: boolean;
+  /** Answers every request in its place while set. */
+  answer: ((res: ServerResponse) => void) | undefined;
   close(): Promise<void>;
 }
 
 export async function startSsmStub(parameters: Record<string, StubParameter>): Promise<SsmStub> {
-  const stub: Omit<SsmStub, "url" | "close"> = { requests: [], deny: new Set(), stall: false };
+  const stub: Omit<SsmStub, "url" | "close"> = { requests: [], deny: new Set(), stall: false, answer: undefined };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -42,6 +45,10 @@ export async function startSsmStub(parameters: Record<string, StubParameter>): P
       }
       stub.requests.push({ headers: req.headers, body, input });
       if (stub.stall) return;
+      if (stub.answer) {
+        stub.answer(res);
+        return;
+      }
       const answer = (status: number, value: unknown) => {
         res.writeHead(status, { "content-type": "application/x-amz-json-1.1" });
         res.end(JSON.stringify(value));

@@ -1,10 +1,5 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import { ConflictError, NotFoundError, PreconditionFailedError } from "../../core/errors.ts";
-import { VERSION_FIELD } from "../../core/schema.ts";
+import { ConflictError, NotFoundError } from "../../core/errors.ts";
 import type { Repository } from "../../store/repository.ts";
-
-/** Conditional writes a claim tries before it gives up; losing them all refuses the mail (fail closed). */
-const ATTEMPTS = 12;
 
 /** A mail counted on a budget, given back (`release`) when the mail is not sent after all. */
 export interface BudgetClaim {
@@ -15,10 +10,10 @@ export interface BudgetClaim {
  * Mails per calendar minute under one name, however many Lambda instances send them: the
  * service-wide budget (`mail-budget:<minute>`) and each source's share of it
  * (`mail-source:<digest>:<minute>`). One counter row per name and minute in the sessions table (no
- * `user`, so outside the `by_user` index; TTL removes it), raised by a write conditional on the
- * version read: two instances never both take the last mail of a minute. A claim is given back
- * when its mail is not sent (another limit refused it, or the transport failed), so only mails
- * actually sent spend a budget.
+ * `user`, so outside the `by_user` index; TTL removes it), raised by one atomic write bounded by
+ * the limit (`Repository.adjust`): two instances never both take the last unit of a minute, and a
+ * burst of requests from one source (each of which spends its share, mailed or not) costs one
+ * write each, never a retry loop on a contended row.
  */
 export class MailBudget {
   constructor(
@@ -26,41 +21,34 @@ export class MailBudget {
     private readonly now: () => number,
   ) {}
 
-  /** The service-wide budget: undefined once `perMinute` mails of this minute are claimed. */
+  /** One unit of this minute's `name` counter: undefined once `perMinute` are claimed. */
   async claim(perMinute: number, name = "mail-budget"): Promise<BudgetClaim | undefined> {
     const minute = Math.floor(this.now() / 60_000);
-    const id = `${name}:${minute}`;
-    // Kept a minute past its own, then left to TTL.
-    const expiresAt = (minute + 2) * 60;
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const stored = await this.sessions.get({ id });
-      const count = typeof stored?.count === "number" ? stored.count : 0;
-      if (count >= perMinute) return undefined;
-      try {
-        if (!stored) await this.sessions.create({ id, count: 1, expiresAt });
-        else await this.sessions.patch({ id }, { count: count + 1 }, [], { expectedVersion: stored[VERSION_FIELD] as number });
-        return { release: () => this.giveBack(id) };
-      } catch (error) {
-        if (!(error instanceof ConflictError || error instanceof PreconditionFailedError)) throw error;
-      }
-      // Another instance counted first: spread the retries so a burst does not collide again.
-      await sleep(Math.floor(Math.random() * 10 * (attempt + 1)));
+    const key = { id: `${name}:${minute}` };
+    let raised: number | undefined;
+    try {
+      raised = await this.adjust(key, 1, perMinute);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      // The minute's first claim: its row, at 0 (kept a minute past its own, then left to TTL).
+      await this.sessions.create({ ...key, count: 0, expiresAt: (minute + 2) * 60 }).catch((created: unknown) => {
+        if (!(created instanceof ConflictError)) throw created;
+      });
+      raised = await this.adjust(key, 1, perMinute);
     }
-    return undefined;
+    if (raised === undefined) return undefined;
+    return {
+      // Lowered as it was raised; a count it cannot lower stays (fail closed).
+      release: () =>
+        this.adjust(key, -1, Number.MAX_SAFE_INTEGER).then(
+          () => undefined,
+          () => undefined,
+        ),
+    };
   }
 
-  /** Lowers the count by one, conditionally as it was raised; a count it cannot lower stays (fail closed). */
-  private async giveBack(id: string): Promise<void> {
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const stored = await this.sessions.get({ id });
-      if (typeof stored?.count !== "number" || stored.count <= 0) return;
-      try {
-        await this.sessions.patch({ id }, { count: stored.count - 1 }, [], { expectedVersion: stored[VERSION_FIELD] as number });
-        return;
-      } catch (error) {
-        if (!(error instanceof PreconditionFailedError || error instanceof NotFoundError)) throw error;
-      }
-      await sleep(Math.floor(Math.random() * 10 * (attempt + 1)));
-    }
+  private adjust(key: { id: string }, by: number, max: number): Promise<number | undefined> {
+    if (!this.sessions.adjust) throw new Error("the sessions table's store keeps no counters (Repository.adjust)");
+    return this.sessions.adjust(key, "count", by, max);
   }
 }

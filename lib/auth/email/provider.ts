@@ -20,9 +20,9 @@ import { canonicalEmail } from "./address.ts";
 import { linkBase, mailLink } from "./links.ts";
 import { checkPassword, hashPassword, passwordOf } from "./passwords.ts";
 import { countAttempt } from "./attempt-gate.ts";
-import { MailBudget, type BudgetClaim } from "./budget.ts";
+import { MailBudget } from "./budget.ts";
 import { sendWithinLimits, type MailBuilder } from "./limited-send.ts";
-import { MailThrottle } from "./throttle.ts";
+import { MailThrottle, type MailKind } from "./throttle.ts";
 import { EmailTokens, type EmailClaims } from "./tokens.ts";
 import { emailRoutes } from "./routes.ts";
 import type { AuthRoute } from "../routes/route.ts";
@@ -89,10 +89,10 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     return mailLink(linkBase(this.name, EmailPasswordProvider.type, this.options), this.name, path, token);
   }
 
-  /** One mail, if every limit lets it (./limited-send.ts). */
-  private async send(email: string, source: string | undefined, build: MailBuilder, preclaimed?: { claim: BudgetClaim | undefined }): Promise<void> {
+  /** One mail of `kind` (the route that asked), if every limit lets it (./limited-send.ts). */
+  private async send(kind: MailKind, email: string, source: string | undefined, build: MailBuilder): Promise<void> {
     const limits = { provider: this.name, throttle: this.options.throttle, addresses: this.throttle, budget: this.budget, mailer: () => this.mailer() };
-    await sendWithinLimits(limits, email, source, build, preclaimed);
+    await sendWithinLimits(limits, kind, email, source, build);
   }
 
   private checkDomain(email: string): void {
@@ -206,14 +206,10 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
       await this.wasteHash(body.password);
       // A known address gets a mail too (saying so, with the recovery route): the caller sees
       // the same answer after the same work either way.
-      const claim = await this.throttle.claim(email, this.options.throttle.resendDelay);
       // Signed either way, used only for an unknown address: both answers take the same work.
       const token = await this.tokens.sign({ purpose: "register", email }, this.options.tokens.verification);
-      await this.send(
-        email,
-        source,
-        async () => (known ? accountExistsMail(this.app.name, email) : registrationMail(this.app.name, email, this.link(`${this.options.url}/verify`, token))),
-        { claim },
+      await this.send("register", email, source, async () =>
+        known ? accountExistsMail(this.app.name, email) : registrationMail(this.app.name, email, this.link(`${this.options.url}/verify`, token)),
       );
       return "MAIL_SENT";
     }
@@ -230,7 +226,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
   }
 
   private async sendVerification(email: string, user: string, source: string | undefined): Promise<void> {
-    await this.send(email, source, async () =>
+    await this.send("verification", email, source, async () =>
       verificationMail(
         this.app.name,
         email,
@@ -249,7 +245,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     const ident = await this.auth.idents.find("email", email);
     const eligible = ident !== undefined && !ident.verifiedAt && (userId === undefined || ident.user === userId);
     const token = await this.tokens.sign({ purpose: "verify", email, sub: ident?.user ?? randomUUID() }, this.options.tokens.verification);
-    await this.send(email, source, async () =>
+    await this.send("verification", email, source, async () =>
       eligible ? verificationMail(this.app.name, email, this.link(`${this.options.url}/verify`, token)) : nothingToDoMail(this.app.name, email, "verification"),
     );
   }
@@ -282,7 +278,7 @@ export class EmailPasswordProvider extends EmailPasswordProviderDescription {
     const sub = ident?.user ?? randomUUID();
     const user = await this.app.repository(this.auth.identityModel()).get({ uuid: sub });
     const token = await this.tokens.sign({ purpose: "recover", email, sub, pwd: this.fingerprint(user) }, this.options.tokens.recovery);
-    await this.send(email, source, async () =>
+    await this.send("recovery", email, source, async () =>
       ident ? recoveryMail(this.app.name, email, this.link(`${this.options.url}/recover`, token)) : nothingToDoMail(this.app.name, email, "recovery"),
     );
   }

@@ -49,7 +49,7 @@ export function accountExistsMail(app: string, to: string): Mail {
 /**
  * The answer to a recovery or verification request for an address with nothing to recover or
  * verify. Mailing it costs what the real mail costs, so the route takes as long either way (the
- * same throttle bounds both: one mail per address per resendDelay).
+ * same limits bound both: one mail per address and kind per resendDelay).
  */
 export function nothingToDoMail(app: string, to: string, asked: "recovery" | "verification"): Mail {
   const text =

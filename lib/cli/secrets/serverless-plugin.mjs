@@ -4,7 +4,9 @@
 //   - drops every secret value the environment may have resolved (a value in the operator's shell),
 //   - gives each function the names of the parameters its handler reads (serverless.yml
 //     `custom.secrets.readers`), and no other,
-//   - lets the role each such function runs as read those parameters only.
+//   - lets the role each such function runs as read those parameters only, and no function run as
+//     a role that may read a parameter the function does not read (functions sharing a role but
+//     not their secrets are given copies of it, one per set of secrets).
 // Listed before ../serverless-plugin.mjs: its statements must be in the roles before that plugin
 // fits role policies and splits the template into nested stacks.
 import { isDeployedStage, parameterArn, SECRETS, secretsConfig } from "./secrets.mjs";
@@ -89,10 +91,9 @@ export default class SecretParametersPlugin {
    * @returns {string}
    */
   roleOf(functionName, resources) {
-    const logicalId = this.serverless.getProvider("aws").naming.getLambdaLogicalId(functionName);
-    const role = resources[logicalId]?.Properties?.Role;
-    const roleId = Array.isArray(role?.["Fn::GetAtt"]) && role["Fn::GetAtt"][1] === "Arn" ? role["Fn::GetAtt"][0] : undefined;
-    if (!roleId || resources[roleId]?.Type !== "AWS::IAM::Role") {
+    const roleId = this.templateRoleOf(functionName, resources);
+    if (roleId === undefined) {
+      const role = resources[this.serverless.getProvider("aws").naming.getLambdaLogicalId(functionName)]?.Properties?.Role;
       throw new this.serverless.classes.Error(
         `Function '${functionName}' reads secret parameters but runs as a role this template does not declare (${JSON.stringify(role)}): grant it ssm:GetParameters on them yourself`,
       );
@@ -100,36 +101,127 @@ export default class SecretParametersPlugin {
     return roleId;
   }
 
+  /**
+   * The role a function's resource runs as, if it is a role of this template: undefined otherwise.
+   * @param {string} functionName
+   * @param {Record<string, CfnResource>} resources
+   * @returns {string | undefined}
+   */
+  templateRoleOf(functionName, resources) {
+    const logicalId = this.serverless.getProvider("aws").naming.getLambdaLogicalId(functionName);
+    const role = resources[logicalId]?.Properties?.Role;
+    const roleId = Array.isArray(role?.["Fn::GetAtt"]) && role["Fn::GetAtt"][1] === "Arn" ? role["Fn::GetAtt"][0] : undefined;
+    return roleId !== undefined && resources[roleId]?.Type === "AWS::IAM::Role" ? roleId : undefined;
+  }
+
+  /**
+   * Lets each role read the parameters its functions read, and no function run as a role that
+   * may read a parameter it does not: functions that share a role (by kind and route group, or the
+   * logs-only role) but read different secrets are given copies of it, one per set of secrets,
+   * named after them (`LogsOnlyRoleReadsAppSecret`); the functions that read none keep the role as
+   * it was, with no parameter at all.
+   */
   grantReads() {
     if (!isDeployedStage(this.serverless)) return;
     const { parameters, kmsKeyArn } = secretsConfig(this.serverless);
     const resources = this.serverless.service.provider.compiledCloudFormationTemplate.Resources;
-    /** @type {Map<string, Set<string>>} */
+    const naming = this.serverless.getProvider("aws").naming;
+    /** @type {Map<string, Map<string, { secrets: SecretName[], functions: string[] }>>} role -> secrets read -> functions */
     const byRole = new Map();
     for (const [name, fn] of Object.entries(this.serverless.service.functions ?? {})) {
-      const read = SECRETS.filter((s) => fn.environment?.[s.environment] !== undefined)
-        .map((s) => parameters[s.name])
-        .filter((parameter) => parameter !== undefined);
-      if (read.length === 0) continue;
-      const roleId = this.roleOf(name, resources);
-      byRole.set(roleId, new Set([...(byRole.get(roleId) ?? []), ...read]));
+      const secrets = SECRETS.filter((s) => fn.environment?.[s.environment] !== undefined && parameters[s.name] !== undefined).map((s) => s.name);
+      const roleId = secrets.length === 0 ? this.templateRoleOf(name, resources) : this.roleOf(name, resources);
+      if (roleId === undefined) continue;
+      const sets = byRole.get(roleId) ?? new Map();
+      const key = secrets.join(",");
+      sets.set(key, { secrets, functions: [...(sets.get(key)?.functions ?? []), name] });
+      byRole.set(roleId, sets);
     }
-    for (const [roleId, names] of byRole) {
-      const arns = [...names].sort().map(parameterArn);
-      /** @type {object[]} */
-      const statements = [{ Effect: "Allow", Action: ["ssm:GetParameters", "ssm:GetParameter"], Resource: arns }];
-      // The default aws/ssm key needs nothing in the caller's policy; a customer key does.
-      if (kmsKeyArn) {
-        statements.push({
-          Effect: "Allow",
-          Action: ["kms:Decrypt"],
-          Resource: [kmsKeyArn],
-          Condition: { StringEquals: { "kms:ViaService": { "Fn::Sub": "ssm.${AWS::Region}.amazonaws.com" } } },
-        });
+    /** @type {[string, SecretName[]][]} */
+    const grants = [];
+    for (const [roleId, sets] of byRole) {
+      // The functions reading nothing keep the role (with no parameter); otherwise the first set does.
+      const keys = [...sets.keys()].sort();
+      const keeper = sets.has("") ? "" : keys[0];
+      for (const key of keys) {
+        const { secrets, functions } = /** @type {{ secrets: SecretName[], functions: string[] }} */ (sets.get(key));
+        if (secrets.length === 0) continue;
+        // Copied before any grant: a copy never carries another set's parameters.
+        const target =
+          key === keeper
+            ? roleId
+            : this.copyRole(
+                resources,
+                roleId,
+                secrets,
+                functions.map((f) => naming.getLambdaLogicalId(f)),
+              );
+        grants.push([target, secrets]);
       }
-      const resource = /** @type {CfnResource} */ (resources[roleId]);
-      const role = (resource.Properties ??= {});
-      role.Policies = [...(role.Policies ?? []), { PolicyName: "secret-parameters", PolicyDocument: { Version: "2012-10-17", Statement: statements } }];
     }
+    for (const [target, secrets] of grants) {
+      this.grant(
+        /** @type {CfnResource} */ (resources[target]),
+        secrets.map((s) => /** @type {string} */ (parameters[s])),
+        kmsKeyArn,
+      );
+    }
+  }
+
+  /**
+   * A copy of `roleId` for the functions `functionIds`, which then run as it (and whatever waits on
+   * the role for them, a stream's event source mapping, waits on the copy).
+   * @param {Record<string, CfnResource>} resources
+   * @param {string} roleId
+   * @param {SecretName[]} secrets
+   * @param {string[]} functionIds
+   */
+  copyRole(resources, roleId, secrets, functionIds) {
+    const pascal = (/** @type {string} */ name) =>
+      name
+        .toLowerCase()
+        .split("_")
+        .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+        .join("");
+    const copyId = `${roleId}Reads${secrets.map(pascal).join("")}`;
+    if (resources[copyId] !== undefined)
+      throw new this.serverless.classes.Error(`Cannot give ${functionIds.join(", ")} a role of their own: ${copyId} already names a resource`);
+    resources[copyId] = JSON.parse(JSON.stringify(resources[roleId]));
+    const repoint = (/** @type {CfnResource} */ resource) => {
+      if (resource.DependsOn !== undefined) resource.DependsOn = [resource.DependsOn].flat().map((d) => (d === roleId ? copyId : d));
+    };
+    for (const functionId of functionIds) {
+      const fn = /** @type {CfnResource} */ (resources[functionId]);
+      (fn.Properties ??= {}).Role = { "Fn::GetAtt": [copyId, "Arn"] };
+      repoint(fn);
+    }
+    // An event source mapping waits on its function's role: AWS checks it when creating the mapping.
+    for (const resource of Object.values(resources)) {
+      if (functionIds.includes(resource.Properties?.FunctionName?.["Fn::GetAtt"]?.[0])) repoint(resource);
+    }
+    return copyId;
+  }
+
+  /**
+   * The role's right to read `names`, and to decrypt them through SSM under a customer managed key.
+   * @param {CfnResource} resource
+   * @param {string[]} names
+   * @param {string | undefined} kmsKeyArn
+   */
+  grant(resource, names, kmsKeyArn) {
+    const arns = [...new Set(names)].sort().map(parameterArn);
+    /** @type {object[]} */
+    const statements = [{ Effect: "Allow", Action: ["ssm:GetParameters", "ssm:GetParameter"], Resource: arns }];
+    // The default aws/ssm key needs nothing in the caller's policy; a customer key does.
+    if (kmsKeyArn) {
+      statements.push({
+        Effect: "Allow",
+        Action: ["kms:Decrypt"],
+        Resource: [kmsKeyArn],
+        Condition: { StringEquals: { "kms:ViaService": { "Fn::Sub": "ssm.${AWS::Region}.amazonaws.com" } } },
+      });
+    }
+    const role = (resource.Properties ??= {});
+    role.Policies = [...(role.Policies ?? []), { PolicyName: "secret-parameters", PolicyDocument: { Version: "2012-10-17", Statement: statements } }];
   }
 }

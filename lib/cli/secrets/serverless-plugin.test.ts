@@ -63,6 +63,9 @@ const secretStatements = (role: { Properties: Record<string, unknown> } | undefi
   ((role?.Properties.Policies ?? []) as { PolicyName: string; PolicyDocument: { Statement: Statement[] } }[])
     .filter((p) => p.PolicyName === "secret-parameters")
     .flatMap((p) => p.PolicyDocument.Statement);
+/** The logical id of the role the function's resource runs as. */
+const roleOf = (resources: Record<string, { Properties: Record<string, unknown> }>, name: string): string =>
+  (resources[logicalId(name)]?.Properties.Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
 const arn = (name: string) => ({ "Fn::Sub": `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${name}` });
 
 describe("packaging a deployed stage's secrets", () => {
@@ -82,14 +85,70 @@ describe("packaging a deployed stage's secrets", () => {
       AUTH_SIGNING_KEY_PARAMETER: "/blog/prod/auth-signing-key",
       IDP_CLIENT_SECRET_PARAMETER: "/blog/prod/idp-client-secret",
     });
-    // One shared role: the union of what its functions read, by ARN, and no KMS statement.
-    expect(secretStatements(resources.IamRoleLambdaExecution)).toEqual([
+    // One shared role, three sets of secrets: the function that reads none keeps the role, with no
+    // parameter; each other set runs as a copy of it that may read its parameters (by ARN) alone.
+    expect(secretStatements(resources.IamRoleLambdaExecution)).toEqual([]);
+    expect(roleOf(resources, "rest-post-get")).toBe("IamRoleLambdaExecution");
+    expect(roleOf(resources, "rest-post-query")).toBe("IamRoleLambdaExecutionReadsAppSecret");
+    expect(secretStatements(resources.IamRoleLambdaExecutionReadsAppSecret)).toEqual([
+      { Effect: "Allow", Action: ["ssm:GetParameters", "ssm:GetParameter"], Resource: [arn("/blog/prod/app-secret")] },
+    ]);
+    const auth = roleOf(resources, "auth-email-login");
+    expect(auth).toBe("IamRoleLambdaExecutionReadsAppSecretAuthSigningKeyIdpClientSecret");
+    expect(secretStatements(resources[auth])).toEqual([
       {
         Effect: "Allow",
         Action: ["ssm:GetParameters", "ssm:GetParameter"],
         Resource: [arn("/blog/prod/app-secret"), arn("/blog/prod/auth-signing-key"), arn("/blog/prod/idp-client-secret")],
       },
     ]);
+    // A copy is the role as it was (its trust, its other policies), plus its own parameters.
+    expect(resources.IamRoleLambdaExecutionReadsAppSecret?.Properties.Policies).toEqual([
+      ...(resources.IamRoleLambdaExecution?.Properties.Policies as unknown[]),
+      {
+        PolicyName: "secret-parameters",
+        PolicyDocument: { Version: "2012-10-17", Statement: secretStatements(resources.IamRoleLambdaExecutionReadsAppSecret) },
+      },
+    ]);
+  });
+
+  it("never lets a function run as a role that may read a parameter it does not read, whatever shares the role", () => {
+    const { resources, run } = packaging(
+      "prod",
+      {
+        // Two sets on one role and none reading nothing: the first set keeps the role, the other gets a copy.
+        "auth-jwks": { handler: "functions/auth.handler" },
+        "rest-openapi": { handler: "functions/rest.handler" },
+        "rest-fallback": { handler: "functions/rest.handler" },
+        "rest-post-query": { handler: "functions/rest.handler" },
+        "rest-post-get": { handler: "functions/rest-read.handler" },
+      },
+      {
+        roles: {
+          "auth-jwks": "LogsOnlyRole",
+          "rest-openapi": "LogsOnlyRole",
+          "rest-fallback": "LogsOnlyRole",
+          "rest-post-query": "PostsRole",
+          "rest-post-get": "PostsRole",
+        },
+      },
+    );
+    // A mapping that waits on the role for its function waits on the function's copy.
+    resources.FallbackMapping = {
+      Type: "AWS::Lambda::EventSourceMapping",
+      Properties: { FunctionName: { "Fn::GetAtt": [logicalId("rest-fallback"), "Arn"] } },
+      DependsOn: ["LogsOnlyRole"],
+    } as (typeof resources)[string];
+    run();
+    const readable = (name: string) => secretStatements(resources[roleOf(resources, name)]).flatMap((s) => s.Resource);
+    expect(readable("rest-openapi")).toEqual([arn("/blog/prod/app-secret")]);
+    expect(readable("rest-fallback")).toEqual([arn("/blog/prod/app-secret")]);
+    expect(readable("auth-jwks")).toHaveLength(3);
+    expect(roleOf(resources, "rest-openapi")).toBe(roleOf(resources, "rest-fallback"));
+    expect(roleOf(resources, "rest-openapi")).not.toBe(roleOf(resources, "auth-jwks"));
+    expect(readable("rest-post-get")).toEqual([]);
+    expect(readable("rest-post-query")).toEqual([arn("/blog/prod/app-secret")]);
+    expect((resources.FallbackMapping as { DependsOn?: string[] }).DependsOn).toEqual([roleOf(resources, "rest-fallback")]);
   });
 
   it("grants each role only its own functions' parameters once functions run as roles of their own", () => {
