@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { OFFLINE_PORTS } from "../../lib/local/offline.ts";
 import { LIVE_RELOAD_LOG } from "../../lib/local/live-reload/loop.ts";
 import { startOffline, type Offline } from "../support/offline.ts";
 import { ProjectCopy } from "../support/project-copy.ts";
 import { waitFor } from "../support/wait.ts";
+import { webSocketHandshake } from "../support/ws-handshake.ts";
 
 /**
  * Live reload never serves a broken build (issue 52): in a copy of the project under `npm start`,
@@ -74,24 +74,10 @@ async function request(what: string, method: string, path: string, body?: unknow
   }
 }
 
-/** A graphql-transport-ws handshake on the WebSocket API: the ws function's $connect and $default. */
-function webSocketHandshake(): Promise<Answer> {
-  return new Promise((resolve) => {
-    const socket = new WebSocket(`ws://127.0.0.1:${OFFLINE_PORTS.websocket}`, "graphql-transport-ws");
-    const done = (status: number, body: string): void => {
-      clearTimeout(timer);
-      socket.terminate();
-      resolve({ what: "ws", status, body });
-    };
-    const timer = setTimeout(() => done(0, "no connection_ack in 60 s"), 60_000);
-    socket.on("open", () => socket.send(JSON.stringify({ type: "connection_init" })));
-    socket.on("message", (data: Buffer) => {
-      const message = JSON.parse(data.toString("utf8")) as { type?: string };
-      done(message.type === "connection_ack" ? 200 : 0, data.toString("utf8"));
-    });
-    socket.on("error", (error) => done(0, error.message));
-    socket.on("unexpected-response", (_request, response) => done(response.statusCode ?? 0, "upgrade refused"));
-  });
+/** The ws function's $connect and $default (test/support/ws-handshake.ts). */
+async function webSocketAnswer(): Promise<Answer> {
+  const answer = await webSocketHandshake(`ws://127.0.0.1:${OFFLINE_PORTS.websocket}`);
+  return { what: "ws", status: answer === "connection_ack" ? 200 : 0, body: answer };
 }
 
 /**
@@ -106,7 +92,7 @@ async function everyFunction(): Promise<Answer[]> {
     () => request("graphiql", "GET", "/graphiql"),
     () => request("auth-session", "GET", "/auth/providers"),
     () => request("auth", "POST", "/auth/email/login", {}),
-    () => webSocketHandshake(),
+    () => webSocketAnswer(),
   ];
   const answers: Answer[] = [];
   for (const probe of probes) answers.push(await probe());

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
 import { launchOffline, startOffline, type Offline } from "../support/offline.ts";
 import { ProjectCopy } from "../support/project-copy.ts";
+import { webSocketHandshake } from "../support/ws-handshake.ts";
 
 /**
  * Two projects under `npm start` at once on one machine: the project on the default ports, and a
@@ -43,22 +43,6 @@ async function status(base: string | undefined, path: string, init: RequestInit 
   return (await fetch(`${base}${path}`, { ...init, redirect: "manual", signal: AbortSignal.timeout(30_000) })).status;
 }
 
-/** A graphql-transport-ws handshake: connection_ack reaches the client only through the management API the functions post to. */
-function handshake(port: number): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}`, "graphql-transport-ws");
-    const done = (answer: string): void => {
-      clearTimeout(timer);
-      socket.terminate();
-      resolve(answer);
-    };
-    const timer = setTimeout(() => done("no answer in 30 s"), 30_000);
-    socket.on("open", () => socket.send(JSON.stringify({ type: "connection_init" })));
-    socket.on("message", (data: Buffer) => done((JSON.parse(data.toString("utf8")) as { type: string }).type));
-    socket.on("error", (error) => done(error.message));
-  });
-}
-
 describe("two projects under npm start side by side", { timeout: 120_000 }, () => {
   it("each answers on its own HTTP port", async () => {
     expect(first?.url).toBe("http://127.0.0.1:3000");
@@ -82,8 +66,9 @@ describe("two projects under npm start side by side", { timeout: 120_000 }, () =
   });
 
   it("each WebSocket API acknowledges its own connections (the functions post to their own offline)", async () => {
-    expect(await handshake(MOVED.websocket)).toBe("connection_ack");
-    expect(await handshake(3001)).toBe("connection_ack");
+    // connection_ack reaches the client only through the management API the functions post to.
+    expect(await webSocketHandshake(`ws://127.0.0.1:${MOVED.websocket}`)).toBe("connection_ack");
+    expect(await webSocketHandshake("ws://127.0.0.1:3001")).toBe("connection_ack");
   });
 
   it("the copy's OpenID provider listens on its port, and the copy's sign-in sends the browser there", async () => {
