@@ -223,10 +223,15 @@ export default class LiveReloadBundles {
       if (contexts.every((c) => c !== undefined)) {
         // Asked after the check passed: the sources on disk are the checked version.
         this.held = false;
-        for (const [bundle, context] of this.pending) this.stale.set(bundle, context);
+        // What this version marks: the bundles it names, and those an earlier rebuild left behind.
+        const marked = new Set(request.bundles);
+        for (const [bundle, context] of this.pending) {
+          this.stale.set(bundle, context);
+          marked.add(bundle);
+        }
         this.pending.clear();
         request.bundles.forEach((bundle, i) => this.stale.set(bundle, /** @type {EsbuildContext} */ (contexts[i])));
-        deferred = this.stale.size;
+        deferred = marked.size;
         this.pump();
       } else {
         // A bundle it does not know (it was started without contexts): all of them now, as its

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import LiveReloadBundles, { HOLD_FILE, RELOAD_DIR, REQUEST_FILE } from "./offline-bundles.mjs";
+import LiveReloadBundles, { DONE_FILE, HOLD_FILE, RELOAD_DIR, REQUEST_FILE } from "./offline-bundles.mjs";
 
 /**
  * The plugin's rebuild queue in offline, with a real esbuild context for one function: a rebuild
@@ -28,6 +28,8 @@ async function request(bundles: string[]): Promise<void> {
   writeFileSync(join(reloadDir, REQUEST_FILE), JSON.stringify({ id: `r${++requests}`, bundles }));
   await plugin.answer(reloadDir);
 }
+/** How many bundles the plugin said the last request marked (npm start prints "no function changed" for 0). */
+const marked = (): number => (JSON.parse(readFileSync(join(reloadDir, DONE_FILE), "utf8")) as { deferred: number }).deferred;
 function hold(held: boolean): void {
   writeFileSync(join(reloadDir, HOLD_FILE), JSON.stringify({ held }));
   plugin.readHold(reloadDir);
@@ -87,6 +89,7 @@ describe("the live-reload plugin's rebuilds", () => {
 
   it("the next checked version rebuilds the bundle that failed, though it names no bundle", async () => {
     await request([]);
+    expect(marked()).toBe(1);
     expect(plugin.held).toBe(false);
     expect(await plugin.freshen("svc-local-fn")).toBe(1);
     expect(served()).toContain('"v3"');
@@ -104,5 +107,11 @@ describe("the live-reload plugin's rebuilds", () => {
     await request([]);
     expect(await plugin.freshen("svc-local-fn")).toBe(3);
     expect(served()).toContain('"v5"');
+  });
+
+  it("a checked version that changes no bundle, with none left behind, marks none", async () => {
+    await plugin.freshen("svc-local-fn");
+    await request([]);
+    expect(marked()).toBe(0);
   });
 });
