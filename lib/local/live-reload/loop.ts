@@ -160,9 +160,11 @@ export async function startLiveReload(options: LiveReloadOptions): Promise<() =>
           ? `serverless offline did not rebuild: no answer in ${BUNDLE_TIMEOUT_MS / 1000} s; the next save tries again`
           : !done.ok
             ? `esbuild refused the change; still serving the last good version.\n${done.error ?? ""}`
-            : maps.length === 0 && toRebuild === 0
+            : maps.length === 0
               ? // A comment in a file no bundle reads, whitespace, a file nothing imports: nothing to wait for.
-                "no function changed; watching"
+                `no function changed; watching${
+                  toRebuild > 0 ? ` (${toRebuild} bundle(s) an earlier rebuild left behind rebuild again from these sources)` : ""
+                }`
               : `serving the new version (${seconds(began)}: check ${checked}, ${
                   done.deferred
                     ? `${toRebuild} of ${total} bundles to rebuild, each at once when a request needs it`
