@@ -2,7 +2,7 @@
 import { fileURLToPath } from "node:url";
 import { renderCache, writeCache } from "../lib/cli/cache.ts";
 import { cacheRenderers } from "../lib/cli/renderers.ts";
-import { devIdpCompanion, DEV_IDP_PORT } from "../lib/local/dev-idp/companion.ts";
+import { devIdpCompanion, devIdpPort } from "../lib/local/dev-idp/companion.ts";
 import { serviceTables } from "../lib/cli/tables.ts";
 import { banner } from "../lib/local/banner.ts";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../lib/local/local-aws.ts";
@@ -22,7 +22,8 @@ import type { SeedData } from "../lib/local/seed-data.ts";
 import type { CreateApp } from "../lib/cli/project.ts";
 
 const projectDir = fileURLToPath(new URL("..", import.meta.url));
-const http = `http://${LOCAL_HOST}:${OFFLINE_PORTS.http}`;
+// Read when printed: npm start's --http-port (or OFFLINE_HTTP_PORT) may move it.
+const http = (): string => `http://${LOCAL_HOST}:${OFFLINE_PORTS.http}`;
 
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -78,11 +79,11 @@ try {
       banner({
         project: project.project,
         urls: [
-          ["API (REST, GraphQL)", routes.includes("GET /version") ? `${http}  (try: curl ${http}/version)` : http],
-          ["GraphQL", `${http}/graphql`],
-          ["GraphiQL", `${http}/graphiql`],
+          ["API (REST, GraphQL)", routes.includes("GET /version") ? `${http()}  (try: curl ${http()}/version)` : http()],
+          ["GraphQL", `${http()}/graphql`],
+          ["GraphiQL", `${http()}/graphiql`],
           ["WebSocket", `ws://${LOCAL_HOST}:${OFFLINE_PORTS.websocket}  (graphql-transport-ws)`],
-          ...(withIdp ? [["OpenID provider (local Idp)", `http://${LOCAL_HOST}:${DEV_IDP_PORT}  (sign in: ${http}/auth/idp)`] as [string, string]] : []),
+          ...(withIdp ? [["OpenID provider (local Idp)", `http://${LOCAL_HOST}:${devIdpPort()}  (sign in: ${http()}/auth/idp)`] as [string, string]] : []),
           ["DynamoDB Local", `${database.endpoint}  (tables ${database.tablePrefix}*)`],
         ],
         users: seed.users.map(({ email, password }) => ({ email, password })),

@@ -159,11 +159,13 @@ export default class OfflineBundleCache {
   prepare() {
     if (this.done) return;
     this.done = true;
-    const plugin = /** @type {ServerlessEsbuild | undefined} */ (serverlessEsbuildOf(this.serverless));
-    const options = plugin?.buildOptions;
+    // Throws, naming it, when what it relies on of serverless-esbuild is not there: a cache that
+    // turned itself off without a word would only make every start slower.
+    const plugin = /** @type {ServerlessEsbuild} */ (serverlessEsbuildOf(this.serverless));
+    const options = plugin.buildOptions ?? {};
     // Only what it can replay: no esbuild plugins of the project's own (functions are not kept),
     // no prebuilt bundles, no metafile the project asked for.
-    if (plugin === undefined || options === undefined || options.plugins !== undefined || options.skipBuild || options.metafile) return;
+    if (options.plugins !== undefined || options.skipBuild || options.metafile) return;
     const serviceDir = serviceDirOf(this.serverless);
     const esbuild = loadEsbuild();
     const key = cacheKey(plugin, serviceDir, esbuild.version);

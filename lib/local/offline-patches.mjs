@@ -10,6 +10,7 @@ import { Server } from "node:http";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { BORROWED, expectBorrowed, hasMethod, reachBorrowed, reachBorrowedSync } from "./borrowed.mjs";
 import { streamPace } from "./stream-pace.mjs";
 
 /**
@@ -33,7 +34,7 @@ import { streamPace } from "./stream-pace.mjs";
  * @property {(name: string, value: string) => HapiResponse} header
  * @property {() => HapiResponse} takeover
  */
-/** @typedef {{ continue: symbol, response: () => HapiResponse }} HapiToolkit */
+/** @typedef {{ continue: symbol, response: (value?: unknown) => HapiResponse }} HapiToolkit */
 /** @typedef {(request: HapiRequest, h: HapiToolkit) => unknown} HapiLifecycleMethod */
 
 /** The package whose Hapi and HTTP server the first two patches reach. */
@@ -55,9 +56,14 @@ function requireFrom(name) {
  * @returns {HapiServer}
  */
 export function offlineHapiPrototype() {
-  /** @type {{ server: (options: object) => HapiServer }} */
-  const Hapi = requireFrom(OFFLINE_PACKAGE)("@hapi/hapi");
-  return Object.getPrototypeOf(Hapi.server({ autoListen: false }));
+  return reachBorrowedSync(BORROWED.offlineHapi, () => {
+    /** @type {{ server: (options: object) => HapiServer }} */
+    const Hapi = requireFrom(OFFLINE_PACKAGE)("@hapi/hapi");
+    /** @type {HapiServer} */
+    const proto = Object.getPrototypeOf(Hapi.server({ autoListen: false }));
+    expectBorrowed(BORROWED.offlineHapi, hasMethod(proto, "ext") && hasMethod(proto, "route"), "its Server has no ext and route methods");
+    return proto;
+  });
 }
 
 const CORS_PATCHED = Symbol.for("modelrest.offlineCors");
@@ -96,6 +102,8 @@ export function replaceOfflineCors(replacement) {
     if (active && event === "onPreResponse" && typeof method === "function") {
       active.replaced();
       ext.call(this, "onRequest", active.onRequest);
+      // Before the CORS step: API Gateway's error answer gets its CORS headers like any other.
+      ext.call(this, "onPreResponse", answerFunctionErrorsAsGateway);
       return ext.call(this, event, active.onPreResponse, extOptions);
     }
     return ext.call(this, event, method, extOptions);
@@ -105,6 +113,36 @@ export function replaceOfflineCors(replacement) {
     const off = (/** @type {HapiRoute} */ d) => ({ ...d, options: { ...d.options, cors: false } });
     return route.call(this, Array.isArray(definitions) ? definitions.map(off) : off(definitions));
   };
+}
+
+/** What API Gateway's HTTP API answers for a request whose function failed (threw, timed out, did not load). */
+export const GATEWAY_FUNCTION_ERROR = { status: 500, body: JSON.stringify({ message: "Internal Server Error" }) };
+
+/**
+ * serverless-offline answers an HTTP API (payload 2.0) request whose function failed (it threw,
+ * its bundle did not load, it ran past its timeout) with HTTP 200 and the body
+ * `{"errorMessage", "errorType", "stackTrace"}`: the error's message and stack to any client.
+ * API Gateway answers 500 `{"message":"Internal Server Error"}`; so does this step, on the HTTP
+ * server only (offline itself prints the error where `npm start` shows it).
+ * @param {HapiRequest & { response: { statusCode?: number, source?: unknown } }} request
+ * @param {HapiToolkit} h
+ */
+export function answerFunctionErrorsAsGateway(request, h) {
+  const response = request.response;
+  if (response.isBoom || response.statusCode !== 200 || typeof response.source !== "string" || !response.source.startsWith('{"errorMessage"')) {
+    return h.continue;
+  }
+  /** @type {unknown} */
+  let body;
+  try {
+    body = JSON.parse(response.source);
+  } catch {
+    return h.continue;
+  }
+  const keys = typeof body === "object" && body !== null ? Object.keys(body).sort().join(",") : "";
+  if (keys !== "errorMessage,errorType,stackTrace") return h.continue;
+  // Not taken over: the next onPreResponse step (CORS) still runs on it, as API Gateway adds CORS to an error.
+  return h.response(GATEWAY_FUNCTION_ERROR.body).code(GATEWAY_FUNCTION_ERROR.status).header("content-type", "application/json");
 }
 
 const CONTENT_TYPE_PATCHED = Symbol.for("modelrest.offline-http-parity");
@@ -125,6 +163,7 @@ function hasBody(headers) {
  */
 export function keepMissingContentTypes(ServerClass = Server) {
   // Node's overloads name each event; the patch passes every event through unchanged.
+  expectBorrowed(BORROWED.serverEmit, hasMethod(ServerClass.prototype, "emit"), "http.Server.prototype has no emit method");
   const emit = /** @type {(this: Server, event: string | symbol, ...args: unknown[]) => boolean} */ (/** @type {unknown} */ (ServerClass.prototype.emit));
   if (/** @type {{ [CONTENT_TYPE_PATCHED]?: true }} */ (emit)[CONTENT_TYPE_PATCHED]) return;
   /**
@@ -157,7 +196,17 @@ export function keepMissingContentTypes(ServerClass = Server) {
 
 /** The AWS SDK's DynamoDB Streams client as serverless-offline-dynamodb-streams loads it. */
 export function offlineStreamsClient() {
-  return /** @type {StreamsClientModule} */ (requireFrom(STREAMS_PACKAGE)("@aws-sdk/client-dynamodb-streams"));
+  return reachBorrowedSync(BORROWED.streamsSend, () => {
+    const module = /** @type {StreamsClientModule} */ (requireFrom(STREAMS_PACKAGE)("@aws-sdk/client-dynamodb-streams"));
+    expectBorrowed(
+      BORROWED.streamsSend,
+      hasMethod(module.DynamoDBStreamsClient?.prototype, "send") &&
+        typeof module.GetRecordsCommand === "function" &&
+        typeof module.GetShardIteratorCommand === "function",
+      "its @aws-sdk/client-dynamodb-streams has no DynamoDBStreamsClient.prototype.send, GetRecordsCommand or GetShardIteratorCommand",
+    );
+    return module;
+  });
 }
 
 /**
@@ -242,9 +291,17 @@ export function recoverTrimmedIterators() {
  * @returns {Promise<HandlerRunnerClass>}
  */
 export async function offlineHandlerRunner() {
-  const main = createRequire(import.meta.url).resolve(OFFLINE_PACKAGE);
-  const file = join(dirname(main), "lambda", "handler-runner", "HandlerRunner.js");
-  return /** @type {{ default: HandlerRunnerClass }} */ (await import(pathToFileURL(file).href)).default;
+  return reachBorrowed(BORROWED.handlerRunner, async () => {
+    const main = createRequire(import.meta.url).resolve(OFFLINE_PACKAGE);
+    const file = join(dirname(main), "lambda", "handler-runner", "HandlerRunner.js");
+    const HandlerRunner = /** @type {{ default: HandlerRunnerClass }} */ (await import(pathToFileURL(file).href)).default;
+    expectBorrowed(
+      BORROWED.handlerRunner,
+      hasMethod(HandlerRunner?.prototype, "run") && hasMethod(HandlerRunner?.prototype, "cleanup"),
+      "HandlerRunner.js exports no class with run and cleanup",
+    );
+    return HandlerRunner;
+  });
 }
 
 /** @type {((functionName: string) => Promise<number>) | undefined} */

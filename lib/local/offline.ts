@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { OFFLINE_PORTS } from "../http/offline.ts";
+import { OFFLINE_PORTS, offlinePort } from "../http/offline.ts";
 import { LOCAL_HOST } from "./ports.ts";
 import { READY_FD_ENV, READY_LINE } from "./offline-ready.mjs";
 
@@ -10,7 +10,7 @@ import { READY_FD_ENV, READY_LINE } from "./offline-ready.mjs";
 const READY_FD = 3;
 
 // Declared where the functions read it (lib/http sits below lib/local); re-exported for the local tools.
-export { OFFLINE_PORTS };
+export { OFFLINE_PORTS, offlinePort };
 /** The stage `serverless offline` runs as; with serverless.yml it gives the `<project>-local-` prefix. */
 export const OFFLINE_STAGE = "local";
 
@@ -42,6 +42,8 @@ export function offlineArgs(options: Pick<OfflineOptions, "dynamodbEndpoint" | "
     `--param=tablePrefix=${options.tablePrefix}`,
     // Mailed links point at the service's own listening origin, never at a request's Host.
     `--param=publicUrl=http://${LOCAL_HOST}:${OFFLINE_PORTS.http}`,
+    // Where the functions post to WebSocket connections (the management API offline serves).
+    `--param=offlineWebsocketPort=${OFFLINE_PORTS.websocket}`,
     ...Object.entries(options.params ?? {}).map(([name, value]) => `--param=${name}=${value}`),
     `--host=${LOCAL_HOST}`,
     `--httpPort=${OFFLINE_PORTS.http}`,

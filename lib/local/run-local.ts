@@ -11,7 +11,7 @@ import { offlineOutputFilter } from "./offline-output.ts";
 import { killWithParent } from "./parent-exit.ts";
 import { launchers, whenAnyExits } from "./ancestors.ts";
 import { assertPortsFree, freePort, isPortFree, LOCAL_HOST } from "./ports.ts";
-import { parseStartOptions, START_USAGE } from "./start-options.ts";
+import { npmConfigArgs, parseStartOptions, PORT_OPTIONS, START_USAGE } from "./start-options.ts";
 import { ensureTables } from "./tables.ts";
 import { ensureIndexes } from "./table-indexes.ts";
 import { assertLocalPlan, localTablePlan } from "./table-plan.ts";
@@ -257,7 +257,7 @@ async function waitForPortsFree(): Promise<void> {
 export async function runLocal(options: RunLocalOptions): Promise<number> {
   let start: StartOptions;
   try {
-    start = parseStartOptions(options.argv);
+    start = parseStartOptions(options.argv, process.env);
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${START_USAGE}\n`);
     return 2;
@@ -266,6 +266,12 @@ export async function runLocal(options: RunLocalOptions): Promise<number> {
     log(START_USAGE);
     return 0;
   }
+  const fromNpm = npmConfigArgs(process.env).filter((a) => a.startsWith("--"));
+  if (fromNpm.length > 0)
+    log(`npm start: ${fromNpm.join(", ")} read from npm's configuration (npm warned it did not know ${fromNpm.length > 1 ? "them" : "it"})`);
+  // Read from here on by everything that names a port (OFFLINE_PORTS, the local OpenID provider,
+  // offline's arguments), and handed to offline's process.
+  for (const p of PORT_OPTIONS) process.env[p.env] = String(start.ports[p.key]);
 
   await assertPortsFree(Object.values(OFFLINE_PORTS));
   const plan = await planDatabase(start);

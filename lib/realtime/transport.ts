@@ -1,5 +1,5 @@
 import { ApiGatewayManagementApiClient, DeleteConnectionCommand, PostToConnectionCommand } from "@aws-sdk/client-apigatewaymanagementapi";
-import { LOCAL_HOST, OFFLINE_PORTS } from "../http/offline.ts";
+import { LOCAL_HOST, offlinePort } from "../http/offline.ts";
 import { MANAGEMENT_API_BUDGET, clientBudget } from "../store/aws-budgets.ts";
 import { traceAwsCalls } from "../store/aws-tracing.ts";
 
@@ -31,7 +31,7 @@ export interface EndpointContext {
  */
 export function managementEndpoint(context: EndpointContext, env: NodeJS.ProcessEnv = process.env): string {
   if (env.WEBSOCKET_MANAGEMENT_ENDPOINT) return env.WEBSOCKET_MANAGEMENT_ENDPOINT;
-  if (env.IS_OFFLINE === "true") return `http://${LOCAL_HOST}:${OFFLINE_PORTS.websocket}`;
+  if (env.IS_OFFLINE === "true") return `http://${LOCAL_HOST}:${offlinePort("websocket", env)}`;
   const { domainName, stage, apiId } = context;
   if (!stage) throw new Error("the WebSocket request context has no stage");
   if (domainName?.endsWith(".amazonaws.com")) return `https://${domainName}/${stage}`;

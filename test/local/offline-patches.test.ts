@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import {
   gateOfflineHandlers,
+  GATEWAY_FUNCTION_ERROR,
   keepMissingContentTypes,
   OFFLINE_PACKAGE,
   offlineHandlerRunner,
@@ -58,6 +59,30 @@ async function offlineHttpServer(port: number): Promise<OfflineHapiServer> {
   return hapi;
 }
 
+/**
+ * offline's HTTP server with one HTTP API (payload 2.0) route, `GET /fails`, whose function fails
+ * as `fault` says. The function is a stand-in (fault injection): offline's own route and its
+ * answer to the failure are what is tested.
+ */
+async function offlineHttpServerWithFailingFunction(port: number, fault: () => Promise<unknown>): Promise<OfflineHapiServer> {
+  const { default: HttpServer } = (await import(pathToFileURL(packageFile(OFFLINE_PACKAGE, "events/http/HttpServer.js")).href)) as {
+    default: new (
+      serverless: object,
+      options: object,
+      lambda: object,
+    ) => OfflineHttpServer & { createRoutes(key: string, event: object, handler: string): void };
+  };
+  const lambda = { get: () => ({ setEvent: () => undefined, setClientContext: () => undefined, runHandler: fault }) };
+  const server = new HttpServer(
+    { service: { provider: {} }, config: { servicePath: tmpdir() } },
+    { host: "127.0.0.1", httpPort: port, enforceSecureCookies: false, noPrependStageInUrl: true, corsConfig: {} },
+    lambda,
+  );
+  await server.createServer();
+  server.createRoutes("fails", { isHttpApi: true, routeKey: "GET /fails", method: "GET", path: "/fails", payload: "2.0" }, "functions/fails.handler");
+  return server.getServer();
+}
+
 const FOREIGN = "https://evil.example";
 const corsHeaders = (headers: Record<string, unknown>) => Object.fromEntries(Object.entries(headers).filter(([name]) => name.startsWith("access-control-")));
 
@@ -98,6 +123,43 @@ describe("the CORS patch on serverless-offline's Hapi", () => {
     expect(reflected.headers["access-control-allow-origin"]).toBe(FOREIGN);
     expect(reflected.headers["access-control-allow-credentials"]).toBe("true");
   });
+});
+
+describe("an HTTP API function that fails, on offline's HTTP server", () => {
+  const gatewayCors = (port: number) =>
+    replaceOfflineCors({
+      port,
+      onRequest: (_request, h) => h.continue,
+      onPreResponse: (request, h) => {
+        if (!request.response.isBoom) request.response.headers["x-cors-step"] = "ran";
+        return h.continue;
+      },
+      replaced: () => undefined,
+    });
+  const failures: [string, () => Promise<unknown>][] = [
+    ["throws", async () => Promise.reject(new Error("secret detail in /srv/app/functions/rest.ts"))],
+    ["runs past its timeout", async () => Promise.reject(Object.assign(new Error("[504] - Lambda timeout."), { name: "LambdaTimeoutError" }))],
+    ["cannot load its bundle", async () => Promise.reject(new Error("Cannot find module '/srv/app/.esbuild/.build/functions/rest.ts'"))],
+  ];
+
+  it("offline alone answers HTTP 200 with the error's message and stack trace (what the patch replaces)", async () => {
+    const server = await offlineHttpServerWithFailingFunction(3928, async () => Promise.reject(new Error("secret detail")));
+    const answer = (await server.inject({ method: "GET", url: "/fails" })) as HapiInjectResult & { payload: string };
+    expect(answer.statusCode).toBe(200);
+    expect(Object.keys(JSON.parse(answer.payload)).sort()).toEqual(["errorMessage", "errorType", "stackTrace"]);
+  });
+
+  for (const [how, fault] of failures) {
+    it(`answers as API Gateway when the function ${how}: 500 {"message":"Internal Server Error"}, after the CORS step`, async () => {
+      gatewayCors(3927);
+      const server = await offlineHttpServerWithFailingFunction(3927, fault);
+      const answer = (await server.inject({ method: "GET", url: "/fails" })) as HapiInjectResult & { payload: string };
+      expect(answer.statusCode).toBe(GATEWAY_FUNCTION_ERROR.status);
+      expect(JSON.parse(answer.payload)).toEqual({ message: "Internal Server Error" });
+      expect(answer.payload).not.toMatch(/secret|stack|Cannot find module|timeout/i);
+      expect(answer.headers["x-cors-step"]).toBe("ran");
+    });
+  }
 });
 
 describe("the Content-Type patch on the HTTP server offline listens with", () => {

@@ -48,6 +48,13 @@ describe("the WebSocket Lambda", () => {
 
   it("addresses the management API offline, on the API's domain, or through the API id behind a custom domain", () => {
     expect(managementEndpoint({ domainName: "localhost", stage: "local" }, { IS_OFFLINE: "true" })).toBe("http://127.0.0.1:3001");
+    // npm start on other ports hands the functions its WebSocket port; offline's "null" for an unset param is no port.
+    expect(managementEndpoint({ domainName: "localhost", stage: "local" }, { IS_OFFLINE: "true", OFFLINE_WEBSOCKET_PORT: "4101" })).toBe(
+      "http://127.0.0.1:4101",
+    );
+    expect(managementEndpoint({ domainName: "localhost", stage: "local" }, { IS_OFFLINE: "true", OFFLINE_WEBSOCKET_PORT: "null" })).toBe(
+      "http://127.0.0.1:3001",
+    );
     expect(managementEndpoint({ domainName: AWS_DOMAIN, stage: "prod" }, {})).toBe(`https://${AWS_DOMAIN}/prod`);
     expect(managementEndpoint({ domainName: "ws.example.com", stage: "prod", apiId: "abc123" }, { AWS_REGION: "eu-west-1" })).toBe(
       `https://${AWS_DOMAIN}/prod`,

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { signalGroup, waitForExit } from "../../lib/local/child-process.ts";
-import { OFFLINE_PORTS } from "../../lib/local/offline.ts";
+import { offlinePort, OFFLINE_PORTS } from "../../lib/local/offline.ts";
 import { isPortFree } from "../../lib/local/ports.ts";
 import { descendantsOf } from "../../lib/local/processes.ts";
 import { takeOfflineTurn } from "./offline-turn.ts";
@@ -12,11 +12,12 @@ const PROJECT_DIR = fileURLToPath(new URL("../..", import.meta.url));
 export const OFFLINE_URL = `http://127.0.0.1:${OFFLINE_PORTS.http}`;
 // Cold start: serverless loads, esbuild bundles, the JVM starts; slow CI machines need the margin.
 export const READY_TIMEOUT_MS = 150_000;
-async function portsFree(deadline: number): Promise<void> {
+async function portsFree(deadline: number, env: NodeJS.ProcessEnv): Promise<void> {
+  const ports = (["http", "websocket", "lambda"] as const).map((kind) => offlinePort(kind, { ...process.env, ...env }));
   for (;;) {
-    const free = await Promise.all(Object.values(OFFLINE_PORTS).map((p) => isPortFree(p)));
+    const free = await Promise.all(ports.map((p) => isPortFree(p)));
     if (free.every(Boolean)) return;
-    if (Date.now() > deadline) throw new Error(`ports ${Object.values(OFFLINE_PORTS).join(", ")} stayed busy`);
+    if (Date.now() > deadline) throw new Error(`ports ${ports.join(", ")} stayed busy`);
     await sleep(500);
   }
 }
@@ -72,8 +73,10 @@ export async function launchOffline(options: OfflineOptions, release: () => Prom
     }
     await release();
   };
+  // Another start's ports (`env.OFFLINE_HTTP_PORT` and the like) move where it is awaited.
+  const url = `http://127.0.0.1:${offlinePort("http", { ...process.env, ...options.env })}`;
   try {
-    await portsFree(deadline);
+    await portsFree(deadline, options.env ?? {});
     // Every request of a test comes from 127.0.0.1: one source, whose share of the mail budget
     // (10 a minute by default) a file's many sign-ups would spend. A test of the share sets its own.
     const env: NodeJS.ProcessEnv = {
@@ -103,12 +106,12 @@ export async function launchOffline(options: OfflineOptions, release: () => Prom
     const ready = Date.now() + READY_TIMEOUT_MS;
     for (;;) {
       if (child.exitCode !== null || child.signalCode !== null) throw new Error(`npm start exited before answering:\n${output}`);
-      const ok = await fetch(`${OFFLINE_URL}${options.readyPath ?? "/version"}`, { signal: AbortSignal.timeout(5_000) }).then(
+      const ok = await fetch(`${url}${options.readyPath ?? "/version"}`, { signal: AbortSignal.timeout(5_000) }).then(
         (r) => r.ok,
         () => false,
       );
       if (ok) break;
-      if (Date.now() > ready) throw new Error(`${OFFLINE_URL}${options.readyPath ?? "/version"} did not answer in time:\n${output}`);
+      if (Date.now() > ready) throw new Error(`${url}${options.readyPath ?? "/version"} did not answer in time:\n${output}`);
       await sleep(300);
     }
   } catch (error) {
@@ -120,5 +123,5 @@ export async function launchOffline(options: OfflineOptions, release: () => Prom
     await stop();
     throw new Error("npm start has no pid");
   }
-  return { url: OFFLINE_URL, pid, output: () => (head.length < 40_000 ? head : `${head}\n[...]\n${output}`), stop };
+  return { url, pid, output: () => (head.length < 40_000 ? head : `${head}\n[...]\n${output}`), stop };
 }

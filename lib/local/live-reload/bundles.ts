@@ -51,7 +51,8 @@ export class BundleIndex {
     }
     const maps: string[] = [];
     for (const entry of entries) {
-      if (!entry.isFile() || !entry.name.endsWith(".mjs.map")) continue;
+      // A dot-name is a bundle's last good build kept aside while it rebuilds (keep-last-good.mjs).
+      if (!entry.isFile() || !entry.name.endsWith(".mjs.map") || entry.name.startsWith(".")) continue;
       const path = join(entry.parentPath, entry.name);
       const info = await stat(path).catch(() => undefined);
       if (info === undefined || info.mtimeMs < since) continue;
@@ -72,7 +73,8 @@ export class BundleIndex {
     const entries = await readdir(this.buildDir, { recursive: true, withFileTypes: true }).catch(() => []);
     let n = 0;
     for (const entry of entries) {
-      if (!entry.isFile() || !entry.name.endsWith(".mjs.map")) continue;
+      // A dot-name is a bundle's last good build kept aside while it rebuilds (keep-last-good.mjs).
+      if (!entry.isFile() || !entry.name.endsWith(".mjs.map") || entry.name.startsWith(".")) continue;
       const info = await stat(join(entry.parentPath, entry.name)).catch(() => undefined);
       if (info !== undefined && info.mtimeMs >= since) n += 1;
     }

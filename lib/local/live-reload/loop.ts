@@ -120,14 +120,15 @@ export async function startLiveReload(options: LiveReloadOptions): Promise<() =>
   let offlineStarted = options.offlineStarted;
   const bundles = new BundleIndex(join(projectDir, BUNDLE_DIR));
   const checker = new Checker(projectDir);
-  const apply = async (changed: string[]): Promise<void> => {
+  /** Whether the sources on disk failed their check: offline then rebuilds nothing until a save passes. */
+  const apply = async (changed: string[]): Promise<boolean> => {
     const began = Date.now();
     log(`live reload: ${changed.join(", ")} changed; checking`);
     await hold(projectDir, true);
     const result = await checker.check(options.appModule, options.tablePrefix);
     if (!result.ok) {
       log(`live reload: the change does not load; still serving the last good version.\n${result.error.trim()}`);
-      return;
+      return true;
     }
     const checked = seconds(began);
     // A spare has its dependencies loaded already; a fresh process (the save came before it was ready) loads them.
@@ -149,34 +150,40 @@ export async function startLiveReload(options: LiveReloadOptions): Promise<() =>
     } else {
       const sources = [...changed, ...change.files.map((f) => join("schema-cache", f))].map((f) => join(projectDir, f));
       const maps = await bundles.affected(sources, offlineStarted);
-      if (maps.length === 0) {
-        // A comment in a file no bundle reads, whitespace, a file nothing imports: nothing to wait for.
-        outcome = "no function changed; watching";
-      } else {
-        const done = await rebundle(projectDir, maps);
-        const total = await bundles.count(offlineStarted);
-        outcome =
-          done === undefined
-            ? `serverless offline did not rebuild ${maps.length} bundle(s) in ${BUNDLE_TIMEOUT_MS / 1000} s; the next save tries again`
-            : done.ok
-              ? `serving the new version (${seconds(began)}: check ${checked}, ${
+      // Asked even when no bundle read the changed files: offline also rebuilds then the bundles an
+      // earlier rebuild left behind (it failed, or read a save that had not been checked yet).
+      const done = await rebundle(projectDir, maps);
+      const total = await bundles.count(offlineStarted);
+      const toRebuild = done?.deferred ?? maps.length;
+      outcome =
+        done === undefined
+          ? `serverless offline did not rebuild: no answer in ${BUNDLE_TIMEOUT_MS / 1000} s; the next save tries again`
+          : !done.ok
+            ? `esbuild refused the change; still serving the last good version.\n${done.error ?? ""}`
+            : maps.length === 0
+              ? // A comment in a file no bundle reads, whitespace, a file nothing imports: nothing to wait for.
+                `no function changed; watching${
+                  toRebuild > 0 ? ` (${toRebuild} bundle(s) an earlier rebuild left behind rebuild again from these sources)` : ""
+                }`
+              : `serving the new version (${seconds(began)}: check ${checked}, ${
                   done.deferred
-                    ? `${maps.length} of ${total} bundles to rebuild, each at once when a request needs it`
+                    ? `${toRebuild} of ${total} bundles to rebuild, each at once when a request needs it`
                     : `${maps.length} of ${total} bundles rebuilt in ${(done.ms / 1000).toFixed(1)} s`
-                })`
-              : `esbuild refused the change; still serving the last good version.\n${done.error ?? ""}`;
-      }
+                })`;
     }
     // After offline's own output (its route table on a restart), where a user looks last.
     log([`live reload: ${outcome}`, ...change.lines.map((line) => `  ${line}`)].join("\n"));
+    return false;
   };
   const run = async (changed: string[]): Promise<void> => {
+    let broken = false;
     try {
-      await apply(changed);
+      broken = await apply(changed);
     } catch (error) {
       log(`live reload: ${error instanceof Error ? error.message : String(error)}; still serving the last good version`);
     } finally {
-      await hold(projectDir, false);
+      // A save that failed its check keeps the hold: a background rebuild would read it.
+      if (!broken) await hold(projectDir, false);
       // Once the reload is done, not during it: loading the dependencies would slow the rebuild.
       checker.warm();
     }

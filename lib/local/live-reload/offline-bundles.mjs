@@ -5,8 +5,11 @@
 // stay those a deploy ships); a request for a stale function has its bundle rebuilt at once, ahead
 // of the queue, and waits for it alone; a worker that loaded an older build is replaced. A model
 // edit changes every function, and rebuilding all of them before answering was most of a reload's
-// time. While npm start checks a newer save, nothing is rebuilt: a rebuild reads the sources on
-// disk, and only a version that passed its check may be bundled.
+// time. While npm start checks a newer save, and after a save failed its check until one passes,
+// nothing is rebuilt: a rebuild reads the sources on disk, and only a version that passed its
+// check may be bundled. A rebuild that fails anyway (a save landed while it read the sources)
+// leaves the last good bundle in place (keep-last-good.mjs) and is done again with the next
+// checked version.
 //
 // The request and its answer are files under .data/live-reload/ (lib/local/live-reload/loop.ts
 // writes one, this answers it): the two processes share nothing else.
@@ -14,6 +17,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, watch,
 import { join } from "node:path";
 import { gateOfflineHandlers } from "../offline-patches.mjs";
 import { serverlessEsbuildOf, serviceDirOf } from "../serverless-esbuild-instance.mjs";
+import { outputsOf, rebuildKeepingLastGood } from "./keep-last-good.mjs";
 
 export const REQUEST_FILE = "request.json";
 export const DONE_FILE = "done.json";
@@ -60,12 +64,24 @@ export default class LiveReloadBundles {
     this.building = new Map();
     /** @type {Map<string, number>} bundle -> rebuilds finished: a worker that loaded fewer is replaced */
     this.built = new Map();
-    /** A save is being checked: its sources may not load, so none is bundled. */
+    /**
+     * Bundles to rebuild with the next checked version: their last rebuild failed (they serve an
+     * older build) or read sources a newer save was changing. Marked stale with the next request,
+     * whatever that request names, so the next good save serves them whatever happened between.
+     * @type {Map<string, EsbuildContext>}
+     */
+    this.pending = new Map();
+    /** A save is being checked, or the last one failed its check: the sources may not load, so none is bundled. */
     this.held = false;
+    /** How many times a hold began: a rebuild that saw it change read sources being saved. */
+    this.holds = 0;
     // After serverless-esbuild's own hook on this event (it is listed before this plugin): its
     // contexts exist once the first bundle is written.
     this.hooks = {
       "before:offline:start:init": async () => {
+        // What it rebuilds with, checked now: a start stops naming what moved rather than live
+        // reload failing at the first save.
+        this.esbuild();
         this.watchRequests();
         await gateOfflineHandlers((functionName) => this.freshen(functionName));
       },
@@ -107,19 +123,24 @@ export default class LiveReloadBundles {
     if (context === undefined) return Promise.resolve();
     this.stale.delete(bundle);
     const began = Date.now();
-    const rebuild = context
-      .rebuild()
+    const holds = this.holds;
+    const rebuild = rebuildKeepingLastGood(() => context.rebuild(), outputsOf(join(this.serviceDir(), BUILD_DIR), bundle))
       .then(
-        () => this.report(`live reload: ${bundle} rebuilt in ${((Date.now() - began) / 1000).toFixed(1)} s (${why})`),
-        (/** @type {unknown} */ error) =>
-          // esbuild writes nothing on an error: the last good bundle is what offline loads.
+        () => {
+          // A save came while it read the sources: the next checked version rebuilds it again.
+          if (this.holds !== holds || this.held) this.pending.set(bundle, context);
+          this.built.set(bundle, (this.built.get(bundle) ?? 0) + 1);
+          this.report(`live reload: ${bundle} rebuilt in ${((Date.now() - began) / 1000).toFixed(1)} s (${why})`);
+        },
+        (/** @type {unknown} */ error) => {
+          this.pending.set(bundle, context);
           this.report(
-            `live reload: esbuild could not rebuild ${bundle}; it serves its last good build.\n${error instanceof Error ? error.message : String(error)}`,
-          ),
+            `live reload: esbuild could not rebuild ${bundle}; it serves its last good build until the next save that loads.\n${error instanceof Error ? error.message : String(error)}`,
+          );
+        },
       )
       .finally(() => {
         this.building.delete(bundle);
-        this.built.set(bundle, (this.built.get(bundle) ?? 0) + 1);
         this.pump();
       });
     this.building.set(bundle, rebuild);
@@ -152,7 +173,7 @@ export default class LiveReloadBundles {
   }
 
   esbuild() {
-    return /** @type {EsbuildPlugin | undefined} */ (serverlessEsbuildOf(this.serverless));
+    return /** @type {EsbuildPlugin} */ (/** @type {unknown} */ (serverlessEsbuildOf(this.serverless)));
   }
 
   watchRequests() {
@@ -168,7 +189,9 @@ export default class LiveReloadBundles {
   /** @param {string} dir */
   readHold(dir) {
     try {
-      this.held = JSON.parse(readFileSync(join(dir, HOLD_FILE), "utf8")).held === true;
+      const held = JSON.parse(readFileSync(join(dir, HOLD_FILE), "utf8")).held === true;
+      if (held && !this.held) this.holds += 1;
+      this.held = held;
     } catch {
       return; // Renamed into place: unreadable means gone or replaced, and the next event reads it.
     }
@@ -191,7 +214,6 @@ export default class LiveReloadBundles {
     const began = Date.now();
     try {
       const plugin = this.esbuild();
-      if (plugin === undefined) throw new Error("serverless-esbuild is not loaded");
       const cache = plugin.buildCache ?? {};
       const contexts = request.bundles.map((bundle) => {
         const entry = Object.keys(cache).find((e) => e.slice(0, e.lastIndexOf(".")) === bundle);
@@ -201,8 +223,15 @@ export default class LiveReloadBundles {
       if (contexts.every((c) => c !== undefined)) {
         // Asked after the check passed: the sources on disk are the checked version.
         this.held = false;
+        // What this version marks: the bundles it names, and those an earlier rebuild left behind.
+        const marked = new Set(request.bundles);
+        for (const [bundle, context] of this.pending) {
+          this.stale.set(bundle, context);
+          marked.add(bundle);
+        }
+        this.pending.clear();
         request.bundles.forEach((bundle, i) => this.stale.set(bundle, /** @type {EsbuildContext} */ (contexts[i])));
-        deferred = contexts.length;
+        deferred = marked.size;
         this.pump();
       } else {
         // A bundle it does not know (it was started without contexts): all of them now, as its
