@@ -10,9 +10,11 @@ import { generateSigningJwk, publicKeySet } from "../auth/index.ts";
 import { domainListing } from "../core/list.ts";
 import { runtimeValidation } from "../core/validation-compiler.ts";
 import { cacheRenderers } from "./renderers.ts";
-import { renderCache, staleFiles, staleMessage, writeCache } from "./cache.ts";
+import { renderCache, staleFiles, staleMessage } from "./cache.ts";
+import { buildCache } from "./records-cache.ts";
 import { authMigrate, MIGRATE_USAGE } from "./auth-migrate.ts";
 import { dbDelete, DB_DELETE_USAGE } from "./db-delete.ts";
+import { dbMigrate, DB_MIGRATE_USAGE } from "./db-migrate.ts";
 import { runCommand, type Command } from "./commands.ts";
 import { validateCommand } from "./validate/command.ts";
 
@@ -28,13 +30,9 @@ const commands: Command[] = [
   {
     name: "build",
     summary: "regenerate schema-cache/ from the models (GraphQL SDL, routes, functions, tables, OpenAPI)",
-    usage: "usage: webda build\n\nRegenerates schema-cache/ from the models in app/ and prints the files it wrote.",
-    async run() {
-      const files = await renderCache(app, cacheRenderers);
-      const changed = await writeCache(cacheDir, files);
-      console.log(changed.length > 0 ? `schema-cache/: wrote ${changed.join(", ")}` : "schema-cache/: up to date");
-      return 0;
-    },
+    usage:
+      'usage: webda build\n\nRegenerates schema-cache/ from the models in app/ and prints the files it wrote. Refuses (exit 1) a model change that\nwould leave stored records outside the contract (see docs/models.md, "Model versions, defaults and upgrades").',
+    run: () => buildCache(app, cacheDir, cacheRenderers, { out: console.log, err: console.error }),
   },
   {
     name: "check",
@@ -96,6 +94,13 @@ const commands: Command[] = [
     usage: DB_DELETE_USAGE,
     takesOptions: true,
     run: (argv) => dbDelete(argv),
+  },
+  {
+    name: "db migrate",
+    summary: "upgrade stored records to their model's current version and defaults",
+    usage: DB_MIGRATE_USAGE,
+    takesOptions: true,
+    run: (argv) => dbMigrate(app, argv),
   },
   validateCommand,
 ];

@@ -13,6 +13,7 @@ import { assertKeySizes, assertSameKey, parseKey, requireObject, toOutput, versi
 import type { Expression } from "../query/ast.ts";
 import { describeModel, type ModelInfo } from "./model-info.ts";
 import { Permissions } from "./permission.ts";
+import { wasUpgraded } from "./record-upgrade.ts";
 import { omit, pick, stripServerOnly } from "./sanitize.ts";
 import type { Validation } from "./validation.ts";
 
@@ -223,7 +224,16 @@ export class Domain {
       info,
       key,
       request,
-      (_stored, guard) => this.deps.repository(info).patch(key, set, removals, guard),
+      (stored, guard) => {
+        // The whole record this patch produces must hold, not only the fields it names: a record
+        // stored under an older schema (served upgraded) or before a field was narrowed.
+        const whole = produce(stored);
+        this.deps.validation().assert(info.inputSchema, pick(whole, Object.keys(info.inputSchema.properties)), "The record this write produces is invalid");
+        // A record served upgraded is stored whole and current-shaped, on the version it was read at.
+        return wasUpgraded(stored)
+          ? this.deps.repository(info).replace(key, whole, { expectedVersion: versionOf(stored) })
+          : this.deps.repository(info).patch(key, set, removals, guard);
+      },
       produce,
       "fields",
     );
@@ -299,7 +309,9 @@ export class Domain {
    * subscriber): undefined when they may not read it, else the redacted output.
    */
   async view(ctx: Context, info: ModelInfo, item: Item): Promise<Item | undefined> {
-    return (await this.permissions(ctx).decide(info, item, "read")) === true ? toOutput(ctx, info, item) : undefined;
+    // A stream image is the stored row: served upgraded, as a read is.
+    const current = info.upgrade.upgrade(item);
+    return (await this.permissions(ctx).decide(info, current, "read")) === true ? toOutput(ctx, info, current) : undefined;
   }
 
   /**

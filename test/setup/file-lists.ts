@@ -47,6 +47,7 @@ export const SLOW_UNIT = [
   "test/auth/v3/cli.test.ts",
   "test/auth/v3/crash.test.ts",
   "test/cli/webda.test.ts",
+  "test/cli/db-migrate.test.ts",
   "test/local/seed-command.test.ts",
   "test/query/equivalence.test.ts",
   "test/store/aws-budgets.test.ts",
