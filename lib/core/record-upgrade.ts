@@ -1,3 +1,4 @@
+import { canonicalJson } from "./canonical-json.ts";
 import type { ModelClass, UpgradeStep } from "./model.ts";
 import type { ObjectSchema } from "./schema.ts";
 import { VERSION_FIELD } from "./schema.ts";
@@ -126,4 +127,14 @@ export function recordUpgrade(cls: ModelClass, keyFields: readonly string[]): Re
     upgrade,
     stamp,
   };
+}
+
+/**
+ * Whether two stored states of one record are served alike: what `webda db migrate` writes (the
+ * same `__version`, the same record once upgraded). A stream's MODIFY between them changes nothing
+ * a subscriber can see, so it is no event.
+ */
+export function servedAlike(upgrade: RecordUpgrade, before: Item, after: Item): boolean {
+  if (!upgrade.active || before[VERSION_FIELD] !== after[VERSION_FIELD]) return false;
+  return canonicalJson(upgrade.upgrade(before)) === canonicalJson(upgrade.upgrade(after));
 }

@@ -23,8 +23,8 @@ const conjuncts = (where: Expression): Expression[] => (where.kind === "and" ? w
  *
  * Filters: a predicate on a defaulted field is rewritten so that the store, DynamoDB included,
  * finds old rows exactly as their served value says (lib/query/defaults.ts). What an upgrade step
- * does cannot be rewritten: for a model with steps, each top-level conjunct not on a key attribute
- * also lets through every record of an older version, and the original filter is evaluated on
+ * does cannot be rewritten: for a model with steps, the top-level conjuncts not on a key attribute
+ * also let through every record of an older version, and the original filter is evaluated on
  * those records once upgraded, before the read permission (the store's `accept`), so pages,
  * budgets and cursors stay the store's own. A conjunct on a key attribute (the table's or an
  * index's) is kept as written: the store reads by the stored key, which steps cannot change.
@@ -73,15 +73,20 @@ export class UpgradingRepository implements Repository {
     return { ...page, items: page.items.map(this.view) };
   }
 
-  /** What the store runs: exact on defaults; with steps, widened to older versions (checked in `accept`). */
+  /**
+   * What the store runs: exact on defaults; with steps, the conjuncts a step may have changed are
+   * widened together to records of older versions (checked again on the served record in `accept`).
+   */
   private storedFilter(where: Expression): Expression {
     const rewritten = withDefaults(where, this.upgrade.defaults);
     if (!this.upgrade.stepped) return rewritten;
-    const older = olderThan(this.upgrade.version);
-    const widened = conjuncts(rewritten).map((conjunct) =>
-      expressionOnKeys(conjunct, this.keyAttributes) ? conjunct : ({ kind: "or", operands: [conjunct, older] } as Expression),
-    );
-    return widened.length === 1 ? (widened[0] as Expression) : { kind: "and", operands: widened };
+    const all = conjuncts(rewritten);
+    const onKeys = all.filter((conjunct) => expressionOnKeys(conjunct, this.keyAttributes));
+    const others = all.filter((conjunct) => !onKeys.includes(conjunct));
+    if (others.length === 0) return rewritten;
+    const rest: Expression = others.length === 1 ? (others[0] as Expression) : { kind: "and", operands: others };
+    const widened: Expression = { kind: "or", operands: [rest, olderThan(this.upgrade.version)] };
+    return onKeys.length === 0 ? widened : { kind: "and", operands: [...onKeys, widened] };
   }
 
   /** The store's `accept`, on served records, after the original filter where the store's was widened. */

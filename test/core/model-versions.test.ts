@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { marshall } from "@aws-sdk/util-dynamodb";
 import { describe, expect, it } from "vitest";
 import { Application } from "../../lib/core/application.ts";
 import { describeModel } from "../../lib/core/model-info.ts";
@@ -9,6 +10,7 @@ import { contractProblems, recordContracts } from "../../lib/core/record-contrac
 import { MODEL_VERSION_FIELD, wasUpgraded } from "../../lib/core/record-upgrade.ts";
 import { Type } from "../../lib/core/schema.ts";
 import { buildCache, recordsCache, RECORDS_FILE } from "../../lib/cli/records-cache.ts";
+import { lifecycleEventsOf } from "../../lib/realtime/stream-events.ts";
 import { memoryStore } from "../../lib/store/local-stores.ts";
 import { Article, ArticleV1, ArticleWithoutDefault, articlesApp } from "../fixtures/records-app/articles.ts";
 import { as } from "../support/blog.ts";
@@ -154,5 +156,23 @@ describe("upgrading a record", () => {
     await app.domain.create(as(), info, { slug: "n", title: "t", content: "c" });
     const stored = await app.repository(info).get({ slug: "n" });
     expect(stored).toMatchObject({ summary: "(no summary)", status: "draft", tags: [], [MODEL_VERSION_FIELD]: 2 });
+  });
+});
+
+describe("a stream's MODIFY of an in-place upgrade", () => {
+  it("is no lifecycle event (nothing a subscriber sees changed); a real change of an old record still is", () => {
+    const app = articlesApp(Article, inProcess);
+    const old = { slug: "s", title: "t", body: "b", __version: 3 };
+    const migrated = { ...describeModel(Article).upgrade.upgrade(old) };
+    const image = (item: Record<string, unknown>) => marshall(item, { removeUndefinedValues: true }) as never;
+    const modify = (before: Record<string, unknown>, after: Record<string, unknown>) => ({
+      eventName: "MODIFY" as const,
+      eventSourceARN: "arn:aws:dynamodb:us-east-1:000000000000:table/p-Article/stream/x",
+      dynamodb: { OldImage: image(before), NewImage: image(after) },
+    });
+    expect(lifecycleEventsOf(app, "p-", [modify(old, migrated)])).toEqual([]);
+    const changed = lifecycleEventsOf(app, "p-", [modify(old, { ...old, title: "new", __version: 4 })]);
+    expect(changed).toHaveLength(1);
+    expect(changed[0]?.kind).toBe("Updated");
   });
 });
