@@ -228,7 +228,7 @@ export class Domain {
         // The whole record this patch produces must hold, not only the fields it names: a record
         // stored under an older schema (served upgraded) or before a field was narrowed.
         const whole = produce(stored);
-        this.deps.validation().assert(info.inputSchema, pick(whole, Object.keys(info.inputSchema.properties)), "The record this write produces is invalid");
+        this.assertWhole(ctx, info, stored, whole);
         // A record served upgraded is stored whole and current-shaped, on the version it was read at.
         return wasUpgraded(stored)
           ? this.deps.repository(info).replace(key, whole, { expectedVersion: versionOf(stored) })
@@ -239,6 +239,25 @@ export class Domain {
     );
     await this.emit(info, "Patched", key, written, ctx);
     return this.versioned(ctx, info, written);
+  }
+
+  /**
+   * The whole record a patch produces against the client schema. A stored field this caller may not
+   * read (`fieldReaders`) is not named: the refusal must not tell what a hidden field holds.
+   */
+  private assertWhole(ctx: Context, info: ModelInfo, stored: Item, whole: Item): void {
+    try {
+      this.deps.validation().assert(info.inputSchema, pick(whole, Object.keys(info.inputSchema.properties)), "The record this write produces is invalid");
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const hidden = (path: string): boolean => {
+        const reader = info.cls.fieldReaders[path.split("/")[1] ?? ""];
+        return reader !== undefined && !reader(ctx, stored);
+      };
+      if (!error.errors.some((e) => hidden(e.path))) throw error;
+      const shown = error.errors.filter((e) => !hidden(e.path));
+      throw new ValidationError([...shown, { path: "/", message: "the stored record holds a value the current schema refuses" }], error.message);
+    }
   }
 
   async delete(ctx: Context, info: ModelInfo, rawKey: Record<string, unknown>, request: WriteRequest = {}): Promise<void> {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { marshall } from "@aws-sdk/util-dynamodb";
 import { describe, expect, it } from "vitest";
 import { Application } from "../../lib/core/application.ts";
+import { ValidationError } from "../../lib/core/errors.ts";
 import { describeModel } from "../../lib/core/model-info.ts";
 import { Model } from "../../lib/core/model.ts";
 import { contractProblems, recordContracts } from "../../lib/core/record-contract.ts";
@@ -174,5 +175,36 @@ describe("a stream's MODIFY of an in-place upgrade", () => {
     const changed = lifecycleEventsOf(app, "p-", [modify(old, { ...old, title: "new", __version: 4 })]);
     expect(changed).toHaveLength(1);
     expect(changed[0]?.kind).toBe("Updated");
+  });
+});
+
+describe("the whole-record check of a patch", () => {
+  class Secretive extends Model {
+    static override readonly FRAMEWORK_PRIMARY_KEY = ["id"] as const;
+    static override readonly schema = Type.Object({
+      id: Type.String(),
+      title: Type.String(),
+      secret: Type.Optional(Type.String({ minLength: 5 })),
+      note: Type.Optional(Type.String({ minLength: 5 })),
+    });
+    static override readonly fieldReaders = { secret: () => false };
+    override canAct(): true {
+      return true;
+    }
+  }
+
+  it("names an invalid stored field the caller may read, never one hidden from them", async () => {
+    const app = new Application({ name: "s", version: "1", models: [Secretive], serviceTypes: [], services: {} }, inProcess).useStore(memoryStore);
+    const info = describeModel(Secretive);
+    // Stored by another writer, below what the schema now allows.
+    await app.repository(info).create({ id: "a", title: "t", secret: "abc" });
+    const refused = (await app.domain.patch(as(), info, { id: "a" }, { title: "u" }).catch((e: unknown) => e)) as ValidationError;
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(refused.errors).toEqual([{ path: "/", message: "the stored record holds a value the current schema refuses" }]);
+    expect(JSON.stringify(refused.errors)).not.toMatch(/secret/);
+    await app.repository(info).create({ id: "b", title: "t", note: "abc" });
+    const named = (await app.domain.patch(as(), info, { id: "b" }, { title: "u" }).catch((e: unknown) => e)) as ValidationError;
+    expect(named.errors).toEqual([{ path: "/note", message: expect.any(String) }]);
+    expect((await app.repository(info).get({ id: "b" }))?.title).toBe("t");
   });
 });
