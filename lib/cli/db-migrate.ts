@@ -15,7 +15,7 @@ import { usageError, type Output } from "./commands.ts";
 export const DB_MIGRATE_USAGE = `usage: webda db migrate [--model NAME]... [--dryRun] [--batch N] [--json] [--state DIR] [--local | --stage NAME] [--endpoint URL]
 
 Upgrades stored records in place to their model's current shape (version, upgrade steps, defaults:
-docs/models.md, "Model versions, defaults and upgrades"). Reads serve old records upgraded already;
+docs/model-versions.md). Reads serve old records upgraded already;
 this makes the table itself current. Each record is written by a put conditional on the __version
 it was read at: a write that lands first wins, and the record is read and upgraded again.
 
@@ -195,6 +195,7 @@ export async function dbMigrate(app: Application, argv: string[], env: NodeJS.Pr
     raw.destroy();
   }
   if (args.json) io.out(JSON.stringify(reports, null, 2));
+  else if (reports.length === 0) io.out("webda db migrate: nothing to do, no model declares a default or a version past 1");
   else io.out([`webda db migrate: ${reports.length} model${reports.length === 1 ? "" : "s"}`, ...reports.flatMap(render)].join("\n"));
   if (reports.some((r) => r.incomplete)) return 4;
   return reports.some((r) => r.counts.failed > 0) ? 3 : 0;

@@ -31,7 +31,7 @@ const commands: Command[] = [
     name: "build",
     summary: "regenerate schema-cache/ from the models (GraphQL SDL, routes, functions, tables, OpenAPI)",
     usage:
-      'usage: webda build\n\nRegenerates schema-cache/ from the models in app/ and prints the files it wrote. Refuses (exit 1) a model change that\nwould leave stored records outside the contract (see docs/models.md, "Model versions, defaults and upgrades").',
+      "usage: webda build\n\nRegenerates schema-cache/ from the models in app/ and prints the files it wrote. Refuses (exit 1) a model change that\nwould leave stored records outside the contract (see docs/model-versions.md).",
     run: () => buildCache(app, cacheDir, cacheRenderers, { out: console.log, err: console.error }),
   },
   {

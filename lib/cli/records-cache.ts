@@ -33,7 +33,7 @@ export async function buildCache(
       `webda build: refused, schema-cache/ left as it was: ${problems.length} change${problems.length === 1 ? "" : "s"} would break records already stored`,
     );
     for (const problem of problems) io.err(`  ${problem}`);
-    io.err('See docs/models.md, "Model versions, defaults and upgrades".');
+    io.err("See docs/model-versions.md.");
     return 1;
   }
   const changed = await writeCache(dir, await renderCache(app, renderers));

@@ -90,7 +90,7 @@ export class Model {
    */
   static readonly serverOwned: readonly string[] = [];
   /**
-   * The version of the records this model writes (docs/models.md, "Model versions"). Records
+   * The version of the records this model writes (docs/model-versions.md). Records
    * stored under an older one are served, filtered and rewritten as current: each goes through
    * `upgrades[n]` for every n from its version to this one, then takes the schema's `default`s.
    */

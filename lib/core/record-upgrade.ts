@@ -12,8 +12,7 @@ type Item = Record<string, unknown>;
 export const MODEL_VERSION_FIELD = "__modelVersion";
 
 /**
- * How a model's stored records become current (docs/models.md, "Model versions, defaults and
- * upgrades"): `upgrades[n]` for each version from the record's to the model's, then the schema's
+ * How a model's stored records become current (docs/model-versions.md): `upgrades[n]` for each version from the record's to the model's, then the schema's
  * top-level `default`s for fields that are missing or null.
  */
 export interface RecordUpgrade {

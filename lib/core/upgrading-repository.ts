@@ -18,7 +18,7 @@ const conjuncts = (where: Expression): Expression[] => (where.kind === "and" ? w
 
 /**
  * A model's repository as the domain sees it when its records can be stored in an older shape
- * (docs/models.md, "Model versions, defaults and upgrades"): every record read is served upgraded,
+ * (docs/model-versions.md): every record read is served upgraded,
  * every record written is stored current-shaped, and a filter matches a record as it is served.
  *
  * Filters: a predicate on a defaulted field is rewritten so that the store, DynamoDB included,
