@@ -5,11 +5,13 @@ import { generateSigningJwk, publicKeySet } from "../auth/index.ts";
 import { domainListing } from "../core/list.ts";
 import { runtimeValidation } from "../core/validation-compiler.ts";
 import { cacheRenderers } from "./renderers.ts";
-import { renderCache, staleFiles, staleMessage, writeCache } from "./cache.ts";
+import { renderCache, staleFiles, staleMessage } from "./cache.ts";
+import { buildCache } from "./records-cache.ts";
 import { authMigrate, MIGRATE_USAGE } from "./auth-migrate.ts";
 import { dbDelete, DB_DELETE_USAGE } from "./db-delete.ts";
 import { dbCopy, DB_COPY_USAGE } from "./db-copy.ts";
 import { planCommand } from "./plan/command.ts";
+import { dbMigrate, DB_MIGRATE_USAGE } from "./db-migrate.ts";
 import { runCommand, type Command } from "./commands.ts";
 import { validateCommand } from "./validate/command.ts";
 import { loadCreateApp, readProject } from "./project.ts";
@@ -35,13 +37,9 @@ const commands: Command[] = [
   {
     name: "build",
     summary: "regenerate schema-cache/ from the models (GraphQL SDL, routes, functions, tables, OpenAPI)",
-    usage: "usage: webda build\n\nRegenerates schema-cache/ from the application's models (package.json `webda.app`) and prints the files it wrote.",
-    async run() {
-      const files = await renderCache(await app(), cacheRenderers);
-      const changed = await writeCache(cacheDir, files);
-      console.log(changed.length > 0 ? `schema-cache/: wrote ${changed.join(", ")}` : "schema-cache/: up to date");
-      return 0;
-    },
+    usage:
+      "usage: webda build\n\nRegenerates schema-cache/ from the application's models (package.json `webda.app`) and prints the files it wrote. Refuses (exit 1)\na model change that would leave stored records outside the contract (see docs/model-versions.md).",
+    run: async () => buildCache(await app(), cacheDir, cacheRenderers, { out: console.log, err: console.error }),
   },
   {
     name: "check",
@@ -110,6 +108,13 @@ const commands: Command[] = [
     usage: DB_COPY_USAGE,
     takesOptions: true,
     run: (argv) => dbCopy(argv),
+  },
+  {
+    name: "db migrate",
+    summary: "upgrade stored records to their model's current version and defaults",
+    usage: DB_MIGRATE_USAGE,
+    takesOptions: true,
+    run: async (argv) => dbMigrate(await app(), argv),
   },
   validateCommand,
   planCommand(app, root),

@@ -13,6 +13,7 @@ import { EventBus } from "./events.ts";
 import type { ModelClass } from "./model.ts";
 import { describeModel, modelPlural, type ModelInfo, type TableShape } from "./model-info.ts";
 import { operationsOf, type OperationDefinition } from "./operation.ts";
+import { UpgradingRepository } from "./upgrading-repository.ts";
 import type { Service, ServiceClass } from "./service.ts";
 
 export interface ApplicationDefinition {
@@ -231,6 +232,8 @@ export class Application {
         this.stores.set(info.name, stored);
       }
       repository = this.decorators.get(info.name)?.(stored) ?? stored;
+      // Records stored in an older shape are served, filtered and rewritten as current.
+      if (info.upgrade.active) repository = new UpgradingRepository(repository, info.upgrade);
       this.repositories.set(info.name, repository);
     }
     return repository;

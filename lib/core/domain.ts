@@ -14,6 +14,7 @@ import type { Expression } from "../query/ast.ts";
 import type { ModelClass } from "./model.ts";
 import { describeModel, type ModelInfo } from "./model-info.ts";
 import { Permissions } from "./permission.ts";
+import { wasUpgraded } from "./record-upgrade.ts";
 import { omit, pick, stripServerOnly } from "./sanitize.ts";
 import type { Validation } from "./validation.ts";
 
@@ -224,12 +225,40 @@ export class Domain {
       info,
       key,
       request,
-      (_stored, guard) => this.deps.repository(info).patch(key, set, removals, guard),
+      (stored, guard) => {
+        // The whole record this patch produces must hold, not only the fields it names: a record
+        // stored under an older schema (served upgraded) or before a field was narrowed.
+        const whole = produce(stored);
+        this.assertWhole(ctx, info, stored, whole);
+        // A record served upgraded is stored whole and current-shaped, on the version it was read at.
+        return wasUpgraded(stored)
+          ? this.deps.repository(info).replace(key, whole, { expectedVersion: versionOf(stored) })
+          : this.deps.repository(info).patch(key, set, removals, guard);
+      },
       produce,
       "fields",
     );
     await this.emit(info, "Patched", key, written, ctx);
     return this.versioned(ctx, info, written);
+  }
+
+  /**
+   * The whole record a patch produces against the client schema. A stored field this caller may not
+   * read (`fieldReaders`) is not named: the refusal must not tell what a hidden field holds.
+   */
+  private assertWhole(ctx: Context, info: ModelInfo, stored: Item, whole: Item): void {
+    try {
+      this.deps.validation().assert(info.inputSchema, pick(whole, Object.keys(info.inputSchema.properties)), "The record this write produces is invalid");
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const hidden = (path: string): boolean => {
+        const reader = info.cls.fieldReaders[path.split("/")[1] ?? ""];
+        return reader !== undefined && !reader(ctx, stored);
+      };
+      if (!error.errors.some((e) => hidden(e.path))) throw error;
+      const shown = error.errors.filter((e) => !hidden(e.path));
+      throw new ValidationError([...shown, { path: "/", message: "the stored record holds a value the current schema refuses" }], error.message);
+    }
   }
 
   async delete(ctx: Context, info: ModelInfo, rawKey: Record<string, unknown>, request: WriteRequest = {}): Promise<void> {
@@ -310,7 +339,9 @@ export class Domain {
    * subscriber): undefined when they may not read it, else the redacted output.
    */
   async view(ctx: Context, info: ModelInfo, item: Item): Promise<Item | undefined> {
-    return (await this.permissions(ctx).decide(info, item, "read")) === true ? toOutput(ctx, info, item) : undefined;
+    // A stream image is the stored row: served upgraded, as a read is.
+    const current = info.upgrade.upgrade(item);
+    return (await this.permissions(ctx).decide(info, current, "read")) === true ? toOutput(ctx, info, current) : undefined;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { ModelClass, IndexDeclaration, ListLimits } from "./model.ts";
 import { operationsOf, type OperationDefinition } from "./operation.ts";
+import { recordUpgrade, type RecordUpgrade } from "./record-upgrade.ts";
 import { normalizeRelations, type Relation } from "./relations.ts";
 import { TIMESTAMP_FIELDS, type JsonSchema, type ObjectSchema } from "./schema.ts";
 
@@ -51,6 +52,8 @@ export interface ModelInfo {
   patchSchema: ObjectSchema;
   table: TableShape;
   limits: ListLimits;
+  /** How a stored record of an older shape becomes current (model version, upgrade steps, defaults). */
+  upgrade: RecordUpgrade;
 }
 
 const cache = new WeakMap<ModelClass, ModelInfo>();
@@ -94,7 +97,10 @@ export function describeModel(cls: ModelClass): ModelInfo {
     if (serverFields.has(field) || ownedFields.has(field) || behaviors.includes(field) || field.startsWith("__")) continue;
     clientProperties[field] = schema;
   }
-  const required = (cls.schema.required ?? []).filter((f) => f in clientProperties);
+  const upgrade = recordUpgrade(cls, keyFields);
+  // A defaulted field may be left out of a write (it takes its default) and is always served.
+  const defaulted = Object.keys(upgrade.defaults);
+  const required = (cls.schema.required ?? []).filter((f) => f in clientProperties && !defaulted.includes(f));
   const inputSchema: ObjectSchema = { type: "object", properties: clientProperties, required, additionalProperties: false };
   const patchSchema: ObjectSchema = { type: "object", properties: clientProperties, additionalProperties: false };
 
@@ -118,7 +124,7 @@ export function describeModel(cls: ModelClass): ModelInfo {
     if (!(field in outputProperties)) throw new Error(`${cls.name}: restricted field '${field}' is not a field clients read`);
   }
   // A server-set foreign key is always written on create; a restricted field is absent for some callers.
-  const always = [...keyFields, ...(cls.schema.required ?? []), ...currentUserFields, ...TIMESTAMP_FIELDS];
+  const always = [...keyFields, ...(cls.schema.required ?? []), ...defaulted, ...currentUserFields, ...TIMESTAMP_FIELDS];
   const outputSchema: ObjectSchema = {
     type: "object",
     properties: outputProperties,
@@ -144,6 +150,7 @@ export function describeModel(cls: ModelClass): ModelInfo {
     patchSchema,
     table: tableShape(keyFields, relations, cls.indexes),
     limits: cls.limits,
+    upgrade,
   };
   cache.set(cls, info);
   return info;

@@ -60,6 +60,13 @@ export interface ListLimits {
 }
 
 /**
+ * Turns a record stored under model version n into version n+1 (`upgrades[n]`): it receives a copy
+ * of the record (with defaults not yet applied) and returns the upgraded record. It cannot change
+ * the key or `__version`: those are carried over from the stored record whatever it returns.
+ */
+export type UpgradeStep = (record: Record<string, unknown>) => Record<string, unknown>;
+
+/**
  * Who may read one field. `record` is the stored record when one record is shown; it is absent when
  * the question is "may this caller name the field in a filter or an order", which must hold for
  * every record (else a filter's result count tells what the field holds).
@@ -97,6 +104,14 @@ export class Model {
    * create, replace or patch that names one is refused with 400 naming it.
    */
   static readonly serverOwned: readonly string[] = [];
+  /**
+   * The version of the records this model writes (docs/model-versions.md). Records
+   * stored under an older one are served, filtered and rewritten as current: each goes through
+   * `upgrades[n]` for every n from its version to this one, then takes the schema's `default`s.
+   */
+  static readonly version: number = 1;
+  /** `upgrades[n]` turns a version-n record into version n+1; one per version below `version`. */
+  static readonly upgrades: Readonly<Record<number, UpgradeStep>> = {};
 
   /**
    * Deny by default: a model that says nothing about permissions cannot be touched. A policy that
@@ -128,4 +143,6 @@ export type ModelClass = (new () => Model) & {
   readonly plural?: string;
   readonly identity: boolean;
   readonly serverOwned: readonly string[];
+  readonly version?: number;
+  readonly upgrades?: Readonly<Record<number, UpgradeStep>>;
 };

@@ -23,6 +23,7 @@ export { columnOf } from "./positions.ts";
 export { checkExpression, checkQuery, type CheckOptions } from "./check.ts";
 export type { JsonSchema } from "./schema.ts";
 export { compareRecords, evaluate, readField } from "./evaluate.ts";
+export { withDefaults } from "./defaults.ts";
 export { matchLike } from "./like-match.ts";
 export { evaluationCost } from "./cost.ts";
 export { compareStrings } from "./order.ts";

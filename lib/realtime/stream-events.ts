@@ -4,6 +4,7 @@ import type { DynamoDBRecord } from "aws-lambda";
 import type { Application } from "../core/application.ts";
 import type { LifecycleEvent, LifecycleKind } from "../core/events.ts";
 import { keyOf } from "../core/model-info.ts";
+import { servedAlike } from "../core/record-upgrade.ts";
 
 const KINDS: Record<string, LifecycleKind> = { INSERT: "Created", MODIFY: "Updated", REMOVE: "Deleted" };
 
@@ -39,6 +40,8 @@ export function lifecycleEventsOf(app: Application, prefix: string, records: rea
     const item = unmarshall(image as unknown as Image);
     const old = kind === "Updated" ? record.dynamodb?.OldImage : undefined;
     const previous = old ? { previous: unmarshall(old as unknown as Image) } : {};
+    // An in-place upgrade (`webda db migrate`) rewrites a record without changing what is served.
+    if (previous.previous && servedAlike(info.upgrade, previous.previous, item)) continue;
     events.push({ name: `${info.name}.${kind}`, model: info.name, kind, key: keyOf(info, item), record: item, ...previous });
   }
   return events;

@@ -53,6 +53,7 @@ export const SLOW_UNIT = [
   // Hundreds of rows copied three times, and every step validated against the specification.
   "test/cli/table-plan.test.ts",
   "test/cli/new-project.test.ts",
+  "test/cli/db-migrate.test.ts",
   "test/local/seed-command.test.ts",
   "test/query/equivalence.test.ts",
   "test/store/aws-budgets.test.ts",
