@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { DescribeTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { commandDynamoDBClient } from "./dynamodb-client.ts";
 import type { Application } from "../core/application.ts";
 import { applicationSecretForTools } from "../auth/v3/secret.ts";
 import { CONFIRMING_SCAN_LIMIT, DEFAULT_BATCH, migrate, type Progress } from "../auth/v3/migrate.ts";
@@ -8,7 +9,6 @@ import { EXIT, exitCode, type MigrationReport } from "../auth/v3/report.ts";
 import { migrationTables } from "../auth/v3/setup.ts";
 import { TokenSealer } from "../auth/v3/tokens.ts";
 import { configuredIssuers } from "../auth/idp-keys.ts";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../store/local-credentials.ts";
 import { renderReport } from "./migrate-report.ts";
 import { usageError } from "./commands.ts";
 
@@ -109,11 +109,7 @@ export async function authMigrate(app: Application, argv: string[], env: NodeJS.
     process.stderr.write(`${usageError("auth migrate", error)}\n`);
     return EXIT.usage;
   }
-  const raw = new DynamoDBClient({
-    ...(args.endpoint ? { endpoint: args.endpoint } : {}),
-    ...(args.local ? { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS } : { region: env.AWS_REGION ?? "us-east-1" }),
-    maxAttempts: 6,
-  });
+  const raw = commandDynamoDBClient(args, env, 6);
   const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
   const interrupted = { value: false };
   const stop = (): void => {

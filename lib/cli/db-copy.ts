@@ -2,7 +2,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { DeleteTableCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand, ScanCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../store/local-credentials.ts";
+import { commandDynamoDBClient } from "./dynamodb-client.ts";
 import { usageError } from "./commands.ts";
 
 export const DB_COPY_USAGE = `usage: webda db copy --from TABLE --to TABLE [--batch N] [--state FILE] [--drop-source] [--local | --endpoint URL]
@@ -148,11 +148,7 @@ export async function dbCopy(
     process.stderr.write(`${usageError("db copy", error)}\n`);
     return 2;
   }
-  const client = new DynamoDBClient({
-    ...(args.endpoint ? { endpoint: args.endpoint } : {}),
-    ...(args.local ? { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS } : { region: env.AWS_REGION ?? "us-east-1" }),
-    maxAttempts: 5,
-  });
+  const client = commandDynamoDBClient(args, env, 5);
   try {
     await keyNames(client, args.from);
     const targetKey = await keyNames(client, args.to);

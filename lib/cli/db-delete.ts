@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
-import { DeleteItemCommand, DescribeTableCommand, DynamoDBClient, type AttributeValue } from "@aws-sdk/client-dynamodb";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../store/local-credentials.ts";
+import { DeleteItemCommand, DescribeTableCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
+import { commandDynamoDBClient } from "./dynamodb-client.ts";
 import { usageError } from "./commands.ts";
 
 export const DB_DELETE_USAGE = `usage: webda db delete --table NAME --key VALUE [--sort VALUE] [--local | --endpoint URL]
@@ -52,11 +52,7 @@ export async function dbDelete(argv: string[], env: NodeJS.ProcessEnv = process.
     process.stderr.write(`${usageError("db delete", error)}\n`);
     return 2;
   }
-  const client = new DynamoDBClient({
-    ...(args.endpoint ? { endpoint: args.endpoint } : {}),
-    ...(args.local ? { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS } : { region: env.AWS_REGION ?? "us-east-1" }),
-    maxAttempts: 3,
-  });
+  const client = commandDynamoDBClient(args, env, 3);
   try {
     const schema = (await client.send(new DescribeTableCommand({ TableName: args.table }))).Table?.KeySchema ?? [];
     const hash = schema.find((k) => k.KeyType === "HASH")?.AttributeName;

@@ -1,14 +1,14 @@
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { DescribeTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { commandDynamoDBClient } from "./dynamodb-client.ts";
 import type { Application } from "../core/application.ts";
 import type { ModelInfo } from "../core/model-info.ts";
 import { pick } from "../core/sanitize.ts";
 import { ValidationError } from "../core/errors.ts";
 import { tableName } from "../store/dynamodb-tables.ts";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../store/local-credentials.ts";
 import { migrateRecords, type MigrationCheckpoint, type MigrationCounts, type ModelMigrationReport } from "../store/record-migration.ts";
 import { usageError, type Output } from "./commands.ts";
 
@@ -145,11 +145,7 @@ export async function dbMigrate(app: Application, argv: string[], env: NodeJS.Pr
     io.err(usageError("db migrate", error));
     return 2;
   }
-  const raw = new DynamoDBClient({
-    ...(args.endpoint ? { endpoint: args.endpoint } : {}),
-    ...(args.local ? { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS } : { region: env.AWS_REGION ?? "us-east-1" }),
-    maxAttempts: 6,
-  });
+  const raw = commandDynamoDBClient(args, env, 6);
   const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
   const interrupted = { value: false };
   const stop = (): void => {
