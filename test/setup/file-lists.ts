@@ -7,6 +7,7 @@ export const OWN_SERVICE = [
   "test/e2e/add-model.test.ts",
   "test/e2e/auth-options.test.ts",
   "test/e2e/cross-origin.test.ts",
+  "test/e2e/day-two.test.ts",
   "test/e2e/limits.test.ts",
   "test/e2e/migrate-walkthrough.test.ts",
   "test/e2e/side-by-side.test.ts",

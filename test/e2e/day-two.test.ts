@@ -1,0 +1,187 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { unmarshall } from "@aws-sdk/util-dynamodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { signalGroup, waitForExit } from "../../lib/local/child-process.ts";
+import { localDynamoDbClient } from "../../lib/local/local-aws.ts";
+import { tableName } from "../../lib/store/dynamodb-tables.ts";
+import { ALICE } from "../support/blog.ts";
+import { startOffline, READY_TIMEOUT_MS, type Offline } from "../support/offline.ts";
+import { takeOfflineTurn } from "../support/offline-turn.ts";
+import { ContractChecker } from "../support/openapi/contract.ts";
+import { PROJECT_DIR, ProjectCopy } from "../support/project-copy.ts";
+import { runBlock } from "../support/shell.ts";
+
+/**
+ * Day two under `npm start -- --persist` (docs/changing-a-deployed-application.md, "Locally";
+ * docs/model-versions.md): a copy of the project runs as v1 over a data directory and stores
+ * posts through REST; v2 (Post gains a required `summary` with a schema default) starts over the
+ * same directory and serves the v1 records to its own contract; v3 (Tag's key changes) is
+ * refused at start with the commands `webda plan` gives, before any handler sees the database.
+ * One `npm start` per version.
+ */
+
+const COMMAND_TIMEOUT_MS = 120_000;
+const DEFAULT_SUMMARY = "(no summary)";
+const PREFIX = "blog-local-";
+
+let project: ProjectCopy | undefined;
+let copy = "";
+let dataDir = "";
+let offline: Offline | undefined;
+
+const SUMMARY_EDIT = [
+  "  viewCount: Type.Optional(Type.Integer({ minimum: 0 })),\n",
+  `  viewCount: Type.Optional(Type.Integer({ minimum: 0 })),\n  summary: Type.String({ minLength: 1, maxLength: 300, default: ${JSON.stringify(DEFAULT_SUMMARY)} }),\n`,
+] as const;
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  body: unknown;
+}
+
+async function send(method: string, path: string, body?: unknown): Promise<Answer> {
+  const response = await fetch(`${offline?.url ?? ""}${path}`, {
+    method,
+    headers: { "x-test-user": ALICE, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: Object.fromEntries(response.headers.entries()), text, body: text ? (JSON.parse(text) as unknown) : undefined };
+}
+
+const post = (slug: string) => ({ slug, title: `Title ${slug}`, content: "written by v1", status: "published" });
+
+/** Where the start's DynamoDB Local listens, as its first line says. */
+function databaseEndpoint(output: string): string {
+  const found = /DynamoDB Local on (http:\/\/\S+)/.exec(output)?.[1];
+  if (!found) throw new Error(`npm start did not say where DynamoDB Local is:\n${output}`);
+  return found;
+}
+
+async function stopOffline(): Promise<void> {
+  const running = offline;
+  offline = undefined;
+  await running?.stop();
+}
+
+beforeAll(() => {
+  project = new ProjectCopy("day-two");
+  copy = project.dir;
+  dataDir = join(copy, ".data", "day-two");
+  mkdirSync(dataDir, { recursive: true });
+});
+
+afterAll(async () => {
+  await offline?.stop();
+  project?.remove();
+}, 60_000);
+
+describe("day two under npm start -- --persist: v1 writes, v2 serves them to its contract, v3 is refused", () => {
+  it("v1 stores posts and a tag through REST in the data directory", { timeout: 500_000 }, async () => {
+    offline = await startOffline({ projectDir: copy, args: ["--data-dir", dataDir, "--empty"] });
+    try {
+      for (const slug of ["old-read", "old-patched"]) expect((await send("POST", "/posts", post(slug))).status).toBe(200);
+      const tag = await send("POST", "/tags", { slug: "day-two", name: "Day two", description: "", color: "#3366ff" });
+      expect(tag.status, tag.text).toBe(200);
+    } finally {
+      // Stopped before the copy is edited: a running start would take the edit by live reload.
+      await stopOffline();
+    }
+  });
+
+  it("v2 builds: a required field with a default is no break of stored records", { timeout: COMMAND_TIMEOUT_MS }, async () => {
+    project?.edit("app/models/post.ts", [SUMMARY_EDIT]);
+    const out = await runBlock("npx webda build", copy, COMMAND_TIMEOUT_MS);
+    expect(out.code, `${out.stdout}\n${out.stderr}`).toBe(0);
+    // GraphQL derives nullability from the response schema: a defaulted field is non-null.
+    const sdl = readFileSync(join(copy, "schema-cache", "schema.graphql"), "utf8");
+    expect(/type Post \{[^}]*\n {2}summary: String!\n/.exec(sdl), sdl).not.toBeNull();
+  });
+
+  it("v2 serves a v1 record with the default, as its OpenAPI document and GraphQL types say", { timeout: 500_000 }, async () => {
+    offline = await startOffline({ projectDir: copy, args: ["--data-dir", dataDir, "--empty"] });
+    // v1's tables and indexes are v2's: the start removed no index (lib/local/table-indexes.ts).
+    expect(offline.output()).toMatch(/tables: .*blog-local-Post/);
+    expect(offline.output()).not.toContain("indexes removed");
+    const got = await send("GET", "/posts/old-read");
+    expect(got.status).toBe(200);
+    expect(got.body).toMatchObject({ slug: "old-read", content: "written by v1", summary: DEFAULT_SUMMARY });
+    const document = (await send("GET", "/openapi.json")).body as Record<string, unknown>;
+    const checker = new ContractChecker(document);
+    expect(checker.check({ operationId: "Post.get", status: got.status, headers: got.headers, bodyText: got.text })).toEqual([]);
+    // The served document is v2's, where summary is required: the record without it would not pass.
+    const { summary: _served, ...asStored } = got.body as Record<string, unknown>;
+    expect(checker.check({ operationId: "Post.get", status: 200, headers: got.headers, bodyText: JSON.stringify(asStored) }).join("\n")).toMatch(/summary/);
+
+    const graphql = await send("POST", "/graphql", { query: '{ Post(slug: "old-read") { slug summary } }' });
+    expect(graphql.body).toEqual({ data: { Post: { slug: "old-read", summary: DEFAULT_SUMMARY } } });
+  });
+
+  it("v2's filter on the defaulted field matches the old rows, as served", { timeout: 60_000 }, async () => {
+    const matching = await send("PUT", "/posts", { q: `summary = '${DEFAULT_SUMMARY}'`, limit: 100 });
+    expect(matching.status).toBe(200);
+    expect(((matching.body as { results: { slug: string }[] }).results.map((r) => r.slug) ?? []).sort()).toEqual(["old-patched", "old-read"]);
+    const other = await send("PUT", "/posts", { q: "summary = 'something else'", limit: 100 });
+    expect((other.body as { results: unknown[] }).results).toEqual([]);
+  });
+
+  it("v2's PATCH of another field stores a whole, current record, summary included", { timeout: 60_000 }, async () => {
+    const patched = await send("PATCH", "/posts/old-patched", { title: "Patched by v2" });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toMatchObject({ title: "Patched by v2", summary: DEFAULT_SUMMARY });
+    const client = localDynamoDbClient(databaseEndpoint(offline?.output() ?? ""));
+    try {
+      const read = async (slug: string) =>
+        unmarshall(
+          (await client.send(new GetItemCommand({ TableName: tableName(PREFIX, "Post"), Key: { slug: { S: slug } }, ConsistentRead: true }))).Item ?? {},
+        );
+      expect(await read("old-patched")).toMatchObject({ slug: "old-patched", title: "Patched by v2", content: "written by v1", summary: DEFAULT_SUMMARY });
+      // Reading wrote nothing: the record only read is still as v1 stored it.
+      expect(await read("old-read")).not.toHaveProperty("summary");
+    } finally {
+      client.destroy();
+    }
+    await stopOffline();
+  });
+
+  it("v3 (Tag's key changes over a table that holds a tag) stops at start with the commands, as webda plan would", { timeout: 300_000 }, async () => {
+    project?.write("app/models/tag.ts", project.original("app/models/tag.ts").replace('FRAMEWORK_PRIMARY_KEY = ["slug"]', 'FRAMEWORK_PRIMARY_KEY = ["name"]'));
+    expect(readFileSync(join(copy, "app/models/tag.ts"), "utf8")).toContain('FRAMEWORK_PRIMARY_KEY = ["name"]');
+    project?.edit("app/models/post.ts", [SUMMARY_EDIT]);
+    await stopOffline();
+    const release = await takeOfflineTurn(READY_TIMEOUT_MS * 2);
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env };
+      delete env.DYNAMODB_ENDPOINT;
+      delete env.TABLE_PREFIX;
+      const child = spawn(
+        process.execPath,
+        [join(PROJECT_DIR, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/start.ts", "--data-dir", dataDir, "--empty"],
+        {
+          cwd: copy,
+          env,
+          detached: true,
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let output = "";
+      child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+      child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+      if (!(await waitForExit(child, READY_TIMEOUT_MS))) {
+        if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
+        throw new Error(`v3's npm start did not stop by itself:\n${output}`);
+      }
+      expect(child.exitCode, output).not.toBe(0);
+      expect(output).toContain("the database holds tables this version cannot use as they are");
+      expect(output).toContain(`${PREFIX}Tag: its key changes`);
+      expect(output).toContain(`npx webda db copy --local --from ${PREFIX}Tag --to <the new table>`);
+    } finally {
+      await release();
+    }
+  });
+});
