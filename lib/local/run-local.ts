@@ -13,7 +13,7 @@ import { launchers, whenAnyExits } from "./ancestors.ts";
 import { assertPortsFree, freePort, isPortFree, LOCAL_HOST } from "./ports.ts";
 import { npmConfigArgs, parseStartOptions, PORT_OPTIONS, START_USAGE } from "./start-options.ts";
 import { ensureTables } from "./tables.ts";
-import { ensureIndexes } from "./table-indexes.ts";
+import { ensureIndexes, removeIndexes } from "./table-indexes.ts";
 import { assertLocalPlan, localTablePlan } from "./table-plan.ts";
 import { prepareReloadStamp, startLiveReload } from "./live-reload/loop.ts";
 import type { CacheFiles } from "../cli/cache.ts";
@@ -126,11 +126,15 @@ async function createTables(endpoint: string, env: NodeJS.ProcessEnv, definition
     // reload's later calls only add what a model edit declares).
     if (prefix !== undefined) assertLocalPlan(await localTablePlan(client, prefix, definitions));
     const { created, existing } = await ensureTables(client, definitions);
-    // A --persist database from an older version of the models may lack a newer index.
-    await ensureIndexes(
-      client,
-      definitions.filter((d) => existing.includes(d.TableName ?? "")),
-    );
+    const older = definitions.filter((d) => existing.includes(d.TableName ?? ""));
+    // A --persist database from an older version of the models may hold an index the models no
+    // longer declare (or declare with another key): deleted first, as the deploy's plan does.
+    if (prefix !== undefined) {
+      const removed = await removeIndexes(client, older);
+      if (removed.length > 0) log(`indexes removed (no longer declared as they are): ${removed.join(", ")}`);
+    }
+    // ... and may lack a newer index.
+    await ensureIndexes(client, older);
     if (quiet) return;
     const names = [...created.map((n) => `${n} (new)`), ...existing].sort();
     log(`tables: ${names.length > 0 ? names.join(", ") : "(none)"}`);

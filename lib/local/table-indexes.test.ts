@@ -3,7 +3,7 @@ import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { localDynamoDbClient } from "./local-aws.ts";
-import { ensureIndexes } from "./table-indexes.ts";
+import { ensureIndexes, removeIndexes } from "./table-indexes.ts";
 import { ensureTables } from "./tables.ts";
 
 const client = localDynamoDbClient(inject("dynamodbEndpoint"));
@@ -36,6 +36,27 @@ describe("ensureIndexes", () => {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
     expect(Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName).sort()).toEqual(["by_blog", "by_owner", "by_tag"]);
     expect(await ensureIndexes(client, [grown])).toEqual([]);
+  });
+});
+
+describe("removeIndexes (npm start over an older --persist database)", () => {
+  it("deletes the indexes no longer declared and those whose key changed, one at a time; ensureIndexes recreates the changed one", async () => {
+    const name = `indexes-drop-${randomUUID()}`;
+    await ensureTables(client, [definition(name, ["owner", "blog", "tag"])]);
+    // The next version: by_blog gone, by_tag now keyed on another attribute, by_owner as it was.
+    const next = definition(name, ["owner", "tag"]);
+    const retagged = next.GlobalSecondaryIndexes?.find((i) => i.IndexName === "by_tag");
+    if (retagged) retagged.KeySchema = [{ AttributeName: "label", KeyType: "HASH" }];
+    next.AttributeDefinitions = [...(next.AttributeDefinitions ?? []), { AttributeName: "label", AttributeType: "S" }];
+    expect((await removeIndexes(client, [next])).sort()).toEqual([`${name}.by_blog`, `${name}.by_tag`]);
+    const names = async () =>
+      ((await client.send(new DescribeTableCommand({ TableName: name }))).Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName).sort();
+    expect(await names()).toEqual(["by_owner"]);
+    expect(await ensureIndexes(client, [next])).toEqual([`${name}.by_tag`]);
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
+    expect(Table?.GlobalSecondaryIndexes?.find((i) => i.IndexName === "by_tag")?.KeySchema).toEqual([{ AttributeName: "label", KeyType: "HASH" }]);
+    // Once the table is as declared, a start removes nothing.
+    expect(await removeIndexes(client, [next])).toEqual([]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { DescribeTableCommand, UpdateTableCommand } from "@aws-sdk/client-dynamodb";
-import type { CreateTableCommandInput, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { CreateTableCommandInput, DynamoDBClient, GlobalSecondaryIndex, GlobalSecondaryIndexDescription } from "@aws-sdk/client-dynamodb";
 import { setTimeout as sleep } from "node:timers/promises";
 
 const INDEX_WAIT_MS = 120_000;
@@ -21,10 +21,53 @@ async function untilIndexesActive(client: DynamoDBClient, tableName: string): Pr
   }
 }
 
+/** An index's key and projection, as a text two descriptions of the same index share. */
+function indexShape(index: GlobalSecondaryIndex | GlobalSecondaryIndexDescription): string {
+  const keys = (index.KeySchema ?? []).map((k) => `${k.AttributeName ?? ""}:${k.KeyType ?? ""}`).join(",");
+  const projection = index.Projection?.ProjectionType ?? "ALL";
+  const attributes = [...(index.Projection?.NonKeyAttributes ?? [])].sort().join(",");
+  return `${keys}|${projection}|${attributes}`;
+}
+
+/**
+ * Deletes the global secondary indexes an existing table has and its definition no longer
+ * declares, or declares with another key or projection (ensureIndexes then creates it again
+ * under its name): what a deploy's plan does first (lib/cli/plan/diff.mjs, deletions before
+ * creations), one UpdateTable each, so a --persist database matches the deployed tables. Only at
+ * start, after the plan check: live reload only grows the database. Returns `table.index` names.
+ */
+export async function removeIndexes(client: DynamoDBClient, definitions: readonly CreateTableCommandInput[]): Promise<string[]> {
+  const removed: string[] = [];
+  for (const definition of definitions) {
+    if (definition.TableName === undefined) continue;
+    const wanted = new Map((definition.GlobalSecondaryIndexes ?? []).map((i) => [i.IndexName, indexShape(i)]));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: definition.TableName }));
+    for (const index of Table?.GlobalSecondaryIndexes ?? []) {
+      if (wanted.get(index.IndexName) === indexShape(index)) continue;
+      await untilIndexesActive(client, definition.TableName);
+      await client.send(new UpdateTableCommand({ TableName: definition.TableName, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: index.IndexName } }] }));
+      await untilIndexGone(client, definition.TableName, index.IndexName ?? "");
+      removed.push(`${definition.TableName}.${index.IndexName ?? ""}`);
+    }
+  }
+  return removed;
+}
+
+/** Until DescribeTable no longer lists the index (DELETING first, then gone). */
+async function untilIndexGone(client: DynamoDBClient, tableName: string, indexName: string): Promise<void> {
+  const deadline = Date.now() + INDEX_WAIT_MS;
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (!(Table?.GlobalSecondaryIndexes ?? []).some((i) => i.IndexName === indexName) && Table?.TableStatus === "ACTIVE") return;
+    if (Date.now() > deadline) throw new Error(`${tableName}: index ${indexName} was still there after ${INDEX_WAIT_MS / 1000} s`);
+    await sleep(INDEX_POLL_MS);
+  }
+}
+
 /**
  * Adds the global secondary indexes a definition declares and its existing table lacks (a new
  * relation or sort order on a live model), one UpdateTable each as DynamoDB requires. Indexes are
- * never dropped here: a running `npm start` only grows its database. Returns `table.index` names.
+ * never dropped here (removeIndexes does, at start). Returns `table.index` names.
  */
 export async function ensureIndexes(client: DynamoDBClient, definitions: readonly CreateTableCommandInput[]): Promise<string[]> {
   const added: string[] = [];
