@@ -14,7 +14,7 @@ an interrupted run resumes from where its state file says. At the end both table
 copy succeeds when every source record is in the target. The source is kept unless --drop-source
 is given, and even then only after a successful, counted copy.
 
-  --from TABLE     the old table's full name (e.g. blog-prod-Post)
+  --from TABLE     the old table's full name (e.g. shop-prod-Order)
   --to TABLE       the new table's full name; it must exist (the deploy creates it)
   --batch N        records read per page (default 100, at most 1000)
   --state FILE     where progress is kept (default .webda/copy-FROM-TO.json)

@@ -1,4 +1,5 @@
 import { MessageType } from "graphql-ws";
+import { MAX_SUBSCRIPTION_ID_BYTES } from "../../lib/realtime/protocol.ts";
 import { describe, expect, it } from "vitest";
 import { keyedReferences } from "../../lib/realtime/pack-references.ts";
 import { dynamoPackTable } from "../../lib/realtime/pack-table.ts";
@@ -12,13 +13,15 @@ import { created, errors, itemBytes, nexts, packed, packItems, PUBLISHED } from 
  * connection in one bucket, sent at once. DynamoDB Local through the real SDK.
  */
 describe("pack buckets", () => {
-  it("never take an item near 400 KB: subscribers racing with 1,024-byte ids fill items to their cap, and a newcomer still subscribes", async () => {
+  it("never take an item near 400 KB: subscribers racing with 1 KB entries fill items to their cap, and a newcomer still subscribes", async () => {
     const s = await packed();
-    // The issue's attack: sockets of 25 subscriptions whose ids are as long as the row's key
-    // allows, every connection id in one bucket ("Q"), all sent at once: about 210 KB here (the
-    // issue's 24 sockets reached 382 KB in one item), over three items' cap.
-    const connections = Array.from({ length: 8 }, (_, i) => `Qflood${i}`);
-    const id = (c: number, n: number) => `${c}-${n}-`.padEnd(1024, "x");
+    // The issue's attack: sockets of 25 subscriptions with 1,024-byte ids, every connection in one
+    // bucket ("Q"), all sent at once (its 24 sockets reached 382 KB in one item). The protocol now
+    // refuses ids over MAX_SUBSCRIPTION_ID_BYTES, so the same entry sizes come here from ids at
+    // that limit and connection ids that make up the rest: a pack must hold whatever makes an
+    // entry long. About 210 KB here, over three items' cap.
+    const connections = Array.from({ length: 8 }, (_, i) => `Qflood${i}-`.padEnd(1024 - MAX_SUBSCRIPTION_ID_BYTES, "y"));
+    const id = (c: number, n: number) => `${c}-${n}-`.padEnd(MAX_SUBSCRIPTION_ID_BYTES, "x");
     await Promise.all(
       connections.map(async (connectionId, c) => {
         await subscribeOver(s.realtime, connectionId, PUBLISHED, { id: id(c, 0) });
@@ -59,18 +62,18 @@ describe("pack buckets", () => {
     // A complete counts its entry out of the item it went to, and its room is taken again.
     const before = (await packItems(s)).reduce((sum, item) => sum + (String(item.id).startsWith("Q") ? Number(item.bytes) : 0), 0);
     await s.realtime.protocol.message({
-      connectionId: "Qflood3",
+      connectionId: connections[3]!,
       endpoint: ENDPOINT,
       body: JSON.stringify({ id: id(3, 7), type: MessageType.Complete }),
       receivedAt: Date.now(),
       requestId: "c",
     });
-    await s.realtime.protocol.disconnect("Qflood4");
+    await s.realtime.protocol.disconnect(connections[4]!);
     const after = await packItems(s);
     const total = after.reduce((sum, item) => sum + (String(item.id).startsWith("Q") ? Number(item.bytes) : 0), 0);
     const names = after.flatMap((item) => Object.keys(item));
-    expect(names.filter((name) => name.startsWith("Qflood3 "))).toHaveLength(24);
-    expect(names.filter((name) => name.startsWith("Qflood4 "))).toHaveLength(0);
+    expect(names.filter((name) => name.startsWith(`${connections[3]} `))).toHaveLength(24);
+    expect(names.filter((name) => name.startsWith(`${connections[4]} `))).toHaveLength(0);
     expect(before - total).toBeGreaterThan(26 * 1024);
     expect(before - total).toBeLessThan(27 * 1034);
   }, 300_000);
