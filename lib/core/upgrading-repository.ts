@@ -1,4 +1,8 @@
-import { evaluate, withDefaults, type Expression } from "../query/index.ts";
+// Straight to the files, not lib/query's index: a function that gets records without listing
+// (rest-read, auth-session) must not bundle the query parser (test/bench/bundle-contents.test.ts).
+import type { Expression } from "../query/ast.ts";
+import { withDefaults } from "../query/defaults.ts";
+import { evaluate } from "../query/evaluate.ts";
 import type { TableShape } from "./model-info.ts";
 import { MODEL_VERSION_FIELD, type RecordUpgrade } from "./record-upgrade.ts";
 import type { Item, Key, KeyValue, ListEachRequest, ListRequest, Page, PageSizes, Repository, WriteOptions } from "./repository.ts";
