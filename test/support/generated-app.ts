@@ -89,8 +89,9 @@ export async function generateApp(root: string, count: number, options: { packag
   if (options.packaging) {
     const definition = join(dir, "app/definition.ts");
     const source = await readFile(definition, "utf8");
-    if (!source.includes('  name: "blog",\n')) throw new Error('app/definition.ts: no `name: "blog"` to put rest.packaging after');
-    await writeFile(definition, source.replace('  name: "blog",\n', `  name: "blog",\n  rest: { packaging: "${options.packaging}" },\n`));
+    const name = "  name: pkg.webda.project,\n";
+    if (!source.includes(name)) throw new Error(`app/definition.ts: no \`${name.trim()}\` to put rest.packaging after`);
+    await writeFile(definition, source.replace(name, `${name}  rest: { packaging: "${options.packaging}" },\n`));
   }
   await run(process.execPath, ["--import", "tsx", "lib/cli/main.ts", "build"], { cwd: dir, maxBuffer: 16 * 1024 * 1024 });
   return dir;
