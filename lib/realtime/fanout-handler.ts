@@ -3,7 +3,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { perInvocation } from "../core/invocation.ts";
 import { invocationMiddleware } from "../core/invocation-middleware.ts";
 import { log } from "../core/log.ts";
-import { countDeliveries } from "./fanout.ts";
+import { countDeliveries } from "./delivery-report.ts";
 import { deliverShares } from "./fanout-worker.ts";
 import type { Realtime } from "./realtime.ts";
 

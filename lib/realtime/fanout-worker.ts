@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { errorFields, log } from "../core/log.ts";
-import { emptyReport, type DeliveryReport } from "./fanout.ts";
+import { emptyReport, type DeliveryReport } from "./delivery-report.ts";
 import { decodeShare } from "./fanout-queue.ts";
 import type { Realtime } from "./realtime.ts";
 import type { SubscriptionRow } from "./store.ts";

@@ -8,7 +8,7 @@ import { errorFields, log } from "../core/log.ts";
 import { countEvent } from "../core/metrics.ts";
 import type { ConnectResponse } from "./protocol.ts";
 import type { Realtime } from "./realtime.ts";
-import { countDeliveries } from "./fanout.ts";
+import { countDeliveries } from "./delivery-report.ts";
 import { deliverStreamEvent } from "./stream-dispatch.ts";
 import { lifecycleEventsOf } from "./stream-events.ts";
 import { managementEndpoint } from "./transport.ts";

@@ -1,5 +1,5 @@
 import type { LifecycleEvent } from "../core/events.ts";
-import { emptyReport, type DeliveryReport } from "./fanout.ts";
+import { emptyReport, type DeliveryReport } from "./delivery-report.ts";
 import type { Realtime } from "./realtime.ts";
 
 /**

@@ -4,7 +4,7 @@ import { describe, expect, inject, it } from "vitest";
 import type { LifecycleEvent } from "../../lib/core/events.ts";
 import { ensureTables } from "../../lib/local/tables.ts";
 import { connectionAuthenticator } from "../../lib/realtime/auth.ts";
-import { dropped, emptyReport, type DeliveryReport } from "../../lib/realtime/fanout.ts";
+import { dropped, emptyReport, type DeliveryReport } from "../../lib/realtime/delivery-report.ts";
 import { DEFAULT_FANOUT_OPTIONS } from "../../lib/realtime/fanout-options.ts";
 import { deliverShares } from "../../lib/realtime/fanout-worker.ts";
 import { InProcessFanoutQueue } from "../../lib/realtime/local-queue.ts";

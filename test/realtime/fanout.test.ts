@@ -1,7 +1,8 @@
 import { MessageType } from "graphql-ws";
 import { describe, expect, it } from "vitest";
 import type { Application } from "../../lib/core/application.ts";
-import { PARSED_FILTERS_KEPT, type DeliveryReport } from "../../lib/realtime/fanout.ts";
+import { type DeliveryReport } from "../../lib/realtime/delivery-report.ts";
+import { PARSED_FILTERS_KEPT } from "../../lib/realtime/fanout.ts";
 import type { Realtime } from "../../lib/realtime/realtime.ts";
 import type { RealtimeRepositories } from "../../lib/realtime/store.ts";
 import { connectionAuthenticator } from "../../lib/realtime/auth.ts";
