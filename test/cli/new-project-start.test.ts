@@ -104,7 +104,7 @@ describe("a new project, from a clean clone: its README's two commands", () => {
 
   it("`npm start` serves it: seeded as the project names it, its example model on REST and GraphQL, GraphiQL opening on it", async () => {
     offline = await startOffline({ projectDir: project, args: [], readyPath: "/graphiql" });
-    expect(offline.output()).toContain("Sample tracker seeded.");
+    await offline.waitForOutput("Sample tracker seeded.");
     expect(offline.output()).toContain("tables tracker-local-*");
     expect(offline.output()).not.toMatch(/blog/i);
     const note = await fetch(`${offline.url}/notes/welcome`);

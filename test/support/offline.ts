@@ -27,6 +27,11 @@ export interface Offline {
   /** The `npm start` process: DynamoDB Local and offline run below it. */
   pid: number;
   output: () => string;
+  /**
+   * Resolves once the output holds `text`, rejects with the output after `timeoutMs`. The start
+   * prints its banner after its own probe answers, which may be after the caller's did.
+   */
+  waitForOutput: (text: string, timeoutMs?: number) => Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -123,5 +128,13 @@ export async function launchOffline(options: OfflineOptions, release: () => Prom
     await stop();
     throw new Error("npm start has no pid");
   }
-  return { url, pid, output: () => (head.length < 40_000 ? head : `${head}\n[...]\n${output}`), stop };
+  const seen = (): string => (head.length < 40_000 ? head : `${head}\n[...]\n${output}`);
+  const waitForOutput = async (text: string, timeoutMs = 30_000): Promise<void> => {
+    const until = Date.now() + timeoutMs;
+    while (!seen().includes(text)) {
+      if (Date.now() > until) throw new Error(`npm start did not print ${JSON.stringify(text)} in ${timeoutMs} ms:\n${seen()}`);
+      await sleep(100);
+    }
+  };
+  return { url, pid, output: seen, waitForOutput, stop };
 }

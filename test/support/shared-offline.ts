@@ -18,6 +18,9 @@ export async function sharedOffline(): Promise<Offline> {
     url: lease.url,
     pid: lease.pid,
     output: () => lease.output,
+    // The lease carries the output as of its start: what it holds is all there will be.
+    waitForOutput: (text: string) =>
+      lease.output.includes(text) ? Promise.resolve() : Promise.reject(new Error(`the shared service did not print ${JSON.stringify(text)}:\n${lease.output}`)),
     stop: async () => {
       if (released) return;
       released = true;
