@@ -5,8 +5,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OFFLINE_PORT_ENV } from "../../lib/http/offline.ts";
+import { freePort } from "../../lib/local/ports.ts";
 import { documentedDeployCommand, withoutIdp } from "../support/deploy-parameters.ts";
 import { startOffline, type Offline } from "../support/offline.ts";
+import { describeTracker, writeTracker } from "./new-project-tracker.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -35,12 +38,19 @@ const work = mkdtempSync(join(tmpdir(), "webda-new-start-"));
 const clone = join(work, "framework");
 const project = join(work, "tracker");
 let offline: Offline | undefined;
+// Ports of its own: the project's start neither waits for nor collides with any other on this machine.
+const ports = { http: 0, websocket: 0, lambda: 0, db: 0 };
 
 beforeAll(async () => {
   // A clean clone of this project, as a user gets it; its node_modules are this project's.
   const cloned = await sh(`git clone -q ${JSON.stringify(ROOT)} framework`, work, 120_000);
   expect(cloned.code, cloned.output).toBe(0);
   symlinkSync(join(ROOT, "node_modules"), join(clone, "node_modules"), "dir");
+  for (const kind of Object.keys(ports) as (keyof typeof ports)[]) {
+    let port = await freePort();
+    while (Object.values(ports).includes(port)) port = await freePort();
+    ports[kind] = port;
+  }
 }, 180_000);
 
 afterAll(async () => {
@@ -48,13 +58,15 @@ afterAll(async () => {
 });
 
 describe("a new project, from a clean clone: its README's two commands", () => {
-  it("is written by `npx webda new ../tracker`, installs with npm ci from the same lock, typechecks, lints and passes npm test", async () => {
+  it("is written by `npx webda new ../tracker`, installs with npm ci from the same lock, and with the tracker's models added builds, typechecks, lints and passes npm test", async () => {
     const created = await sh("npx webda new ../tracker", clone, 120_000);
     expect(created.code, created.output).toBe(0);
+    writeTracker(project);
     // npm's cache holds every package this project installed: the same lock installs without the network.
     const install = await sh("npm ci --prefer-offline --no-audit --no-fund", project, 900_000);
     expect(install.code, install.output).toBe(0);
-    for (const script of ["npm run typecheck", "npm run lint", "npm test"]) {
+    // The README's step after adding a model: schema-cache/ rendered again (packaging refuses a stale one).
+    for (const script of ["npm run build", "npm run typecheck", "npm run lint", "npm test"]) {
       const result = await new Promise<Run>((resolve) =>
         execFile(
           "bash",
@@ -103,7 +115,13 @@ describe("a new project, from a clean clone: its README's two commands", () => {
   }, 1_200_000);
 
   it("`npm start` serves it: seeded as the project names it, its example model on REST and GraphQL, GraphiQL opening on it", async () => {
-    offline = await startOffline({ projectDir: project, args: [], readyPath: "/graphiql" });
+    const env = {
+      [OFFLINE_PORT_ENV.http]: String(ports.http),
+      [OFFLINE_PORT_ENV.websocket]: String(ports.websocket),
+      [OFFLINE_PORT_ENV.lambda]: String(ports.lambda),
+      DYNAMODB_PORT: String(ports.db),
+    };
+    offline = await startOffline({ projectDir: project, args: [], readyPath: "/graphiql", env });
     await offline.waitForOutput("Sample tracker seeded.");
     expect(offline.output()).toContain("tables tracker-local-*");
     expect(offline.output()).not.toMatch(/blog/i);
@@ -123,3 +141,12 @@ describe("a new project, from a clean clone: its README's two commands", () => {
     expect(await (await fetch(`${offline.url}/${boot}`)).text()).toContain("Notes(limit: 10)");
   }, 600_000);
 });
+
+describeTracker(
+  () => {
+    if (!offline) throw new Error("the new project's npm start did not answer");
+    return offline;
+  },
+  () => ports.websocket,
+  "tracker-local-",
+);
