@@ -16,11 +16,12 @@ import { runBlock } from "../support/shell.ts";
 
 /**
  * Day two under `npm start -- --persist` (docs/changing-a-deployed-application.md, "Locally";
- * docs/model-versions.md): a copy of the project runs as v1 over a data directory and stores
- * posts through REST; v2 (Post gains a required `summary` with a schema default) starts over the
- * same directory and serves the v1 records to its own contract; v3 (Tag's key changes) is
- * refused at start with the commands `webda plan` gives, before any handler sees the database.
- * One `npm start` per version.
+ * docs/model-versions.md): a copy of the project stores posts as v1 over a data directory (by a
+ * script: v1's tables and records, without a start of its own); v2 (Post gains a required
+ * `summary` with a schema default) starts over the same directory and serves the v1 records to
+ * its own contract; v3 (Tag's key changes) is refused at start with the commands `webda plan`
+ * gives, before any handler sees the database.
+ * One `npm start` for v2, one for v3.
  */
 
 const COMMAND_TIMEOUT_MS = 120_000;
@@ -86,18 +87,36 @@ afterAll(async () => {
 }, 60_000);
 
 describe("day two under npm start -- --persist: v1 writes, v2 serves them to its contract, v3 is refused", () => {
-  it("v1 stores posts and a tag through REST in the data directory", { timeout: 500_000 }, async () => {
+  it("v1 stores posts and a tag in the data directory, as its npm start would", { timeout: 300_000 }, async () => {
     // v1's Tag has an index v2 no longer declares.
     project?.edit("app/models/tag.ts", [TAG_INDEX_EDIT]);
-    offline = await startOffline({ projectDir: copy, args: ["--data-dir", dataDir, "--empty"] });
-    try {
-      for (const slug of ["old-read", "old-patched"]) expect((await send("POST", "/posts", post(slug))).status).toBe(200);
-      const tag = await send("POST", "/tags", { slug: "day-two", name: "Day two", description: "", color: "#3366ff" });
-      expect(tag.status, tag.text).toBe(200);
-    } finally {
-      // Stopped before the copy is edited: a running start would take the edit by live reload.
-      await stopOffline();
-    }
+    // A script, not a whole start (test/support/day-two-v1.ts): v1's tables as npm start creates
+    // them, its records through the domain as Alice; v2's start and requests check what it left.
+    const records = [
+      ...["old-read", "old-patched"].map((slug) => ({ model: "Post", as: ALICE, data: post(slug) })),
+      { model: "Tag", as: ALICE, data: { slug: "day-two", name: "Day two", description: "", color: "#3366ff" } },
+    ];
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.DYNAMODB_ENDPOINT;
+    delete env.TABLE_PREFIX;
+    const out = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [join(PROJECT_DIR, "node_modules", "tsx", "dist", "cli.mjs"), "test/support/day-two-v1.ts", dataDir, JSON.stringify(records)],
+        {
+          cwd: copy,
+          env,
+          stdio: ["ignore", "pipe", "pipe"],
+        },
+      );
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+      child.on("close", (code) => resolve({ code, output }));
+    });
+    expect(out.code, out.output).toBe(0);
+    expect(out.output).toContain(`${PREFIX}Tag`);
+    expect(out.output).toContain("seed: 3 records created, 0 already there");
   });
 
   it("v2 builds: a required field with a default is no break of stored records", { timeout: COMMAND_TIMEOUT_MS }, async () => {

@@ -11,6 +11,7 @@ import { startOffline, type Offline } from "../support/offline.ts";
 import { ProjectCopy } from "../support/project-copy.ts";
 import { codeBlocks, fileNameOf, readmeSection, type Block } from "../support/readme.ts";
 import { waitFor } from "../support/wait.ts";
+import { describeBrokenSaves } from "./broken-saves.suite.ts";
 
 /**
  * `npm start`'s live reload, in a copy of the project: edits land while it runs, saved each way an
@@ -436,3 +437,6 @@ describe("npm start serves each save of app/ without a restart of its database",
     expect((await call("PUT", "/bookmarks", { q: "" })).status).toBe(200);
   });
 });
+
+// Its saves in this start, once the ones above are done (the last leaves reads open, then a syntax error).
+describeBrokenSaves({ offline: () => offline, project: () => project });

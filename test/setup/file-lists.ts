@@ -17,7 +17,7 @@ export const OWN_SERVICE = [
 ];
 // Long by nature, `npm run test:long` (docs/tests.md), which CI runs after `npm test`: the fuzzer
 // and the load test (thousands of requests), live reload (a save of each style, offline
-// restarted twice), and building and packaging (every function's bundle under its budget, the
+// restarted twice, then broken saves in the same start), and building and packaging (every function's bundle under its budget, the
 // packaged templates validated, callgrind counting a cold start, the 30-model application).
 export const LONG = [
   // 20,000 records written, migrated, killed and resumed under racing patches: on the DynamoDB
@@ -27,7 +27,6 @@ export const LONG = [
   "test/reliability/load.test.ts",
   "test/e2e/live-reload.test.ts",
   "test/cli/new-project-start.test.ts",
-  "test/e2e/broken-saves.test.ts",
   "test/deploy/large-app.test.ts",
   "test/deploy/compile-cache.test.ts",
   "test/deploy/operations-template.test.ts",

@@ -9,7 +9,7 @@ import LiveReloadBundles, { DONE_FILE, HOLD_FILE, RELOAD_DIR, REQUEST_FILE } fro
  * The plugin's rebuild queue in offline, with a real esbuild context for one function: a rebuild
  * that fails keeps the last good bundle and is done again with the next checked version, whatever
  * that version names; nothing is rebuilt while a save is checked or after one failed its check.
- * (test/e2e/broken-saves.test.ts plays the same under npm start.)
+ * (test/e2e/broken-saves.suite.ts plays the same under npm start.)
  */
 
 const serviceDir = mkdtempSync(join(tmpdir(), "offline-bundles-"));

@@ -6,14 +6,14 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OFFLINE_PORTS } from "../../lib/local/offline.ts";
 import { LIVE_RELOAD_LOG } from "../../lib/local/live-reload/loop.ts";
-import { startOffline, type Offline } from "../support/offline.ts";
-import { ProjectCopy } from "../support/project-copy.ts";
+import type { Offline } from "../support/offline.ts";
+import type { ProjectCopy } from "../support/project-copy.ts";
 import { waitFor } from "../support/wait.ts";
 import { webSocketHandshake } from "../support/ws-handshake.ts";
 
 /**
- * Live reload never serves a broken build (issue 52): in a copy of the project under `npm start`,
- * a good edit is saved, then a syntax error, then the fix (the good edit again), at spacings from
+ * Live reload never serves a broken build (issue 52): in a copy of the project under `npm start`
+ * (live-reload.test.ts's, once its own saves are done: one start less in CI), a good edit is saved, then a syntax error, then the fix (the good edit again), at spacings from
  * 0.2 s to 3 s, so the error lands while the good edit is checked or while its bundles rebuild in
  * the background. After each save every function that answers requests answers (never a 5xx,
  * never an error message or a stack trace), and once the fix is saved it is what every function
@@ -37,6 +37,12 @@ let offline: Offline | undefined;
 function dir(): string {
   if (!project) throw new Error("no project copy");
   return project.dir;
+}
+
+/** The running start and its project copy, read once the file running the suite has them. */
+export interface BrokenSavesTarget {
+  offline: () => Offline | undefined;
+  project: () => ProjectCopy | undefined;
 }
 const reloadLog = (): string => (existsSync(join(dir(), LIVE_RELOAD_LOG)) ? readFileSync(join(dir(), LIVE_RELOAD_LOG), "utf8") : "");
 const count = (text: string, what: string): number => text.split(what).length - 1;
@@ -118,70 +124,75 @@ async function serves(open: boolean): Promise<boolean> {
   return [listed, read, graphed].every((seen) => seen === open);
 }
 
-beforeAll(async () => {
-  project = new ProjectCopy("broken-saves");
-  offline = await startOffline({ projectDir: project.dir, args: ["--empty"] });
-  const created = await request("create", "POST", "/tags", { slug: kept, name: kept, description: "d", color: "#3366ff" }, ALICE);
-  // 409: the SDK's retry of a write that had landed (the first write's timeout on a busy machine).
-  if (created.status !== 200 && !(created.status === 409 && (await request("read", "GET", `/tags/${kept}`, undefined, ALICE)).status === 200)) {
-    throw new Error(`the tag was not created: ${JSON.stringify(created)}`);
-  }
-}, 400_000);
+/**
+ * The suite, in the calling file's start: its tag model saved as the copy's original with reads
+ * open or signed-in only. The last version served before must open reads (the first check says so).
+ */
+export function describeBrokenSaves(target: BrokenSavesTarget): void {
+  describe("a syntax error saved while a good edit is checked or rebuilt", { timeout: 600_000 }, () => {
+    beforeAll(async () => {
+      project = target.project();
+      offline = target.offline();
+      if (!project || !offline) throw new Error("no npm start to save into");
+      const created = await request("create", "POST", "/tags", { slug: kept, name: kept, description: "d", color: "#3366ff" }, ALICE);
+      // 409: the SDK's retry of a write that had landed (the first write's timeout on a busy machine).
+      if (created.status !== 200 && !(created.status === 409 && (await request("read", "GET", `/tags/${kept}`, undefined, ALICE)).status === 200)) {
+        throw new Error(`the tag was not created: ${JSON.stringify(created)}`);
+      }
+    }, 120_000);
 
-afterAll(async () => {
-  if (offline) writeFileSync(join(tmpdir(), `broken-saves-npm-start-${run}.log`), `${offline.output()}\n--- live reload log ---\n${reloadLog()}`);
-  await offline?.stop();
-  project?.remove();
-}, 120_000);
+    afterAll(() => {
+      if (offline) writeFileSync(join(tmpdir(), `broken-saves-npm-start-${run}.log`), `${offline.output()}\n--- live reload log ---\n${reloadLog()}`);
+    });
 
-describe("a syntax error saved while a good edit is checked or rebuilt", { timeout: 600_000 }, () => {
-  it("every function answers with the scaffold's version before the edits", async () => {
-    expectAnswered(await everyFunction(), "at start");
-    expect(await serves(true)).toBe(true);
-  });
+    it("every function answers with reads open before the edits", async () => {
+      expectAnswered(await everyFunction(), "at start");
+      expect(await serves(true)).toBe(true);
+    });
 
-  let open = true;
-  for (const spacing of SPACINGS) {
-    it(`good, broken, fixed ${spacing} s apart: every function answers after each save, then serves the fix`, async () => {
+    let open = true;
+    for (const spacing of SPACINGS) {
+      it(`good, broken, fixed ${spacing} s apart: every function answers after each save, then serves the fix`, async () => {
+        open = !open;
+        const good = tagSource(open);
+        save(good);
+        // Requests during the saves: each runs while the edits are checked and bundled, not after.
+        const afterGood = everyFunction();
+        await sleep(spacing * 1000);
+        save(tagSource(open, true));
+        const afterBroken = everyFunction();
+        await sleep(spacing * 1000);
+        save(good);
+        const afterFix = everyFunction();
+        expectAnswered(await afterGood, "after the good save");
+        expectAnswered(await afterBroken, "after the broken save");
+        expectAnswered(await afterFix, "after the fix");
+        await waitFor(() => serves(open), Boolean, `the fix (reads ${open ? "open" : "signed-in only"}) served`, SERVED_TIMEOUT_MS);
+        expectAnswered(await everyFunction(), "once the fix is served");
+      });
+    }
+
+    it("a syntax error left in place while the background rebuilds run out keeps the last good build serving, and the fix is picked up", async () => {
       open = !open;
       const good = tagSource(open);
+      const refusals = count(reloadLog(), "the change does not load");
       save(good);
-      // Requests during the saves: each runs while the edits are checked and bundled, not after.
-      const afterGood = everyFunction();
-      await sleep(spacing * 1000);
+      await sleep(1000);
       save(tagSource(open, true));
-      const afterBroken = everyFunction();
-      await sleep(spacing * 1000);
+      await waitFor(
+        () => count(reloadLog(), "the change does not load"),
+        (n) => n > refusals,
+        "the broken save's check to fail",
+        SERVED_TIMEOUT_MS,
+      );
+      // Whatever was rebuilding has finished or stopped by now; the functions still answer.
+      await sleep(5000);
+      expectAnswered(await everyFunction(), "with the syntax error in place");
       save(good);
-      const afterFix = everyFunction();
-      expectAnswered(await afterGood, "after the good save");
-      expectAnswered(await afterBroken, "after the broken save");
-      expectAnswered(await afterFix, "after the fix");
-      await waitFor(() => serves(open), Boolean, `the fix (reads ${open ? "open" : "signed-in only"}) served`, SERVED_TIMEOUT_MS);
+      await waitFor(() => serves(open), Boolean, "the fix served", SERVED_TIMEOUT_MS);
       expectAnswered(await everyFunction(), "once the fix is served");
+      expect(reloadLog()).not.toContain("Cannot find module");
+      expect(offline?.output()).not.toContain("Cannot find module");
     });
-  }
-
-  it("a syntax error left in place while the background rebuilds run out keeps the last good build serving, and the fix is picked up", async () => {
-    open = !open;
-    const good = tagSource(open);
-    const refusals = count(reloadLog(), "the change does not load");
-    save(good);
-    await sleep(1000);
-    save(tagSource(open, true));
-    await waitFor(
-      () => count(reloadLog(), "the change does not load"),
-      (n) => n > refusals,
-      "the broken save's check to fail",
-      SERVED_TIMEOUT_MS,
-    );
-    // Whatever was rebuilding has finished or stopped by now; the functions still answer.
-    await sleep(5000);
-    expectAnswered(await everyFunction(), "with the syntax error in place");
-    save(good);
-    await waitFor(() => serves(open), Boolean, "the fix served", SERVED_TIMEOUT_MS);
-    expectAnswered(await everyFunction(), "once the fix is served");
-    expect(reloadLog()).not.toContain("Cannot find module");
-    expect(offline?.output()).not.toContain("Cannot find module");
   });
-});
+}
