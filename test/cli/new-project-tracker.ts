@@ -123,7 +123,7 @@ export function describeTracker(offline: () => Offline, wsPort: () => number, ta
       const id = await issue(OWNER, secret);
       expect((await rest("GET", `/issues/${id}`, STRANGER)).status).toBe(404);
       expect((await rest("PUT", `/issues/${id}/close`, STRANGER, {})).status).toBe(404);
-      expect((await rest("GET", `/issues?q=${encodeURIComponent(`project = '${secret}'`)}`, STRANGER)).body).toMatchObject({ results: [] });
+      expect((await rest("PUT", "/issues", STRANGER, { q: `project = '${secret}'` })).body).toMatchObject({ results: [] });
       expect((await gql(`mutation { closeIssue(uuid: "${id}") { status } }`, STRANGER)).errors?.[0]?.extensions.code).toBe("NOT_FOUND");
       expect(await gql(`{ Issue(uuid: "${id}") { title } }`, STRANGER)).toMatchObject({ data: { Issue: null } });
       expect(await gql(`{ Issue(uuid: "${id}") { title } }`, OWNER)).toEqual({ data: { Issue: { title: "Broken" } } });
@@ -152,13 +152,13 @@ export function describeTracker(offline: () => Offline, wsPort: () => number, ta
       const ids: string[] = [];
       for (const title of ["first", "second", "third"]) ids.push(await issue(OWNER, pub, { title }));
       const q = `project = '${pub}' ORDER BY createdAt DESC`;
-      const listed = await rest("GET", `/issues?q=${encodeURIComponent(q)}`, STRANGER);
+      const listed = await rest("PUT", "/issues", STRANGER, { q });
       expect(listed.status, JSON.stringify(listed.body)).toBe(200);
       expect((listed.body.results as { uuid: string }[]).map((r) => r.uuid)).toEqual([...ids].reverse());
       const open = await gql(`{ Issues(query: "project = '${pub}' AND status = 'open' ORDER BY createdAt") { results { title } } }`, STRANGER);
       expect(open).toEqual({ data: { Issues: { results: [{ title: "first" }, { title: "second" }, { title: "third" }] } } });
       // `keyedFilters: "everyone"`: what the index does not serve is a 400, not a Scan.
-      const unkeyed = await rest("GET", `/issues?q=${encodeURIComponent("title = 'first'")}`, OWNER);
+      const unkeyed = await rest("PUT", "/issues", OWNER, { q: "title = 'first'" });
       expect(unkeyed.status).toBe(400);
       expect(String(unkeyed.body.message)).toContain("project (index by_project)");
     });
