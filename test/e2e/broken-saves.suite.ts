@@ -13,9 +13,9 @@ import { webSocketHandshake } from "../support/ws-handshake.ts";
 
 /**
  * Live reload never serves a broken build (issue 52): in a copy of the project under `npm start`
- * (live-reload.test.ts's, once its own saves are done: one start less in CI), a good edit is saved, then a syntax error, then the fix (the good edit again), at spacings from
- * 0.2 s to 3 s, so the error lands while the good edit is checked or while its bundles rebuild in
- * the background. After each save every function that answers requests answers (never a 5xx,
+ * (live-reload.test.ts's, once its own saves are done: one start less in CI), a good edit is
+ * saved, then a syntax error, then the fix (the good edit again), at spacings from 0.2 s to 3 s,
+ * so the error lands while the good edit is checked or while its bundles rebuild in the background. After each save every function that answers requests answers (never a 5xx,
  * never an error message or a stack trace), and once the fix is saved it is what every function
  * serves. (stream and fanout run on table writes and queue messages, not on requests; their
  * bundles are rebuilt by the same code as the others'.)
