@@ -1,8 +1,8 @@
 /**
  * One invocation's state: its correlation ids, its deadline and its tally (DynamoDB calls and
  * capacity, counted events). The log lines, the metrics and the AWS clients' attempt budgets read
- * the current one (currentInvocation()); the invocation middleware (invocation-middleware.ts)
- * begins and ends it.
+ * the current one (currentInvocation()); every function's handler opens and closes it in one
+ * place, invocationHandler (invocation-handler.ts).
  *
  * Lambda runs one invocation at a time per instance, so the usual case keeps the invocation in a
  * module slot and pays nothing per await. A process that serves several at once (`npm start`, the
@@ -70,19 +70,19 @@ export function currentInvocation(): Invocation {
  * process, the invocation takes the module slot; opened while others run, it gets an async context
  * of its own, and whatever runs in it (its awaits, its SDK calls' callbacks) finds it there. The
  * invocations already running keep theirs: what they started before had no context, and so still
- * finds the slot.
+ * finds the slot. A function's invocations are opened by invocationHandler (invocation-handler.ts).
  */
-function openInvocation<T>(work: () => T): T {
+export function openInvocation<T>(work: (invocation: Invocation) => T): T {
   const invocation = new Invocation();
   if (running++ === 0) {
     invocation.opened = "slot";
     solo = invocation;
-    return work();
+    return work(invocation);
   }
   invocation.opened = "context";
   scoped++;
   storage ??= new AsyncLocalStorage<Invocation>();
-  return storage.run(invocation, work);
+  return storage.run(invocation, work, invocation);
 }
 
 /** The invocation ended: its slot or context is given back (once; the ambient one has neither). */
@@ -96,23 +96,15 @@ export function closeInvocation(invocation: Invocation): void {
   if (opened === "context" && --scoped === 0) storage?.disable();
 }
 
-/** Runs `work` as one invocation of its own, closed when it settles (what the middleware does for a handler). */
+/** Runs `work` as one invocation of its own, closed when it settles (tests' own calls, outside any handler). */
 export async function runInvocation<T>(work: () => Promise<T>): Promise<T> {
   let invocation: Invocation | undefined;
   try {
-    return await openInvocation(() => {
-      invocation = currentInvocation();
+    return await openInvocation((opened) => {
+      invocation = opened;
       return work();
     });
   } finally {
     if (invocation !== undefined) closeInvocation(invocation);
   }
-}
-
-/**
- * `handler` with each call opened as an invocation of its own; the invocation middleware, which
- * the handler must run, closes it as it ends: no promise of its own per call.
- */
-export function perInvocation<E, C, R>(handler: (event: E, context?: C) => Promise<R>): (event: E, context?: C) => Promise<R> {
-  return (event, context) => openInvocation(() => handler(event, context));
 }

@@ -21,9 +21,10 @@ const OUR_SERVING = [
   "lib/graphql/",
   "lib/http/",
   "lib/auth/errors.ts",
-  // The metric line our HTTP handler writes per invocation (the invocation middleware): yoga's adapter writes none.
+  // The metric line our HTTP handler writes per invocation (the invocation's close): yoga's adapter writes none.
   "lib/core/emf.ts",
-  // The middleware that begins and ends each invocation (ids, deadline, the request line): our handler's, as emf.ts.
+  // What opens and closes each invocation (ids, deadline, the request line): our handler's, as emf.ts.
+  "lib/core/invocation-handler.ts",
   "lib/core/invocation-middleware.ts",
   // What its cold-start line reports of the compile cache: the middleware's, as above.
   "lib/core/compile-cache.ts",

@@ -90,6 +90,7 @@ export const ISOLATED = [
   "test/core/secrets-answers.test.ts",
   "test/core/secrets-load.test.ts",
   "test/deploy/deployed-stage.test.ts",
+  "test/functions/invocation-handler.test.ts",
   "test/local/borrowed.test.ts",
   "test/local/events.test.ts",
   "test/operations/invocations-at-once.test.ts",
