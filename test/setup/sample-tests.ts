@@ -36,8 +36,10 @@ export const SAMPLE_TESTS = [
   "test/e2e/tour.test.ts",
   "test/reliability/fuzz.test.ts",
   "test/reliability/load.test.ts",
-  // The sample's functions/ as Lambda runs them, its events/, its `npm run seed`.
+  // The sample's functions/ as Lambda runs them, its events/, its commands.
   "test/auth/v3/lambda.test.ts",
+  // `webda auth migrate` as a process, on the project's application: the v3 idents it migrates name the sample's Idp.
+  "test/auth/v3/cli.test.ts",
   "test/local/events.test.ts",
   "test/local/seed-command.test.ts",
   // The sample packaged by `serverless package` (its routes, tables, roles, test service).
