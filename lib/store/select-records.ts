@@ -18,7 +18,7 @@ export function functionStore(env: NodeJS.ProcessEnv, dynamo: (prefix?: string) 
       `STORE='${choice}': a function stores in DynamoDB only (the memory and file stores run applications in-process: lib/store/local-stores.ts)`,
     );
   }
-  return dynamo(env.TABLE_PREFIX);
+  return dynamo(tablePrefix("a function's store", undefined, env));
 }
 
 /**

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../core/config.ts";
-import { usedStatesFromEnv } from "../auth/idp/used-states.ts";
 import { tablePrefix, TablePrefixMissing } from "./table-prefix.ts";
 
 describe("the tables' prefix", () => {
@@ -16,10 +15,5 @@ describe("the tables' prefix", () => {
       expect(attempt).toThrow(ConfigurationError);
       expect(attempt).toThrow("the WebSocket tables: no table prefix (set TABLE_PREFIX");
     }
-  });
-
-  it("is refused by what reads it from the environment (the Idp's used states)", () => {
-    expect(() => usedStatesFromEnv({ STORE: "dynamodb" })).toThrow(TablePrefixMissing);
-    expect(() => usedStatesFromEnv({ STORE: "dynamodb", TABLE_PREFIX: "app-dev-" })).not.toThrow();
   });
 });
