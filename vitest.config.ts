@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { devNull } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 import { ISOLATED, LONG, OWN_SERVICE, SLOW_UNIT } from "./test/setup/file-lists.ts";
+import { sampleTestsLeftOut } from "./test/setup/sample-tests.ts";
 import ServiceSpreadingSequencer from "./test/setup/sequencer.ts";
 
 // One access-log line per in-process request would bury test output; warnings and errors stay.
@@ -21,7 +22,10 @@ const SERVICE_CHAIN_FILE = "test/e2e/own-service-chain.test.ts";
 const SERVICE_FILES = process.env.SERVICE_CHAIN === "1" ? [SERVICE_CHAIN_FILE] : OWN_SERVICE;
 const UNIT = ["lib/**/*.test.ts", "test/**/*.test.ts", "functions/**/*.test.ts", "app/**/*.test.ts"];
 const E2E = ["test/e2e/**/*.test.ts"];
-const UNIT_EXCLUDED = [...configDefaults.exclude, ...E2E, ...OWN_SERVICE, ...LONG, ...(process.env.TEST_FAST === "1" ? SLOW_UNIT : [])];
+// The sample blog's own tests go with it: left out of every project once app/ is another application
+// (test/setup/sample-tests.ts); the framework's tests use their own fixture and stay.
+const SAMPLE_LEFT_OUT = sampleTestsLeftOut(import.meta.dirname);
+const UNIT_EXCLUDED = [...configDefaults.exclude, ...E2E, ...OWN_SERVICE, ...LONG, ...SAMPLE_LEFT_OUT, ...(process.env.TEST_FAST === "1" ? SLOW_UNIT : [])];
 
 export default defineConfig({
   test: {
@@ -69,7 +73,7 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: E2E,
-          exclude: [...configDefaults.exclude, ...OWN_SERVICE, SERVICE_CHAIN_FILE, ...LONG],
+          exclude: [...configDefaults.exclude, ...OWN_SERVICE, SERVICE_CHAIN_FILE, ...LONG, ...SAMPLE_LEFT_OUT],
           globalSetup: ["test/setup/shared-offline.ts"],
         },
       },
@@ -78,6 +82,7 @@ export default defineConfig({
         test: {
           name: "service",
           include: SERVICE_FILES,
+          exclude: [...configDefaults.exclude, ...SAMPLE_LEFT_OUT],
           globalSetup: ["test/setup/global.ts"],
           // With the unit files, after the shared service's (e2e) files: it stops once, not once per
           // file that needs the ports.
@@ -89,6 +94,7 @@ export default defineConfig({
         test: {
           name: "long",
           include: LONG,
+          exclude: [...configDefaults.exclude, ...SAMPLE_LEFT_OUT],
           globalSetup: ["test/setup/global.ts"],
           // One at a time: most take the fixed ports or .esbuild/ in turn, and a second worker would
           // only wait on the offline lock, within the start timeouts of the files queued behind it.

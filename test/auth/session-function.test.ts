@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sessionRoutesServiceTypes } from "../../app/definition.ts";
+import { sessionRoutesServiceTypes } from "../fixtures/blog/definition.ts";
 import { Application } from "../../lib/core/application.ts";
 import { authFunctions } from "../../lib/auth/routes/serverless.ts";
 import { sessionRoutes } from "../../lib/auth/routes/session-routes.ts";

@@ -2,7 +2,8 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { createApp, identifyingApp } from "../../app/definition.ts";
+import { createApp, identifyingApp } from "../fixtures/blog/definition.ts";
+import { app as fixture } from "../fixtures/blog/index.ts";
 import { authFunction } from "../../lib/auth/auth-function.ts";
 import { openIdProtocol } from "../../lib/auth/idp/oidc-protocol.ts";
 import { v3HashVerifier } from "../../lib/auth/v3/hash-verifier.ts";
@@ -15,9 +16,12 @@ import { graphqlFunction } from "../../lib/graphql/function.ts";
 import { restFunction, type RestFunctionParts } from "../../lib/rest/function.ts";
 import { recordReadFunction } from "../../lib/rest/read-function.ts";
 import { memoryStore } from "../../lib/store/local-stores.ts";
-import { validators } from "../../schema-cache/validators.mjs";
+import { renderedValidators } from "../support/rendered-validators.ts";
 import { call, httpEvent } from "../support/http-events.ts";
 import { asServerlessOffline } from "../support/offline-env.ts";
+
+// As functions/*.ts take schema-cache/validators.mjs: the fixture's, rendered.
+const validators = await renderedValidators(fixture);
 
 asServerlessOffline();
 

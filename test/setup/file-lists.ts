@@ -27,6 +27,8 @@ export const LONG = [
   "test/reliability/load.test.ts",
   "test/e2e/live-reload.test.ts",
   "test/cli/new-project-start.test.ts",
+  // A copy of the project with app/ replaced: its typecheck, lint and test lists.
+  "test/cli/replaced-app.test.ts",
   "test/e2e/broken-saves.test.ts",
   "test/deploy/large-app.test.ts",
   "test/deploy/compile-cache.test.ts",

@@ -4,7 +4,7 @@ import { DomainError } from "../../lib/core/errors.ts";
 import { PasswordBehavior } from "../../lib/core/behaviors/password.ts";
 import type { RepositoryFactory } from "../../lib/store/repository.ts";
 import { memoryStore } from "../../lib/store/local-stores.ts";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { inProcess } from "./parts.ts";
 
 // Hashing cost is a production concern; tests keep it low so suites stay fast.
