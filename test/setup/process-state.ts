@@ -9,7 +9,8 @@ const RUNNERS_OWN = /^(__vitest|__vite|__VITEST|__coverage|__\$|jest|chai|expect
 /**
  * Globals a library adds once, the first time a file imports it, and keeps for the process: the
  * AWS SDK's invoke store (awslambda), effect's registry. A new symbol is such a registry too
- * (undici's dispatcher, graceful-fs's queue). A global replaced or removed is always a change.
+ * (undici's dispatcher, graceful-fs's queue), and so is a new name starting `__` (tslib's helpers,
+ * which TypeScript's compiler puts on globalThis). A global replaced or removed is always a change.
  */
 const LIBRARIES_OWN = new Set<PropertyKey>(["awslambda", "effect/GlobalValue"]);
 
@@ -58,7 +59,7 @@ export function changes(before: Taken, now: Taken = take()): { changed: string[]
   const added = (key: PropertyKey): boolean => !before.globals.has(key) && now.globals.has(key);
   const globalsChanged = [...globalNames].filter((key) =>
     added(key)
-      ? typeof key === "string" && !LIBRARIES_OWN.has(key)
+      ? typeof key === "string" && !LIBRARIES_OWN.has(key) && !key.startsWith("__")
       : !Object.is(before.globals.get(key), now.globals.get(key)) || before.globals.has(key) !== now.globals.has(key),
   );
   if (globalsChanged.length > 0) changed.push(`globalThis: ${globalsChanged.map(String).join(", ")}`);
