@@ -43,13 +43,16 @@ export default defineConfig({
       {
         // No `npm start`: unit and integration tests over one DynamoDB Local (`npm run test:fast`
         // sets TEST_FAST=1: the same without the slow files). A worker's modules are shared by the
-        // files it runs, one after another (test/setup/file-lists.ts, ISOLATED, says which cannot).
+        // files it runs, one after another, in an order shuffled each run (test/setup/sequencer.ts
+        // prints the seed; TEST_SEED replays it); test/setup/scoped-state.ts fails a file that
+        // leaves the process changed (test/setup/file-lists.ts, ISOLATED, says which run alone).
         extends: true,
         test: {
           name: "unit",
           include: UNIT,
           exclude: [...UNIT_EXCLUDED, ...ISOLATED],
           isolate: false,
+          setupFiles: ["test/setup/scoped-state.ts"],
           globalSetup: ["test/setup/global.ts"],
           // After the e2e files (they share one service, stopped once they are done), beside the
           // service files (one at a time, spread among these by test/setup/sequencer.ts).
@@ -57,7 +60,8 @@ export default defineConfig({
         },
       },
       {
-        // The unit files that change process-wide state, each in a fresh process.
+        // The unit files whose subject is per process (metrics and tracing settings, a cold start),
+        // each in a fresh process.
         extends: true,
         test: {
           name: "unit-isolated",

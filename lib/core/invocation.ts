@@ -30,6 +30,8 @@ export class Invocation {
   /** Made at the first event counted: most invocations count none. */
   events: Map<EventMetric, number> | undefined;
   ended = false;
+  /** How its lines are written (log.ts), read from the environment at its first line. */
+  logSettings: { threshold: number; readable: boolean } | undefined;
   /** Opened by openInvocation (not the ambient one), and how: in the module slot or in its own async context. */
   opened: "slot" | "context" | undefined;
 
@@ -45,6 +47,7 @@ export class Invocation {
     this.itemsRead = 0;
     this.throttles = 0;
     this.events = undefined;
+    this.logSettings = undefined;
     this.ended = false;
   }
 }

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from "node:crypto";
 import { SignatureV4 } from "@smithy/signature-v4";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startSsmStub, type SsmStub } from "../support/ssm-stub.ts";
 
 /**
@@ -31,8 +31,6 @@ beforeEach(() => {
   stub.requests.length = 0;
   stub.deny.clear();
   stub.stall = false;
-  // A fresh module per test is a fresh cold start: the loader keeps what it read in module state.
-  vi.resetModules();
 });
 
 function lambdaEnv(parameters: Record<string, string>): NodeJS.ProcessEnv {
@@ -51,10 +49,10 @@ function lambdaEnv(parameters: Record<string, string>): NodeJS.ProcessEnv {
   };
 }
 
+/** A cold start's loader: each environment object (lambdaEnv() makes a new one) reads on its own. */
 async function coldStart() {
   const load = await import("../../lib/core/secrets/load.ts");
   const values = await import("../../lib/core/secrets/values.ts");
-  // The error class of the same fresh module graph.
   const { ConfigurationError } = await import("../../lib/core/config.ts");
   return { ...load, ...values, ConfigurationError };
 }
@@ -151,7 +149,7 @@ describe("the secret loader of a deployed function", () => {
     // Its environment's values are never taken: the secret store is the only source.
     expect(secretValue("AUTH_SIGNING_KEY", env, loaded)).toBeUndefined();
     expect(secretValue("IDP_CLIENT_SECRET", env, loaded)).toBeUndefined();
-    vi.resetModules();
+    // Another environment is another cold start: the loader keeps what it read per environment.
     await (await coldStart()).loadSecrets(lambdaEnv({}));
     expect(stub.requests).toHaveLength(1);
   });
