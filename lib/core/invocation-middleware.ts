@@ -25,6 +25,7 @@ import {
   type Finished,
   type InvocationCost,
 } from "./metrics.ts";
+import { endInvocationSpan, startInvocationSpan } from "./tracing.ts";
 
 /** What the middleware reads of Lambda's context (tests call the handlers without one). */
 export interface LambdaContextLike {
@@ -124,15 +125,20 @@ function reportColdStart(service: string): void {
 
 export function invocationMiddleware<E, R>(kind: InvocationKind<E, R>): MiddlewareObj<E, R, Error, Context> {
   const { service, outcome, line } = kind;
-  const end = (request: { event: E; response: R | null | undefined }): void => {
+  const end = (request: { event: E; response: R | null | undefined; error?: unknown }): Promise<void> => {
     const { event, response } = request;
     const fields = line === undefined ? undefined : (measured: Measured) => line.fields(event, response, measured);
-    endInvocation(service, currentInvocation(), outcome?.(event, response) ?? {}, fields, line?.message);
+    const invocation = currentInvocation();
+    const ended = outcome?.(event, response) ?? {};
+    endInvocation(service, invocation, ended, fields, line?.message);
+    // Tracing (tracing.ts): the invocation's span ends and its spans are exported before it answers.
+    return endInvocationSpan(invocation, ended, response == null && request.error != null);
   };
   return {
     before: (request) => {
       const context = request.context as LambdaContextLike | undefined;
       beginInvocation(currentInvocation(), context?.awsRequestId ?? kind.requestIdOf?.(request.event), context?.getRemainingTimeInMillis?.());
+      startInvocationSpan(currentInvocation(), service);
       if (coldStart) reportColdStart(service);
     },
     after: end,
