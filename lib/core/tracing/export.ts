@@ -17,6 +17,8 @@ const CONNECTION_TIMEOUT_MS = 500;
 const REQUEST_TIMEOUT_MS = 1_000;
 
 let handler: NodeHttpHandler | undefined;
+/** Kept while the credentials and region hold: the signer caches its signing key per day. */
+let signer: { key: string; signer: SignatureV4 } | undefined;
 let warned = false;
 
 /**
@@ -45,12 +47,11 @@ export async function sendTraces(body: string, endpoint: URL): Promise<void> {
     const region = process.env.AWS_REGION ?? "us-east-1";
     const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = process.env;
     if (!accessKeyId || !secretAccessKey) return warnOnce("no credentials in the environment");
-    const signer = new SignatureV4({
-      service: "xray",
-      region,
-      credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) },
-      sha256: Hash.bind(null, "sha256"),
-    });
+    const key = `${region}\n${accessKeyId}\n${secretAccessKey}\n${sessionToken ?? ""}`;
+    if (signer?.key !== key) {
+      const credentials = { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
+      signer = { key, signer: new SignatureV4({ service: "xray", region, credentials, sha256: Hash.bind(null, "sha256") }) };
+    }
     const request = new HttpRequest({
       protocol: endpoint.protocol,
       hostname: endpoint.hostname,
@@ -60,7 +61,7 @@ export async function sendTraces(body: string, endpoint: URL): Promise<void> {
       headers: { host: endpoint.host, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
       body,
     });
-    const signed = await signer.sign(request);
+    const signed = await signer.signer.sign(request);
     handler ??= new NodeHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS });
     const { response } = await handler.handle(signed as HttpRequest);
     // The answer's body is drained, not read: the socket goes back to the keep-alive pool.
