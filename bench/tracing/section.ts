@@ -20,6 +20,8 @@ import { startOtlpSink } from "../lib/otlp-sink.ts";
 import { progress } from "../lib/progress.ts";
 import { summarise } from "../lib/stats.ts";
 import { startUdpSink } from "../lib/udp-sink.ts";
+import { callgrindAvailable } from "../instructions/callgrind.ts";
+import { coldInstructions, warmInstructions } from "./instructions.ts";
 
 const CHILD = fileURLToPath(new URL("./warm-child.mjs", import.meta.url));
 
@@ -72,6 +74,18 @@ export async function tracingSection(figures: Figures, options: RunOptions): Pro
         warm.get(p.variant)?.push(await warmRun(p, stub.endpoint, join(options.outDir, "tracing-warm.json"), warmup, count));
       progress(`tracing: warm round ${round + 1}/${rounds}`);
     }
+    // Counted once each under callgrind, where valgrind is installed (CI installs it).
+    const counted = await callgrindAvailable();
+    const coldCounts = new Map<Variant, number[]>();
+    const warmCounts = new Map<Variant, number[]>();
+    if (counted) {
+      const [w, c] = options.quick ? [20, 20] : [100, 100];
+      for (const p of prepared) {
+        progress(`tracing: counting ${p.variant.name} under callgrind`);
+        coldCounts.set(p.variant, [(await coldInstructions(p, stub.endpoint)) / 1e6]);
+        warmCounts.set(p.variant, [(await warmInstructions(p, stub.endpoint, options.outDir, w, c)) / 1e6]);
+      }
+    }
     const of = (totals: Map<Variant, number[]>, v: Variant, name = v.name): Measured => ({
       name,
       summary: summarise(totals.get(v) ?? []),
@@ -105,6 +119,25 @@ export async function tracingSection(figures: Figures, options: RunOptions): Pro
         ours: of(warm, ours),
         floor: of(warm, floor, floorName),
         note: `median of ${count} requests after ${warmup} per process, one process per variant per round; the traced ones await their export`,
+      });
+      if (!counted) continue;
+      figures.add({
+        section: "tracing",
+        measure: `cold start instructions, graphql function: ${what}`,
+        unit: "M instr",
+        higherIsBetter: false,
+        ours: of(coldCounts, ours),
+        floor: of(coldCounts, floor, floorName),
+        note: "one cold start each under callgrind: every thread, from Node's start to the answer",
+      });
+      figures.add({
+        section: "tracing",
+        measure: `warm request instructions, graphql function: ${what}`,
+        unit: "M instr",
+        higherIsBetter: false,
+        ours: of(warmCounts, ours),
+        floor: of(warmCounts, floor, floorName),
+        note: `per request, over ${options.quick ? 20 : 100} requests after as many, under callgrind (--predictable); the traced ones include their export's HTTP request`,
       });
     }
   } finally {

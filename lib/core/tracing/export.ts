@@ -12,7 +12,10 @@ import { NodeHttpHandler } from "@smithy/node-http-handler";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { log } from "../log.ts";
 
-/** Bounds what a slow or unreachable endpoint adds to a traced invocation (the export is awaited). */
+/**
+ * Bounds what a slow or unreachable endpoint adds to a traced invocation (the export is awaited):
+ * the answer's by `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT` (OpenTelemetry's setting, milliseconds) where set.
+ */
 const CONNECTION_TIMEOUT_MS = 500;
 const REQUEST_TIMEOUT_MS = 1_000;
 
@@ -62,7 +65,8 @@ export async function sendTraces(body: string, endpoint: URL): Promise<void> {
       body,
     });
     const signed = await signer.signer.sign(request);
-    handler ??= new NodeHttpHandler({ connectionTimeout: CONNECTION_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS });
+    const timeout = Number(process.env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT) || REQUEST_TIMEOUT_MS;
+    handler ??= new NodeHttpHandler({ connectionTimeout: Math.min(CONNECTION_TIMEOUT_MS, timeout), requestTimeout: timeout });
     const { response } = await handler.handle(signed as HttpRequest);
     // The answer's body is drained, not read: the socket goes back to the keep-alive pool.
     (response.body as NodeJS.ReadableStream | undefined)?.resume();
