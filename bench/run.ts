@@ -15,6 +15,7 @@ import { progress } from "./lib/progress.ts";
 import { migrationSection } from "./migration.ts";
 import { updateReadme } from "./readme.ts";
 import { scaleSection } from "./scale/section.ts";
+import { tracingSection } from "./tracing/section.ts";
 import { warmSection } from "./warm/section.ts";
 
 type Section = (figures: Figures, options: RunOptions) => Promise<unknown>;
@@ -31,6 +32,7 @@ const SECTIONS: [string, Section][] = [
   ["cold", coldSection],
   ["cold-secrets", coldSecretsSection],
   ["warm", warmSection],
+  ["tracing", tracingSection],
   ["instructions", instructionsSection],
   ["build-choices", buildChoicesSection],
   ["dynamodb", dynamoSection],

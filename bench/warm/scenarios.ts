@@ -24,14 +24,14 @@ export interface Scenario {
   withoutMetrics?: Task;
   /** Ours as a traced stage runs it: what tracing costs is ours against this. */
   withTracing?: Task;
-  /** Subsegments the stand-in daemon has received so far. */
-  subsegments?: () => number;
+  /** Spans the stand-in OTLP endpoint has received so far. */
+  spans?: () => number;
 }
 
-/** A traced copy of the application and where its subsegments go (the DynamoDB Local rows only). */
+/** A traced copy of the application and where its spans go (the DynamoDB Local rows only). */
 export interface Traced {
   app: Application;
-  daemon: string;
+  endpoint: string;
   received: () => number;
 }
 
@@ -68,7 +68,7 @@ export async function warmScenarios(app?: Application, traced?: Traced): Promise
       references: [middyBareTask()],
       withoutMetrics: withoutMetrics(lambdaTask("ours", rest, get)),
       ...(traced
-        ? { withTracing: withTracing(lambdaTask("ours", restHandler(traced.app) as unknown as Handler, get), traced.daemon), subsegments: traced.received }
+        ? { withTracing: withTracing(lambdaTask("ours", restHandler(traced.app) as unknown as Handler, get), traced.endpoint), spans: traced.received }
         : {}),
     },
     {

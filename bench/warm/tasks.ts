@@ -63,11 +63,11 @@ const TRACE_HEADER = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42
 
 /**
  * A handler timed as a traced stage runs it: TRACING set (the trace id on its lines) and the
- * invocation sampled, its SDK calls sent as subsegments to `daemon` (AWS_XRAY_DAEMON_ADDRESS).
- * The handler's clients must have been built with TRACING=true (bench/warm/dynamodb.ts tracedBlog).
+ * invocation sampled, its spans exported to `endpoint` (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) before
+ * it answers. The handler's clients must have been built with TRACING=true (bench/warm/dynamodb.ts tracedBlog).
  */
-export function withTracing(task: Task, daemon: string): Task {
-  return withEnv(task, `${task.name}, tracing on`, { TRACING: "true", _X_AMZN_TRACE_ID: TRACE_HEADER, AWS_XRAY_DAEMON_ADDRESS: daemon });
+export function withTracing(task: Task, endpoint: string): Task {
+  return withEnv(task, `${task.name}, tracing on`, { TRACING: "true", _X_AMZN_TRACE_ID: TRACE_HEADER, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint });
 }
 
 /**

@@ -15,6 +15,7 @@ import type { Context } from "aws-lambda";
 import { closeInvocation, openInvocation, type Invocation } from "./invocation.ts";
 import { beginInvocation, endInvocation, reportColdStart, type InvocationKind, type LambdaContextLike, type Measured } from "./invocation-middleware.ts";
 import { errorFields, log } from "./log.ts";
+import { endInvocationSpan, startInvocationSpan } from "./tracing.ts";
 
 export interface EntryKind<E, R> extends InvocationKind<E, R> {
   /**
@@ -38,24 +39,31 @@ export function isInvocationHandler(handler: unknown): boolean {
 /** The invocation begins: its ids, deadline and trace id; the process's first reports its cold start. */
 function open<E, R>(kind: EntryKind<E, R>, invocation: Invocation, event: E, context: LambdaContextLike | undefined): void {
   beginInvocation(invocation, context?.awsRequestId ?? kind.requestIdOf?.(event), context?.getRemainingTimeInMillis?.());
+  startInvocationSpan(invocation, kind.service);
   reportColdStart(kind.service);
 }
 
 /**
- * The invocation ends: its line and metrics, read from the event and the response (none when the
- * handler threw), then its state given back. A failure here is logged, never the caller's answer.
+ * The invocation ends: its span (tracing.ts), its line and metrics, read from the event and the
+ * response (none when the handler threw), then its state given back. The span's export is awaited
+ * before the call answers: Lambda may freeze the process as soon as it has. A failure here is
+ * logged, never the caller's answer.
  */
-async function close<E, R>(kind: EntryKind<E, R>, invocation: Invocation, event: E, response: R | undefined): Promise<void> {
+async function close<E, R>(kind: EntryKind<E, R>, invocation: Invocation, event: E, response: R | undefined, threw: boolean): Promise<void> {
+  let exported: Promise<void> | undefined;
   try {
     const { line } = kind;
     const fields = line === undefined ? undefined : (measured: Measured) => line.fields(event, response, measured);
-    endInvocation(kind.service, invocation, kind.outcome?.(event, response) ?? {}, fields, line?.message);
+    const outcome = kind.outcome?.(event, response) ?? {};
+    exported = endInvocationSpan(invocation, outcome, threw);
+    endInvocation(kind.service, invocation, outcome, fields, line?.message);
   } catch (error) {
     log.error("invocation close failed", errorFields(error));
   } finally {
     // endInvocation gave it back already, unless reading the outcome threw first.
     closeInvocation(invocation);
   }
+  await exported;
 }
 
 /** `handle` as a function's handler: each call an invocation of its own, opened and closed here. */
@@ -66,12 +74,14 @@ export function invocationHandler<E, R>(kind: EntryKind<E, R>, handle: (event: E
   const handler: InvocationHandler<E, R> = (event, context) =>
     openInvocation(async (invocation) => {
       let response: R | undefined;
+      let threw = true;
       try {
         open(kind, invocation, event, context);
         response = await run(event, context as Context);
+        threw = false;
         return response;
       } finally {
-        await close(kind, invocation, event, response);
+        await close(kind, invocation, event, response, threw);
       }
     });
   made.add(handler);

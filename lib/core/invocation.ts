@@ -9,6 +9,7 @@
  * in-process tests) scopes each invocation that starts while another runs with AsyncLocalStorage:
  * its promise hooks slow every await in the process, so they are on only while invocations overlap.
  */
+import type { Span } from "@opentelemetry/api";
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { EventMetric } from "./metrics.ts";
 
@@ -17,6 +18,8 @@ export class Invocation {
   requestId: string | undefined;
   /** X-Ray's trace root, read once as it begins when tracing is on. */
   traceId: string | undefined;
+  /** Its span while it runs, when it is traced and sampled (tracing.ts). */
+  span: Span | undefined;
   /** On performance.now()'s clock, set as it begins. */
   startedAt = 0;
   /** On performance.now()'s clock; +Infinity without a figure from Lambda. */

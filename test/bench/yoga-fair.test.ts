@@ -28,6 +28,9 @@ const OUR_SERVING = [
   "lib/core/invocation-middleware.ts",
   // What its cold-start line reports of the compile cache: the middleware's, as above.
   "lib/core/compile-cache.ts",
+  // The traced invocation's export, which the middleware awaits as it ends (lib/core/tracing.ts): yoga ends no invocation.
+  "lib/core/tracing/export.ts",
+  "lib/core/tracing/otlp.ts",
 ];
 
 describe("the yoga peer is built as our GraphQL function is (bench/fixtures/yoga.ts, functions/graphql.ts)", () => {
