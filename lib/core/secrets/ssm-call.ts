@@ -101,28 +101,32 @@ function requestOf(url: URL, action: string, body: string): HttpRequest {
  * The answer's body, read up to the limit: a declared length over it is refused before a byte is
  * read, a longer body dropped (its connection closed) as soon as it passes it.
  */
-async function readAnswer(body: IncomingMessage, signal: AbortSignal): Promise<string> {
+function readAnswer(body: IncomingMessage, signal: AbortSignal): Promise<string> {
   const tooLarge = () => new SsmCallError("AnswerTooLarge", `an answer of more than ${SSM_MAX_ANSWER_BYTES} bytes`, false);
-  if (Number(body.headers["content-length"] ?? 0) > SSM_MAX_ANSWER_BYTES) {
-    body.destroy();
-    throw tooLarge();
-  }
-  // The attempt's deadline covers the body too: a stalled one is cut, as a stalled connection is.
-  const stop = () => body.destroy(new Error("aborted"));
-  signal.addEventListener("abort", stop, { once: true });
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
+  return new Promise((resolve, reject) => {
+    // Destroying the body closes its connection: nothing more of it is read.
+    const fail = (error: Error) => {
+      signal.removeEventListener("abort", stop);
+      body.destroy();
+      reject(error);
+    };
+    // The attempt's deadline covers the body too: a stalled one is cut, as a stalled connection is.
+    const stop = () => fail(new Error("aborted"));
+    if (Number(body.headers["content-length"] ?? 0) > SSM_MAX_ANSWER_BYTES) return fail(tooLarge());
+    signal.addEventListener("abort", stop, { once: true });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      // Leaving the loop destroys the stream, and with it the connection.
-      if (size > SSM_MAX_ANSWER_BYTES) throw tooLarge();
-      chunks.push(chunk);
-    }
-  } finally {
-    signal.removeEventListener("abort", stop);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+      if (size > SSM_MAX_ANSWER_BYTES) fail(tooLarge());
+      else chunks.push(chunk);
+    });
+    body.on("error", fail);
+    body.on("end", () => {
+      signal.removeEventListener("abort", stop);
+      resolve(Buffer.concat(chunks).toString("utf8"));
+    });
+  });
 }
 
 /**
