@@ -21,9 +21,11 @@ import {
   invocationTraceId,
   metricsDestination,
   metricsForLogLine,
+  metricsSettings,
   writeMetricsLine,
   type Finished,
   type InvocationCost,
+  type MetricsSettings,
 } from "./metrics.ts";
 
 /** What the middleware reads of Lambda's context (tests call the handlers without one). */
@@ -61,9 +63,12 @@ export interface InvocationKind<E, R> {
   line?: RequestLine<E, R>;
 }
 
-/** Begins `invocation` afresh: its ids on every line it logs, its deadline on every AWS call. */
-export function beginInvocation(invocation: Invocation, requestId: string | undefined, remainingMs: number | undefined): void {
-  invocation.begin(requestId, invocationTraceId(), deadlineOf(remainingMs, performance.now()));
+/**
+ * Begins `invocation` afresh: its ids on every line it logs, its deadline on every AWS call, and
+ * the function's metrics settings (none: tallied, never published).
+ */
+export function beginInvocation(invocation: Invocation, requestId: string | undefined, remainingMs: number | undefined, metrics?: MetricsSettings): void {
+  invocation.begin(requestId, invocationTraceId(metrics), deadlineOf(remainingMs, performance.now()), metrics);
 }
 
 /**
@@ -85,7 +90,7 @@ export function endInvocation(
     const done: Finished = { service, route: outcome.route, status: outcome.status, latencyMs: durationMs, requestId: invocation.requestId, endedAt };
     if (fields !== undefined) {
       const line = fields({ requestId: invocation.requestId, durationMs, ...invocationCost(invocation) });
-      if (metricsDestination() === "log line" && logsJson("info")) {
+      if (metricsDestination(invocation.metrics) === "log line" && logsJson("info")) {
         log.infoCarrying(message, line, metricsForLogLine(done, invocation));
         return;
       }
@@ -122,8 +127,13 @@ function reportColdStart(service: string): void {
   if (cache.state !== "none") countEvent(cache.state === "hit" ? "CompileCacheHits" : "CompileCacheMisses");
 }
 
+/**
+ * The middleware of a function of `kind`, built with the function: the metrics settings are read
+ * from the environment now, once, and every invocation it begins carries them.
+ */
 export function invocationMiddleware<E, R>(kind: InvocationKind<E, R>): MiddlewareObj<E, R, Error, Context> {
   const { service, outcome, line } = kind;
+  const metrics = metricsSettings();
   const end = (request: { event: E; response: R | null | undefined }): void => {
     const { event, response } = request;
     const fields = line === undefined ? undefined : (measured: Measured) => line.fields(event, response, measured);
@@ -132,7 +142,7 @@ export function invocationMiddleware<E, R>(kind: InvocationKind<E, R>): Middlewa
   return {
     before: (request) => {
       const context = request.context as LambdaContextLike | undefined;
-      beginInvocation(currentInvocation(), context?.awsRequestId ?? kind.requestIdOf?.(request.event), context?.getRemainingTimeInMillis?.());
+      beginInvocation(currentInvocation(), context?.awsRequestId ?? kind.requestIdOf?.(request.event), context?.getRemainingTimeInMillis?.(), metrics);
       if (coldStart) reportColdStart(service);
     },
     after: end,

@@ -10,7 +10,7 @@
  * its promise hooks slow every await in the process, so they are on only while invocations overlap.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { EventMetric } from "./metrics.ts";
+import type { EventMetric, MetricsSettings } from "./metrics.ts";
 
 export class Invocation {
   /** Lambda's request id (or the event's own, where Lambda gives none), on every line it logs. */
@@ -30,12 +30,18 @@ export class Invocation {
   /** Made at the first event counted: most invocations count none. */
   events: Map<EventMetric, number> | undefined;
   ended = false;
+  /**
+   * The metrics settings of the function that began it (read when that function was built): where
+   * its lines go. None outside an invocation a function began: tallied, never published.
+   */
+  metrics: MetricsSettings | undefined;
   /** Opened by openInvocation (not the ambient one), and how: in the module slot or in its own async context. */
   opened: "slot" | "context" | undefined;
 
   /** Starts afresh (what a late callback of an earlier invocation left is not counted twice). */
-  begin(requestId: string | undefined, traceId: string | undefined, deadline: number): void {
+  begin(requestId: string | undefined, traceId: string | undefined, deadline: number, metrics?: MetricsSettings): void {
     this.requestId = requestId;
+    this.metrics = metrics;
     this.traceId = traceId;
     this.deadline = deadline;
     this.startedAt = performance.now();
