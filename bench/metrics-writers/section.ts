@@ -40,7 +40,9 @@ export async function metricsWritersSection(figures: Figures, options: RunOption
   const coldRounds = options.quick ? options.coldRuns : options.coldRuns * 2;
   // --quick (CI) times both sides once over and counts nothing: the instructions section runs the
   // same callgrind harness there, and a process under callgrind takes a minute on two loaded cores.
-  const counted = options.quick ? { rounds: 0, warmUp: 0, count: 1 } : { rounds: 3, warmUp: 6000, count: 3000 };
+  // Warm, Powertools runs some 500 K instructions an invocation: 1,300 of them under callgrind take
+  // as long as a cold start does, so fewer than the instructions section's 6,000 + 3,000 requests.
+  const counted = options.quick ? { rounds: 0, warmRounds: 0, warmUp: 0, count: 1 } : { rounds: 3, warmRounds: 2, warmUp: 1000, count: 300 };
   const warmTimed = options.quick ? { rounds: 3, perRound: 500 } : { rounds: 15, perRound: 20_000 };
   progress("metrics writers: bundling floor (b) and the two writers on it");
   const prepared = await prepareCold(options.outDir, VARIANTS);
@@ -83,8 +85,8 @@ export async function metricsWritersSection(figures: Figures, options: RunOption
   progress(`metrics writers: warm timed, ${warmTimed.rounds} rounds of ${warmTimed.perRound} invocations each`);
   // Warm, counted: each writer in a process of its own under callgrind, V8 with --predictable.
   const warmCounted: Record<string, number[]> = { none: [], ours: [], powertools: [] };
-  for (let round = 0; canCount && round < counted.rounds; round++) {
-    await forEachBounded([...WRITERS], Math.max(1, availableParallelism()), async (writer) => {
+  for (let round = 0; canCount && round < counted.warmRounds; round++) {
+    await forEachBounded([...WRITERS], WRITERS.length, async (writer) => {
       const { parts, stdout: out } = await countInstructions(
         ["--predictable", child, "count", writer, String(counted.warmUp), String(counted.count)],
         CHILD_ENV,
@@ -94,7 +96,7 @@ export async function metricsWritersSection(figures: Figures, options: RunOption
         throw new Error(`metrics writer ${writer} under callgrind: ${parts.length} parts, stdout ${out.slice(0, 200)}`);
       warmCounted[writer]?.push((parts[1] as number) / counted.count);
     });
-    progress(`metrics writers: warm counted, round ${round + 1}/${counted.rounds} (callgrind)`);
+    progress(`metrics writers: warm counted, round ${round + 1}/${counted.warmRounds} (callgrind)`);
   }
 
   const timedOf = (v: Variant, name = v.name) => measured(name, coldTimed.get(v) ?? []);
