@@ -86,6 +86,7 @@ export const ISOLATED = [
   "test/auth/mail-logs.test.ts",
   "test/auth/v3/lambda-correlation.test.ts",
   "test/bench/dynamodb-calls.test.ts",
+  "test/bench/metrics-writers-fair.test.ts",
   "test/core/list-token.test.ts",
   "test/core/secrets-answers.test.ts",
   "test/core/secrets-load.test.ts",
