@@ -319,7 +319,8 @@ export function writeMetricsLine(done: Finished, tally: Invocation): void {
 
 /**
  * Writes a metric line of its own (the index advisor's, filter-shapes.ts) where the invocation's
- * line goes: stdout in Lambda, the metrics file under `npm start`; nothing with metrics off.
+ * line goes: stdout in Lambda, the metrics file under `npm start`; nothing with metrics off, nor
+ * outside an invocation a function began (a CLI command's listing), which has no settings.
  */
 export function writeMetricLine(build: (namespace: string) => string, tally: Invocation = currentInvocation()): void {
   try {
