@@ -12,6 +12,7 @@ import { Figures, met } from "./lib/figures.ts";
 import { markdownTable, textTable } from "./lib/format.ts";
 import { runOptions, type RunOptions } from "./lib/options.ts";
 import { progress } from "./lib/progress.ts";
+import { metricsWritersSection } from "./metrics-writers/section.ts";
 import { migrationSection } from "./migration.ts";
 import { updateReadme } from "./readme.ts";
 import { scaleSection } from "./scale/section.ts";
@@ -34,6 +35,7 @@ const SECTIONS: [string, Section][] = [
   ["warm", warmSection],
   ["tracing", tracingSection],
   ["instructions", instructionsSection],
+  ["metrics-writers", metricsWritersSection],
   ["build-choices", buildChoicesSection],
   ["dynamodb", dynamoSection],
   ["fanout", fanoutSection],

@@ -18,10 +18,8 @@ import {
   checkAnswer,
   FLOOR_A,
   FLOOR_B,
-  FLOOR_B_EMF,
   FLOOR_B_GRAPHQL,
   FLOOR_B_NO_CALL,
-  FLOOR_B_POWERTOOLS,
   FLOOR_B_WEBSOCKET,
   GRAPHQL,
   LOGIN,
@@ -231,27 +229,6 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
     ours: measured(MIGRATE),
     floor: floorB,
     note: "the v3 auth migration's dry run over empty (stub) tables",
-  });
-  // The metrics writer's cold-start cost, ours and Powertools' (the choice: Powertools if within 2 ms
-  // of floor (b), else a writer of our own), as the difference of medians from the same rounds.
-  const overB = (v: Variant) => `${(measured(v).summary.median - floorB.summary.median).toFixed(1)} ms over (b) (difference of medians)`;
-  figures.add({
-    section,
-    measure: FLOOR_B_EMF.name,
-    unit: "ms",
-    higherIsBetter: false,
-    ours: measured(FLOOR_B_EMF),
-    floor: floorB,
-    note: `the line an HTTP request publishes, written once: ${overB(FLOOR_B_EMF)}`,
-  });
-  figures.add({
-    section,
-    measure: FLOOR_B_POWERTOOLS.name,
-    unit: "ms",
-    higherIsBetter: false,
-    ours: measured(FLOOR_B_POWERTOOLS),
-    floor: floorB,
-    note: `@aws-lambda-powertools/metrics publishing the same metrics once: ${overB(FLOOR_B_POWERTOOLS)}`,
   });
   figures.add({
     section,

@@ -110,7 +110,8 @@ export const FLOOR_B_WEBSOCKET: Variant = {
   status: 200,
   body: /^$/,
 };
-// What a metrics writer costs at cold start: ours and Powertools' Metrics, each on floor (b).
+// What a metrics writer costs at cold start: ours and Powertools' Metrics, each on floor (b)
+// (the metrics-writers section, bench/metrics-writers/).
 export const FLOOR_B_EMF: Variant = {
   name: "floor (b)+our EMF writer (lib/core/metrics.ts)",
   entry: "bench/fixtures/bare-dynamodb-emf.ts",
@@ -211,8 +212,6 @@ export const VARIANTS = [
   FLOOR_B_NO_CALL,
   FLOOR_B_GRAPHQL,
   FLOOR_B_WEBSOCKET,
-  FLOOR_B_EMF,
-  FLOOR_B_POWERTOOLS,
   YOGA,
   GRAPHQL,
   REST,

@@ -7,7 +7,7 @@ import { yogaFor, yogaLambda } from "../fixtures/yoga-app.ts";
 import { ALICE, seededBlog, WRITERS } from "./blog.ts";
 import { LIST, MUTATION, REST_QUERY, SINGLE } from "./queries.ts";
 import { honoRest } from "./rest-peer.ts";
-import { bareTask, graphqlJsTask, jitTask, lambdaTask, middyBareTask, withoutMetrics, withTracing, type Handler, type Task } from "./tasks.ts";
+import { bareTask, builtUnder, graphqlJsTask, jitTask, lambdaTask, middyBareTask, withoutMetrics, withTracing, type Handler, type Task } from "./tasks.ts";
 
 export interface Scenario {
   measure: string;
@@ -66,9 +66,19 @@ export async function warmScenarios(app?: Application, traced?: Traced): Promise
       floor: bareTask(),
       peer: lambdaTask("hono", hono, get),
       references: [middyBareTask()],
-      withoutMetrics: withoutMetrics(lambdaTask("ours", rest, get)),
+      withoutMetrics: withoutMetrics(() => restHandler(app) as unknown as Handler, get),
       ...(traced
-        ? { withTracing: withTracing(lambdaTask("ours", restHandler(traced.app) as unknown as Handler, get), traced.endpoint), spans: traced.received }
+        ? {
+            withTracing: withTracing(
+              lambdaTask(
+                "ours",
+                builtUnder({ TRACING: "true" }, () => restHandler(traced.app) as unknown as Handler),
+                get,
+              ),
+              traced.endpoint,
+            ),
+            spans: traced.received,
+          }
         : {}),
     },
     {
@@ -85,7 +95,7 @@ export async function warmScenarios(app?: Application, traced?: Traced): Promise
       floor: jitTask("graphql-jit", app, schema, SINGLE),
       peer: lambdaTask("yoga", yoga, gql(SINGLE)),
       references: [graphqlJsTask("graphql-js cached", app, schema, SINGLE)],
-      withoutMetrics: withoutMetrics(lambdaTask("ours", ours, gql(SINGLE))),
+      withoutMetrics: withoutMetrics(() => graphqlHandler(app) as unknown as Handler, gql(SINGLE)),
     },
     {
       measure: "GraphQL 50 posts + author + tags",

@@ -15,6 +15,7 @@ import type { Context } from "aws-lambda";
 import { closeInvocation, openInvocation, type Invocation } from "./invocation.ts";
 import { beginInvocation, endInvocation, reportColdStart, type InvocationKind, type LambdaContextLike, type Measured } from "./invocation-middleware.ts";
 import { errorFields, log } from "./log.ts";
+import { metricsSettings, type MetricsSettings } from "./metrics.ts";
 import { endInvocationSpan, startInvocationSpan } from "./tracing.ts";
 
 export interface EntryKind<E, R> extends InvocationKind<E, R> {
@@ -37,8 +38,8 @@ export function isInvocationHandler(handler: unknown): boolean {
 }
 
 /** The invocation begins: its ids, deadline and trace id; the process's first reports its cold start. */
-function open<E, R>(kind: EntryKind<E, R>, invocation: Invocation, event: E, context: LambdaContextLike | undefined): void {
-  beginInvocation(invocation, context?.awsRequestId ?? kind.requestIdOf?.(event), context?.getRemainingTimeInMillis?.());
+function open<E, R>(kind: EntryKind<E, R>, metrics: MetricsSettings, invocation: Invocation, event: E, context: LambdaContextLike | undefined): void {
+  beginInvocation(invocation, context?.awsRequestId ?? kind.requestIdOf?.(event), context?.getRemainingTimeInMillis?.(), metrics);
   startInvocationSpan(invocation, kind.service);
   reportColdStart(kind.service);
 }
@@ -66,8 +67,13 @@ async function close<E, R>(kind: EntryKind<E, R>, invocation: Invocation, event:
   await exported;
 }
 
-/** `handle` as a function's handler: each call an invocation of its own, opened and closed here. */
+/**
+ * `handle` as a function's handler: each call an invocation of its own, opened and closed here.
+ * The metrics settings are read from the environment now, when the function is built, and every
+ * invocation it opens carries them: no module caches them, nothing has to reset them.
+ */
 export function invocationHandler<E, R>(kind: EntryKind<E, R>, handle: (event: E, context: Context) => Promise<R>): InvocationHandler<E, R> {
+  const metrics = metricsSettings();
   const chain = middy<E, R, Error, Context>({ timeoutEarlyInMillis: kind.timeoutEarlyInMillis });
   for (const middleware of kind.use ?? []) chain.use(middleware);
   const run = chain.handler(handle);
@@ -76,7 +82,7 @@ export function invocationHandler<E, R>(kind: EntryKind<E, R>, handle: (event: E
       let response: R | undefined;
       let threw = true;
       try {
-        open(kind, invocation, event, context);
+        open(kind, metrics, invocation, event, context);
         response = await run(event, context as Context);
         threw = false;
         return response;

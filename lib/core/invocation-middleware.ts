@@ -18,6 +18,7 @@ import {
   writeMetricsLine,
   type Finished,
   type InvocationCost,
+  type MetricsSettings,
 } from "./metrics.ts";
 
 /** What the middleware reads of Lambda's context (tests call the handlers without one). */
@@ -55,9 +56,12 @@ export interface InvocationKind<E, R> {
   line?: RequestLine<E, R>;
 }
 
-/** Begins `invocation` afresh: its ids on every line it logs, its deadline on every AWS call. */
-export function beginInvocation(invocation: Invocation, requestId: string | undefined, remainingMs: number | undefined): void {
-  invocation.begin(requestId, invocationTraceId(), deadlineOf(remainingMs, performance.now()));
+/**
+ * Begins `invocation` afresh: its ids on every line it logs, its deadline on every AWS call, and
+ * the function's metrics settings (none: tallied, never published).
+ */
+export function beginInvocation(invocation: Invocation, requestId: string | undefined, remainingMs: number | undefined, metrics?: MetricsSettings): void {
+  invocation.begin(requestId, invocationTraceId(metrics), deadlineOf(remainingMs, performance.now()), metrics);
 }
 
 /**
@@ -79,7 +83,7 @@ export function endInvocation(
     const done: Finished = { service, route: outcome.route, status: outcome.status, latencyMs: durationMs, requestId: invocation.requestId, endedAt };
     if (fields !== undefined) {
       const line = fields({ requestId: invocation.requestId, durationMs, ...invocationCost(invocation) });
-      if (metricsDestination() === "log line" && logsJson("info")) {
+      if (metricsDestination(invocation.metrics) === "log line" && logsJson("info")) {
         log.infoCarrying(message, line, metricsForLogLine(done, invocation));
         return;
       }

@@ -11,7 +11,7 @@
  */
 import type { Span } from "@opentelemetry/api";
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { EventMetric } from "./metrics.ts";
+import type { EventMetric, MetricsSettings } from "./metrics.ts";
 
 export class Invocation {
   /** Lambda's request id (or the event's own, where Lambda gives none), on every line it logs. */
@@ -35,12 +35,18 @@ export class Invocation {
   ended = false;
   /** How its lines are written (log.ts), read from the environment at its first line. */
   logSettings: { threshold: number; readable: boolean } | undefined;
+  /**
+   * The metrics settings of the function that began it (read when that function was built): where
+   * its lines go. None outside an invocation a function began: tallied, never published.
+   */
+  metrics: MetricsSettings | undefined;
   /** Opened by openInvocation (not the ambient one), and how: in the module slot or in its own async context. */
   opened: "slot" | "context" | undefined;
 
   /** Starts afresh (what a late callback of an earlier invocation left is not counted twice). */
-  begin(requestId: string | undefined, traceId: string | undefined, deadline: number): void {
+  begin(requestId: string | undefined, traceId: string | undefined, deadline: number, metrics?: MetricsSettings): void {
     this.requestId = requestId;
+    this.metrics = metrics;
     this.traceId = traceId;
     this.deadline = deadline;
     this.startedAt = performance.now();

@@ -6,7 +6,7 @@ import { invocationHandler, type EntryKind } from "../../lib/core/invocation-han
 import { currentInvocation, type Invocation } from "../../lib/core/invocation.ts";
 import { timeLeftMs } from "../../lib/core/invocation-deadline.ts";
 import { log } from "../../lib/core/log.ts";
-import { countEvent, reloadMetricsSettings } from "../../lib/core/metrics.ts";
+import { countEvent } from "../../lib/core/metrics.ts";
 import { parseEmf, type EmfLine } from "../support/emf.ts";
 
 /** An entry kind no function has yet: what a new face would write. */
@@ -31,11 +31,9 @@ const previousFile = process.env.METRICS_FILE;
 // The metric lines to a file of this test's own, read back below.
 beforeAll(() => {
   process.env.METRICS_FILE = metricsFile;
-  reloadMetricsSettings();
 });
 afterAll(() => {
   process.env.METRICS_FILE = previousFile;
-  reloadMetricsSettings();
   rmSync(metricsDir, { recursive: true, force: true });
 });
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SesTransport } from "../../lib/auth/mail/ses.ts";
 import { ApiGatewayTransport } from "../../lib/realtime/transport.ts";
-import { reloadMetricsSettings } from "../../lib/core/metrics.ts";
+
 import { newTraceRoot, startOtlpReceiver, tracedInvocation, type ReceivedSpan } from "../support/otlp-receiver.ts";
 
 /**
@@ -32,7 +32,6 @@ function callsOf(parent: string): ReceivedSpan[] {
 beforeAll(async () => {
   receiver = await startOtlpReceiver();
   process.env.TRACING = "true";
-  reloadMetricsSettings();
   server = createServer((request, response) => {
     request.resume();
     request.on("end", () => {
@@ -60,7 +59,6 @@ afterAll(async () => {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
-  reloadMetricsSettings();
 });
 
 describe("the WebSocket management API", () => {

@@ -2,7 +2,6 @@ import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from "@aws-sdk
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { reloadMetricsSettings } from "../../lib/core/metrics.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { injectFaults, sdkError } from "../support/faults.ts";
 import { newTraceRoot, startOtlpReceiver, tracedInvocation, type ReceivedSpan } from "../support/otlp-receiver.ts";
@@ -36,7 +35,6 @@ beforeAll(async () => {
   receiver = await startOtlpReceiver();
   // As the template sets on every function of a stage deployed with `--param tracing=true`.
   process.env.TRACING = "true";
-  reloadMetricsSettings();
   await admin.send(
     new CreateTableCommand({
       TableName: table,
@@ -69,7 +67,6 @@ afterAll(async () => {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
-  reloadMetricsSettings();
 });
 
 afterEach(() => {

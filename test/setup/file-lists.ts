@@ -94,6 +94,7 @@ export const ISOLATED = [
   "test/auth/mail-budget.test.ts",
   "test/auth/v3/lambda-correlation.test.ts",
   "test/functions/invocation-handler.test.ts",
+  "test/bench/metrics-writers-fair.test.ts",
   "test/operations/invocations-at-once.test.ts",
   "test/operations/metrics-log-line.test.ts",
   "test/operations/metrics-offline.test.ts",
