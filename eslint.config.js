@@ -34,9 +34,31 @@ export default tseslint.config(
     rules: { "layers/order": "error" },
   },
   {
+    // Every function's handler is made by invocationHandler (lib/core/invocation-handler.ts), which
+    // opens and closes each invocation: a middy chain built elsewhere would open half of one.
+    files: ["lib/**/*.ts", "functions/**/*.ts"],
+    ignores: ["lib/core/invocation-handler.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "@middy/core",
+              allowTypeImports: true,
+              message: "make the handler with invocationHandler (lib/core/invocation-handler.ts); pass middlewares in its kind's `use`.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // An application sees the framework through its one public module (lib/index.ts), so lib/ can
-    // move its files without breaking an application, and app/ reads as a newcomer's example.
+    // move its files without breaking an application, and app/ reads as a newcomer's example. An
+    // application's own tests beside it (app/**/*.test.ts) may build it from lib/'s parts.
     files: ["app/**/*.ts"],
+    ignores: ["app/**/*.test.ts"],
     rules: {
       "no-restricted-imports": [
         "error",

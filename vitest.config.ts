@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { devNull } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 import { ISOLATED, LONG, OWN_SERVICE, SLOW_UNIT } from "./test/setup/file-lists.ts";
+import { sampleTestsLeftOut } from "./test/setup/sample-tests.ts";
 import ServiceSpreadingSequencer from "./test/setup/sequencer.ts";
 
 // One access-log line per in-process request would bury test output; warnings and errors stay.
@@ -21,7 +22,10 @@ const SERVICE_CHAIN_FILE = "test/e2e/own-service-chain.test.ts";
 const SERVICE_FILES = process.env.SERVICE_CHAIN === "1" ? [SERVICE_CHAIN_FILE] : OWN_SERVICE;
 const UNIT = ["lib/**/*.test.ts", "test/**/*.test.ts", "functions/**/*.test.ts", "app/**/*.test.ts"];
 const E2E = ["test/e2e/**/*.test.ts"];
-const UNIT_EXCLUDED = [...configDefaults.exclude, ...E2E, ...OWN_SERVICE, ...LONG, ...(process.env.TEST_FAST === "1" ? SLOW_UNIT : [])];
+// The sample blog's own tests go with it: left out of every project once app/ is another application
+// (test/setup/sample-tests.ts); the framework's tests use their own fixture and stay.
+const SAMPLE_LEFT_OUT = sampleTestsLeftOut(import.meta.dirname);
+const UNIT_EXCLUDED = [...configDefaults.exclude, ...E2E, ...OWN_SERVICE, ...LONG, ...SAMPLE_LEFT_OUT, ...(process.env.TEST_FAST === "1" ? SLOW_UNIT : [])];
 
 export default defineConfig({
   test: {
@@ -39,13 +43,16 @@ export default defineConfig({
       {
         // No `npm start`: unit and integration tests over one DynamoDB Local (`npm run test:fast`
         // sets TEST_FAST=1: the same without the slow files). A worker's modules are shared by the
-        // files it runs, one after another (test/setup/file-lists.ts, ISOLATED, says which cannot).
+        // files it runs, one after another, in an order shuffled each run (test/setup/sequencer.ts
+        // prints the seed; TEST_SEED replays it); test/setup/scoped-state.ts fails a file that
+        // leaves the process changed (test/setup/file-lists.ts, ISOLATED, says which run alone).
         extends: true,
         test: {
           name: "unit",
           include: UNIT,
           exclude: [...UNIT_EXCLUDED, ...ISOLATED],
           isolate: false,
+          setupFiles: ["test/setup/scoped-state.ts"],
           globalSetup: ["test/setup/global.ts"],
           // After the e2e files (they share one service, stopped once they are done), beside the
           // service files (one at a time, spread among these by test/setup/sequencer.ts).
@@ -53,7 +60,8 @@ export default defineConfig({
         },
       },
       {
-        // The unit files that change process-wide state, each in a fresh process.
+        // The unit files whose subject is per process (metrics and tracing settings, a cold start),
+        // each in a fresh process.
         extends: true,
         test: {
           name: "unit-isolated",
@@ -69,7 +77,7 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: E2E,
-          exclude: [...configDefaults.exclude, ...OWN_SERVICE, SERVICE_CHAIN_FILE, ...LONG],
+          exclude: [...configDefaults.exclude, ...OWN_SERVICE, SERVICE_CHAIN_FILE, ...LONG, ...SAMPLE_LEFT_OUT],
           globalSetup: ["test/setup/shared-offline.ts"],
         },
       },
@@ -78,6 +86,7 @@ export default defineConfig({
         test: {
           name: "service",
           include: SERVICE_FILES,
+          exclude: [...configDefaults.exclude, ...SAMPLE_LEFT_OUT],
           globalSetup: ["test/setup/global.ts"],
           // With the unit files, after the shared service's (e2e) files: it stops once, not once per
           // file that needs the ports.
@@ -89,6 +98,7 @@ export default defineConfig({
         test: {
           name: "long",
           include: LONG,
+          exclude: [...configDefaults.exclude, ...SAMPLE_LEFT_OUT],
           globalSetup: ["test/setup/global.ts"],
           // One at a time: most take the fixed ports or .esbuild/ in turn, and a second worker would
           // only wait on the offline lock, within the start timeouts of the files queued behind it.

@@ -84,7 +84,7 @@ const configuration: Omit<ApplicationDefinition, "serviceTypes"> = {
     idp: {
       type: "Framework/IdpProvider",
       issuer: setting("IDP_ISSUER") ?? "http://127.0.0.1:3003",
-      clientId: setting("IDP_CLIENT_ID") ?? "blog-local",
+      clientId: setting("IDP_CLIENT_ID") ?? "local-dev",
       authorized_uris: [`${appUrl}/auth/me`],
       redirects: { success: `${appUrl}/auth/me`, failure: `${appUrl}/auth/me` },
       ...(setting("IDP_HOSTED_DOMAIN") ? { hostedDomain: setting("IDP_HOSTED_DOMAIN") } : {}),

@@ -12,9 +12,11 @@ import { Figures, met } from "./lib/figures.ts";
 import { markdownTable, textTable } from "./lib/format.ts";
 import { runOptions, type RunOptions } from "./lib/options.ts";
 import { progress } from "./lib/progress.ts";
+import { metricsWritersSection } from "./metrics-writers/section.ts";
 import { migrationSection } from "./migration.ts";
 import { updateReadme } from "./readme.ts";
 import { scaleSection } from "./scale/section.ts";
+import { tracingSection } from "./tracing/section.ts";
 import { warmSection } from "./warm/section.ts";
 
 type Section = (figures: Figures, options: RunOptions) => Promise<unknown>;
@@ -31,7 +33,9 @@ const SECTIONS: [string, Section][] = [
   ["cold", coldSection],
   ["cold-secrets", coldSecretsSection],
   ["warm", warmSection],
+  ["tracing", tracingSection],
   ["instructions", instructionsSection],
+  ["metrics-writers", metricsWritersSection],
   ["build-choices", buildChoicesSection],
   ["dynamodb", dynamoSection],
   ["fanout", fanoutSection],

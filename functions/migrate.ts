@@ -1,6 +1,7 @@
 import { createApp } from "../app/definition.ts";
 import { migrationFunction } from "../lib/auth/v3/migration-function.ts";
 import { loadSecrets } from "../lib/core/secrets/load.ts";
+import { tablePrefix } from "../lib/store/table-prefix.ts";
 import { validators } from "../schema-cache/validators.mjs";
 
 // `authMigrate`: `webda auth migrate` as a function, invoked by hand
@@ -9,6 +10,6 @@ export const handler = await migrationFunction({
   app: createApp,
   secrets: loadSecrets,
   validators,
-  tablePrefix: () => process.env.TABLE_PREFIX ?? "blog-local-",
+  tablePrefix: () => tablePrefix("the migration function"),
   local: () => process.env.IS_LOCAL === "true",
 });

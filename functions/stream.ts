@@ -3,6 +3,7 @@ import { domainListing } from "../lib/core/list.ts";
 import { loadSecrets } from "../lib/core/secrets/load.ts";
 import { streamFunction } from "../lib/realtime/stream-function.ts";
 import { storeFromEnv } from "../lib/store/select.ts";
+import { tablePrefix } from "../lib/store/table-prefix.ts";
 import { validators } from "../schema-cache/validators.mjs";
 
 // The models' DynamoDB streams: every write, by whichever process, reaches WebSocket subscribers.
@@ -13,5 +14,5 @@ export const handler = await streamFunction({
   validators,
   listing: domainListing,
   assumeValidSchema: true,
-  tablePrefix: () => process.env.TABLE_PREFIX ?? "blog-local-",
+  tablePrefix: () => tablePrefix("the stream function"),
 });

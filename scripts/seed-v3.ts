@@ -15,7 +15,7 @@ of a running \`npm start\`, to try \`webda auth migrate\` on (docs/migrating-fro
   --idents N      ident rows to write (default 1000, from 10 to 1000000)
   --no-malformed  leave out the malformed key that stops a migration's scan
   --endpoint URL  DynamoDB (default: DYNAMODB_ENDPOINT, else http://127.0.0.1:8000)
-  --prefix P      table prefix (default: TABLE_PREFIX, else blog-local-)`;
+  --prefix P      table prefix (default: TABLE_PREFIX, else <project>-local-)`;
 
 function parse(): { idents: string; endpoint: string; prefix: string; "no-malformed": boolean } {
   try {
@@ -23,7 +23,7 @@ function parse(): { idents: string; endpoint: string; prefix: string; "no-malfor
       options: {
         idents: { type: "string", default: "1000" },
         endpoint: { type: "string", default: process.env.DYNAMODB_ENDPOINT || "http://127.0.0.1:8000" },
-        prefix: { type: "string", default: process.env.TABLE_PREFIX || "blog-local-" },
+        prefix: { type: "string", default: process.env.TABLE_PREFIX || `${app.name}-local-` },
         "no-malformed": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },

@@ -24,7 +24,8 @@ const body = http ? String(response.body ?? "") : JSON.stringify(response ?? nul
 process.stdout.write(
   `${JSON.stringify({ boot: started, import: imported - started, request: answered - imported, total: answered, status: http ? response.statusCode : 0, body: body.slice(0, 200) })}\n`,
 );
-// A traced function hands its subsegments to the daemon after answering (as in Lambda, where the
-// runtime's own I/O after the response lets them out): give them that moment, outside the timing.
+// A function traced the earlier way (a baseline checkout: subsegments to the X-Ray daemon) sends
+// after answering (in Lambda, the runtime's own I/O after the response lets them out): give them
+// that moment, outside the timing. OpenTelemetry's export is awaited inside the handler, timed.
 if (process.env.TRACING === "true") await new Promise((resolve) => setTimeout(resolve, 50));
 process.exit(0);

@@ -11,17 +11,15 @@ import { withCompileCache } from "./compile-cache.ts";
 import { coldEnv, coldStart, coldStartCore } from "./spawn.ts";
 import { passwordCheck } from "./password.ts";
 import { startStubDynamoDb } from "./stub-dynamodb.ts";
-import { startUdpSink } from "../lib/udp-sink.ts";
+import { startOtlpSink } from "../lib/otlp-sink.ts";
 import {
   AUTH,
   baselineVariants,
   checkAnswer,
   FLOOR_A,
   FLOOR_B,
-  FLOOR_B_EMF,
   FLOOR_B_GRAPHQL,
   FLOOR_B_NO_CALL,
-  FLOOR_B_POWERTOOLS,
   FLOOR_B_WEBSOCKET,
   GRAPHQL,
   LOGIN,
@@ -81,9 +79,9 @@ export async function measureCold(prepared: Prepared[], runs: number, endpoint: 
 export async function coldSection(figures: Figures, options: RunOptions): Promise<Prepared[]> {
   progress("cold start: bundling functions, floors and peers with serverless.yml's esbuild options");
   const before = options.baseline ? baselineVariants(options.baseline) : [];
-  // The X-Ray daemon of the traced variant: a UDP socket that takes the subsegments and counts them.
-  const daemon = await startUdpSink();
-  const traced = tracedGraphql(daemon.address);
+  // X-Ray's OTLP endpoint for the traced variant: a loopback HTTP server that takes the spans and counts them.
+  const sink = await startOtlpSink();
+  const traced = tracedGraphql(sink.endpoint);
   const prepared = await prepareCold(options.outDir, [...VARIANTS, traced, ...before]);
   // Stays up for the whole section: the profiles of missed bars are taken later, against it too.
   const stub = await startStubDynamoDb();
@@ -107,7 +105,7 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
     }
   };
   await stub.close();
-  await daemon.close();
+  await sink.close();
   const measured = (v: Variant, name = v.name): Measured => ({ name, summary: summarise(totals.get(v) ?? []), samples: totals.get(v) ?? [] });
   const section = "cold start";
   for (const v of [FLOOR_A, FLOOR_B, FLOOR_B_NO_CALL, FLOOR_B_GRAPHQL, FLOOR_B_WEBSOCKET, YOGA]) {
@@ -232,27 +230,6 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
     floor: floorB,
     note: "the v3 auth migration's dry run over empty (stub) tables",
   });
-  // The metrics writer's cold-start cost, ours and Powertools' (the choice: Powertools if within 2 ms
-  // of floor (b), else a writer of our own), as the difference of medians from the same rounds.
-  const overB = (v: Variant) => `${(measured(v).summary.median - floorB.summary.median).toFixed(1)} ms over (b) (difference of medians)`;
-  figures.add({
-    section,
-    measure: FLOOR_B_EMF.name,
-    unit: "ms",
-    higherIsBetter: false,
-    ours: measured(FLOOR_B_EMF),
-    floor: floorB,
-    note: `the line an HTTP request publishes, written once: ${overB(FLOOR_B_EMF)}`,
-  });
-  figures.add({
-    section,
-    measure: FLOOR_B_POWERTOOLS.name,
-    unit: "ms",
-    higherIsBetter: false,
-    ours: measured(FLOOR_B_POWERTOOLS),
-    floor: floorB,
-    note: `@aws-lambda-powertools/metrics publishing the same metrics once: ${overB(FLOOR_B_POWERTOOLS)}`,
-  });
   figures.add({
     section,
     measure: traced.name,
@@ -260,7 +237,7 @@ export async function coldSection(figures: Figures, options: RunOptions): Promis
     higherIsBetter: false,
     ours: measured(traced),
     floor: measured(GRAPHQL, "tracing off"),
-    note: `--param tracing=true: TRACING set, the invocation sampled, its DynamoDB call sent to a loopback daemon as a subsegment (${daemon.received()} subsegments received over the section)`,
+    note: `--param tracing=true: TRACING set, the invocation sampled, its span and its DynamoDB call's exported over OTLP/HTTP to a loopback receiver before it answers (${sink.received()} spans received over the section)`,
   });
   // The compile cache: each side with it against itself without, then the bars with it on both sides.
   const withCache = (v: Variant, name?: string) => measured(cachedOf.get(v) as Variant, name);

@@ -110,7 +110,8 @@ export const FLOOR_B_WEBSOCKET: Variant = {
   status: 200,
   body: /^$/,
 };
-// What a metrics writer costs at cold start: ours and Powertools' Metrics, each on floor (b).
+// What a metrics writer costs at cold start: ours and Powertools' Metrics, each on floor (b)
+// (the metrics-writers section, bench/metrics-writers/).
 export const FLOOR_B_EMF: Variant = {
   name: "floor (b)+our EMF writer (lib/core/metrics.ts)",
   entry: "bench/fixtures/bare-dynamodb-emf.ts",
@@ -189,16 +190,19 @@ export function checkAnswer(variant: Variant, status: number | undefined, body: 
   }
 }
 
+/** A sampled invocation's trace header, as Lambda sets it on a traced function. */
+export const SAMPLED_HEADER = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1";
+
 /**
  * The GraphQL function on a stage deployed with `--param tracing=true`: TRACING set, the invocation
- * sampled (Lambda's trace header), its SDK calls sent as subsegments to a daemon address the
- * section listens on (`daemon`: set when the section starts).
+ * sampled (Lambda's trace header), its spans exported before it answers to an OTLP endpoint the
+ * section listens on (`endpoint`: set when the section starts).
  */
-export function tracedGraphql(daemon: string): Variant {
+export function tracedGraphql(endpoint: string): Variant {
   return {
     ...GRAPHQL,
     name: "graphql function, tracing on",
-    env: { TRACING: "true", AWS_XRAY_DAEMON_ADDRESS: daemon, _X_AMZN_TRACE_ID: "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1" },
+    env: { TRACING: "true", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint, _X_AMZN_TRACE_ID: SAMPLED_HEADER },
   };
 }
 
@@ -208,8 +212,6 @@ export const VARIANTS = [
   FLOOR_B_NO_CALL,
   FLOOR_B_GRAPHQL,
   FLOOR_B_WEBSOCKET,
-  FLOOR_B_EMF,
-  FLOOR_B_POWERTOOLS,
   YOGA,
   GRAPHQL,
   REST,

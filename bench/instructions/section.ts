@@ -6,7 +6,7 @@ import { withCompileCache } from "../cold/compile-cache.ts";
 import { CACHED, prepareCold, type Prepared } from "../cold/section.ts";
 import { coldEnv } from "../cold/spawn.ts";
 import { startStubDynamoDb } from "../cold/stub-dynamodb.ts";
-import { AUTH, checkAnswer, FLOOR_B, FLOOR_B_EMF, FLOOR_B_GRAPHQL, FLOOR_B_POWERTOOLS, GRAPHQL, REST, YOGA, type Variant } from "../cold/variants.ts";
+import { AUTH, checkAnswer, FLOOR_B, FLOOR_B_GRAPHQL, GRAPHQL, REST, YOGA, type Variant } from "../cold/variants.ts";
 import { barOn, type Figures, type Measured } from "../lib/figures.ts";
 import type { RunOptions } from "../lib/options.ts";
 import { seeded, shuffled } from "../lib/order.ts";
@@ -47,7 +47,7 @@ function planOf(options: RunOptions): Plan {
     ? { rounds: 1, cold: [FLOOR_B, GRAPHQL, YOGA], warm: METRICS_SCENARIOS.slice(0, 1), warmUp: 100, requests: 100 }
     : {
         rounds: 3,
-        cold: [FLOOR_B, FLOOR_B_GRAPHQL, YOGA, GRAPHQL, REST, AUTH, FLOOR_B_EMF, FLOOR_B_POWERTOOLS],
+        cold: [FLOOR_B, FLOOR_B_GRAPHQL, YOGA, GRAPHQL, REST, AUTH],
         warm: METRICS_SCENARIOS,
         warmUp: 6000,
         requests: 3000,
@@ -55,7 +55,7 @@ function planOf(options: RunOptions): Plan {
 }
 
 /** One cold start under callgrind: all it executed, from Node's own start to the answer and exit. */
-async function coldCount(p: Prepared, endpoint: string): Promise<number> {
+export async function coldCount(p: Prepared, endpoint: string): Promise<number> {
   const { parts, stdout } = await countInstructions([COLD_CHILD, p.bundle, p.event], coldEnv(endpoint, { ...p.variant.env, ...UNDER_CALLGRIND }));
   const answer = JSON.parse(stdout.trim().split("\n").pop() ?? "{}") as { status?: number; body?: string };
   checkAnswer(p.variant, answer.status, answer.body, " under callgrind");
@@ -202,24 +202,6 @@ export async function instructionsSection(figures: Figures, options: RunOptions)
       bar: barOn(`<= ${limit}x ${name}, both with compile cache`, ours, against, limit, true),
     });
   }
-  // The metrics writers at cold start (the choice: Powertools' Metrics if within 2 ms of floor (b),
-  // else our own), each on (b) publishing what an HTTP request publishes once: what each adds.
-  for (const v of [FLOOR_B_EMF, FLOOR_B_POWERTOOLS]) {
-    if (!cold.has(v)) continue;
-    const ours = coldOf(v);
-    const floorB = coldOf(FLOOR_B, "(b)");
-    const over = ours.summary.median - floorB.summary.median;
-    figures.add({
-      section: SECTION,
-      measure: `cold start: ${v.name}`,
-      unit,
-      higherIsBetter: false,
-      ours,
-      floor: floorB,
-      note: `${over.toFixed(1)} M instructions over (b) (difference of medians)`,
-    });
-  }
-
   const child = (await bundle("bench/instructions/warm-child.ts", `${options.outDir}/instructions`)).file;
   for (const scenario of plan.warm) {
     const on: number[] = [];

@@ -31,8 +31,8 @@ export async function dynamoBlog(endpoint: string, prefix: string): Promise<{ ap
 
 /**
  * The same blog (same tables, already seeded) as a stage deployed with `--param tracing=true`
- * serves it: its DynamoDB client built with TRACING=true, so every call is traced as an X-Ray
- * subsegment (lib/store/aws-tracing.ts) while the invocation is sampled.
+ * serves it: its DynamoDB client built with TRACING=true, so every call is traced as a span
+ * (lib/store/aws-tracing.ts) while the invocation is sampled.
  */
 export function tracedBlog(endpoint: string, prefix: string): { app: Application; close: () => void } {
   const before = process.env.TRACING;

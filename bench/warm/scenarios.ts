@@ -7,7 +7,7 @@ import { yogaFor, yogaLambda } from "../fixtures/yoga-app.ts";
 import { ALICE, seededBlog, WRITERS } from "./blog.ts";
 import { LIST, MUTATION, REST_QUERY, SINGLE } from "./queries.ts";
 import { honoRest } from "./rest-peer.ts";
-import { bareTask, graphqlJsTask, jitTask, lambdaTask, middyBareTask, withoutMetrics, withTracing, type Handler, type Task } from "./tasks.ts";
+import { bareTask, builtUnder, graphqlJsTask, jitTask, lambdaTask, middyBareTask, withoutMetrics, withTracing, type Handler, type Task } from "./tasks.ts";
 
 export interface Scenario {
   measure: string;
@@ -24,14 +24,14 @@ export interface Scenario {
   withoutMetrics?: Task;
   /** Ours as a traced stage runs it: what tracing costs is ours against this. */
   withTracing?: Task;
-  /** Subsegments the stand-in daemon has received so far. */
-  subsegments?: () => number;
+  /** Spans the stand-in OTLP endpoint has received so far. */
+  spans?: () => number;
 }
 
-/** A traced copy of the application and where its subsegments go (the DynamoDB Local rows only). */
+/** A traced copy of the application and where its spans go (the DynamoDB Local rows only). */
 export interface Traced {
   app: Application;
-  daemon: string;
+  endpoint: string;
   received: () => number;
 }
 
@@ -66,9 +66,19 @@ export async function warmScenarios(app?: Application, traced?: Traced): Promise
       floor: bareTask(),
       peer: lambdaTask("hono", hono, get),
       references: [middyBareTask()],
-      withoutMetrics: withoutMetrics(lambdaTask("ours", rest, get)),
+      withoutMetrics: withoutMetrics(() => restHandler(app) as unknown as Handler, get),
       ...(traced
-        ? { withTracing: withTracing(lambdaTask("ours", restHandler(traced.app) as unknown as Handler, get), traced.daemon), subsegments: traced.received }
+        ? {
+            withTracing: withTracing(
+              lambdaTask(
+                "ours",
+                builtUnder({ TRACING: "true" }, () => restHandler(traced.app) as unknown as Handler),
+                get,
+              ),
+              traced.endpoint,
+            ),
+            spans: traced.received,
+          }
         : {}),
     },
     {
@@ -85,7 +95,7 @@ export async function warmScenarios(app?: Application, traced?: Traced): Promise
       floor: jitTask("graphql-jit", app, schema, SINGLE),
       peer: lambdaTask("yoga", yoga, gql(SINGLE)),
       references: [graphqlJsTask("graphql-js cached", app, schema, SINGLE)],
-      withoutMetrics: withoutMetrics(lambdaTask("ours", ours, gql(SINGLE))),
+      withoutMetrics: withoutMetrics(() => graphqlHandler(app) as unknown as Handler, gql(SINGLE)),
     },
     {
       measure: "GraphQL 50 posts + author + tags",

@@ -7,7 +7,7 @@ import { summarise } from "../lib/stats.ts";
 import { profileWarm } from "../profile/profile.ts";
 import { startDynamoDbLocal } from "../../lib/local/dynamodb-local.ts";
 import { localAwsEnv } from "../../lib/local/local-aws.ts";
-import { startUdpSink } from "../lib/udp-sink.ts";
+import { startOtlpSink } from "../lib/otlp-sink.ts";
 import { dynamoBlog, tracedBlog } from "./dynamodb.ts";
 import { productionEnv } from "./production-env.ts";
 import { warmScenarios, type Scenario } from "./scenarios.ts";
@@ -139,7 +139,7 @@ async function measureStore(figures: Figures, options: RunOptions, scenarios: Sc
         higherIsBetter: true,
         ours: measured(s.withTracing),
         floor: { ...ours, name: "tracing off" },
-        note: `--param tracing=true: the invocation sampled, its DynamoDB call sent as an X-Ray subsegment to a loopback UDP socket standing for the daemon (${s.subsegments?.() ?? 0} subsegments received)`,
+        note: `--param tracing=true: the invocation sampled, its span and its DynamoDB call's exported over OTLP/HTTP to a loopback receiver standing for X-Ray's endpoint before it answers (${s.spans?.() ?? 0} spans received)`,
       });
     }
   }
@@ -156,19 +156,19 @@ export async function warmSection(figures: Figures, options: RunOptions): Promis
     const prefix = `bench-warm-${process.pid}-`;
     const blog = await dynamoBlog(db.endpoint, prefix);
     const traced = tracedBlog(db.endpoint, prefix);
-    const daemon = await startUdpSink();
+    const sink = await startOtlpSink();
     try {
       await measureStore(
         figures,
         options,
-        await warmScenarios(blog.app, { app: traced.app, daemon: daemon.address, received: daemon.received }),
+        await warmScenarios(blog.app, { app: traced.app, endpoint: sink.endpoint, received: sink.received }),
         "DynamoDB Local",
         false,
       );
     } finally {
       blog.close();
       traced.close();
-      await daemon.close();
+      await sink.close();
     }
   } finally {
     await db.stop();

@@ -5,7 +5,6 @@ import { compileQuery, isCompiledQuery } from "graphql-jit";
 import type { Application } from "../../lib/core/application.ts";
 import { Context } from "../../lib/core/context.ts";
 import { graphqlContext } from "../../lib/graphql/context.ts";
-import { reloadMetricsSettings } from "../../lib/core/metrics.ts";
 import { lambdaContext } from "../../test/support/http-events.ts";
 
 export type Handler = (event: never, context: LambdaContext) => Promise<unknown>;
@@ -20,27 +19,44 @@ export interface Task {
   after?: () => void;
 }
 
-/**
- * `task` timed under an environment of its own: `env` set (a value) or removed (undefined) before
- * its check and each timed run, the previous values restored after, and the metrics settings
- * (read once per process) read again both times.
- */
-function withEnv(task: Task, name: string, env: Record<string, string | undefined>): Task {
+/** `env` set (a value) or removed (undefined); returns what restores the previous values. */
+function setEnv(env: Record<string, string | undefined>): () => void {
   const saved: Record<string, string | undefined> = {};
-  const apply = () => {
-    for (const [key, value] of Object.entries(env)) {
-      saved[key] = process.env[key];
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-    reloadMetricsSettings();
-  };
-  const restore = () => {
+  for (const [key, value] of Object.entries(env)) {
+    saved[key] = process.env[key];
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+  return () => {
     for (const [key, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
     }
-    reloadMetricsSettings();
+  };
+}
+
+/**
+ * What `build` returns when run under `env`: a function reads its metrics settings when it is
+ * built, so a handler deployed with other settings is built under them.
+ */
+export function builtUnder<T>(env: Record<string, string | undefined>, build: () => T): T {
+  const restore = setEnv(env);
+  try {
+    return build();
+  } finally {
+    restore();
+  }
+}
+
+/**
+ * `task` timed under an environment of its own: `env` set (a value) or removed (undefined) before
+ * its check and each timed run, the previous values restored after (what an invocation reads as it
+ * runs, such as Lambda's trace header).
+ */
+function withEnv(task: Task, name: string, env: Record<string, string | undefined>): Task {
+  let restore = () => {};
+  const apply = () => {
+    restore = setEnv(env);
   };
   return {
     name,
@@ -54,7 +70,7 @@ function withEnv(task: Task, name: string, env: Record<string, string | undefine
       }
     },
     before: apply,
-    after: restore,
+    after: () => restore(),
   };
 }
 
@@ -63,20 +79,21 @@ const TRACE_HEADER = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42
 
 /**
  * A handler timed as a traced stage runs it: TRACING set (the trace id on its lines) and the
- * invocation sampled, its SDK calls sent as subsegments to `daemon` (AWS_XRAY_DAEMON_ADDRESS).
- * The handler's clients must have been built with TRACING=true (bench/warm/dynamodb.ts tracedBlog).
+ * invocation sampled, its spans exported to `endpoint` (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) before
+ * it answers. The handler and its clients must have been built with TRACING=true (builtUnder;
+ * bench/warm/dynamodb.ts tracedBlog).
  */
-export function withTracing(task: Task, daemon: string): Task {
-  return withEnv(task, `${task.name}, tracing on`, { TRACING: "true", _X_AMZN_TRACE_ID: TRACE_HEADER, AWS_XRAY_DAEMON_ADDRESS: daemon });
+export function withTracing(task: Task, endpoint: string): Task {
+  return withEnv(task, `${task.name}, tracing on`, { TRACING: "true", _X_AMZN_TRACE_ID: TRACE_HEADER, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint });
 }
 
 /**
- * The same handler on the same event with the service's metrics off, as `--param metrics=false`
- * deploys it (METRICS=off: no metric members or line; the request log line and its DynamoDB cost
- * stay): what the metrics cost a warm request is ours against this.
+ * The handler built with the service's metrics off, as `--param metrics=false` deploys it
+ * (METRICS=off: no metric members or line; the request log line and its DynamoDB cost stay), on
+ * the same event: what the metrics cost a warm request is ours against this.
  */
-export function withoutMetrics(task: Task): Task {
-  return withEnv(task, `${task.name} without metrics`, { METRICS: "off" });
+export function withoutMetrics(build: () => Handler, event: unknown): Task {
+  return lambdaTask("ours without metrics", builtUnder({ METRICS: "off" }, build), event);
 }
 
 const lambda = lambdaContext();

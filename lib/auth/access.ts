@@ -1,4 +1,3 @@
-import type { Application } from "../core/application.ts";
 import { Context } from "../core/context.ts";
 import { NotFoundError } from "../core/errors.ts";
 import type { ModelInfo } from "../core/model-info.ts";
@@ -116,9 +115,4 @@ export class AccessAuthentication extends Service<AuthenticationOptions> {
     const info = this.identityModel();
     return (await this.app.domain.get(new Context({ userId }), info, { [info.keyFields[0] as string]: userId })).data;
   }
-}
-
-/** The service that tells who is asking, whole or not (every face's identity seam uses this). */
-export function accessAuthenticationOf(app: Application): AccessAuthentication | undefined {
-  return app.services().find((entry) => entry.service instanceof AccessAuthentication)?.service as AccessAuthentication | undefined;
 }

@@ -1,4 +1,4 @@
-import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, hkdfSync, randomBytes } from "node:crypto";
 
 /** 32 random bytes, base64url: session cookies and refresh tokens (CONTRACT.md). */
 export function randomToken(): string {
@@ -8,13 +8,6 @@ export function randomToken(): string {
 /** What the tables hold instead of a token: a leaked table yields no usable credential. */
 export function sha256Hex(value: string): string {
   return createHash("sha256").update(value, "utf8").digest("hex");
-}
-
-/** Constant-time equality of two strings (length is not secret here: both are digests or tokens). */
-export function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a, "utf8");
-  const y = Buffer.from(b, "utf8");
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /** A 256-bit key for one purpose, derived from the application secret (HKDF-SHA256). */

@@ -3,8 +3,8 @@
  * each attempt of an AWS call gets the shorter of its own timeout and the time left, so a call
  * never outlives the invocation, and an attempt the time left cannot hold is not started.
  *
- * The deadline is the current invocation's (invocation.ts), set by the invocation middleware as it
- * begins: invocations served at once by one process each keep their own.
+ * The deadline is the current invocation's (invocation.ts), set as the invocation opens
+ * (invocation-handler.ts): invocations served at once by one process each keep their own.
  */
 import { currentInvocation } from "./invocation.ts";
 

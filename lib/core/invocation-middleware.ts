@@ -1,18 +1,12 @@
 /**
- * The one invocation middleware (middy), used by every function: HTTP, WebSocket, stream and
- * migration. It begins the current invocation (invocation.ts) with its correlation ids, trace id
- * and deadline, and ends it with its one line: a request's log line carrying the metrics where
- * they can ride on it (Lambda's JSON on stdout), else the metrics' own line.
- *
- * Register it first (`middy().use(invocationMiddleware(...)).use(...)`): its `before` runs first
- * and its `after`/`onError` last, once the others have made the response (an error mapped to its
- * answer included). Run each call with perInvocation (invocation.ts) for state of its own: the
- * middleware closes what perInvocation opened.
+ * How an invocation begins and ends, whatever its entry kind (HTTP, WebSocket, stream, queue,
+ * schedule): it begins with its correlation ids, trace id and deadline, and ends with its one
+ * line: a request's log line carrying the metrics where they can ride on it (Lambda's JSON on
+ * stdout), else the metrics' own line. invocationHandler (invocation-handler.ts) calls both, in
+ * its one `open` and its one `close`, for every function.
  */
-import type { MiddlewareObj } from "@middy/core";
-import type { Context } from "aws-lambda";
 import { compileCacheReport } from "./compile-cache.ts";
-import { closeInvocation, currentInvocation, type Invocation } from "./invocation.ts";
+import { closeInvocation, type Invocation } from "./invocation.ts";
 import { deadlineOf } from "./invocation-deadline.ts";
 import { log, logsJson } from "./log.ts";
 import {
@@ -24,6 +18,7 @@ import {
   writeMetricsLine,
   type Finished,
   type InvocationCost,
+  type MetricsSettings,
 } from "./metrics.ts";
 
 /** What the middleware reads of Lambda's context (tests call the handlers without one). */
@@ -61,14 +56,17 @@ export interface InvocationKind<E, R> {
   line?: RequestLine<E, R>;
 }
 
-/** Begins `invocation` afresh: its ids on every line it logs, its deadline on every AWS call. */
-export function beginInvocation(invocation: Invocation, requestId: string | undefined, remainingMs: number | undefined): void {
-  invocation.begin(requestId, invocationTraceId(), deadlineOf(remainingMs, performance.now()));
+/**
+ * Begins `invocation` afresh: its ids on every line it logs, its deadline on every AWS call, and
+ * the function's metrics settings (none: tallied, never published).
+ */
+export function beginInvocation(invocation: Invocation, requestId: string | undefined, remainingMs: number | undefined, metrics?: MetricsSettings): void {
+  invocation.begin(requestId, invocationTraceId(metrics), deadlineOf(remainingMs, performance.now()), metrics);
 }
 
 /**
- * Ends `invocation` with its one line (once: an `after` that threw reaches `onError` too), and
- * closes it (perInvocation). `fields` are its log line's, if it has one. Never throws.
+ * Ends `invocation` with its one line (once), and gives its slot or context back (closeInvocation).
+ * `fields` are its log line's, if it has one.
  */
 export function endInvocation(
   service: string,
@@ -85,7 +83,7 @@ export function endInvocation(
     const done: Finished = { service, route: outcome.route, status: outcome.status, latencyMs: durationMs, requestId: invocation.requestId, endedAt };
     if (fields !== undefined) {
       const line = fields({ requestId: invocation.requestId, durationMs, ...invocationCost(invocation) });
-      if (metricsDestination() === "log line" && logsJson("info")) {
+      if (metricsDestination(invocation.metrics) === "log line" && logsJson("info")) {
         log.infoCarrying(message, line, metricsForLogLine(done, invocation));
         return;
       }
@@ -100,11 +98,12 @@ export function endInvocation(
 let coldStart = true;
 
 /**
- * The process's first invocation: in Lambda, or wherever a compile cache was shipped, a line of
+ * The process's first invocation (later ones report nothing): in Lambda, or wherever a compile cache was shipped, a line of
  * its own says so, with the Node version running it and whether the bundle was compiled from its
  * compile cache (compile-cache.ts), and the invocation's metrics count the hit or miss.
  */
-function reportColdStart(service: string): void {
+export function reportColdStart(service: string): void {
+  if (!coldStart) return;
   coldStart = false;
   const cache = compileCacheReport(import.meta.url);
   // A real Lambda runtime sets AWS_EXECUTION_ENV; serverless offline does not.
@@ -120,22 +119,4 @@ function reportColdStart(service: string): void {
   if (cache.reason !== undefined) fields.compileCacheReason = cache.reason;
   log.info("cold start", fields);
   if (cache.state !== "none") countEvent(cache.state === "hit" ? "CompileCacheHits" : "CompileCacheMisses");
-}
-
-export function invocationMiddleware<E, R>(kind: InvocationKind<E, R>): MiddlewareObj<E, R, Error, Context> {
-  const { service, outcome, line } = kind;
-  const end = (request: { event: E; response: R | null | undefined }): void => {
-    const { event, response } = request;
-    const fields = line === undefined ? undefined : (measured: Measured) => line.fields(event, response, measured);
-    endInvocation(service, currentInvocation(), outcome?.(event, response) ?? {}, fields, line?.message);
-  };
-  return {
-    before: (request) => {
-      const context = request.context as LambdaContextLike | undefined;
-      beginInvocation(currentInvocation(), context?.awsRequestId ?? kind.requestIdOf?.(request.event), context?.getRemainingTimeInMillis?.());
-      if (coldStart) reportColdStart(service);
-    },
-    after: end,
-    onError: end,
-  };
 }

@@ -1,22 +1,25 @@
 /**
  * One invocation's state: its correlation ids, its deadline and its tally (DynamoDB calls and
  * capacity, counted events). The log lines, the metrics and the AWS clients' attempt budgets read
- * the current one (currentInvocation()); the invocation middleware (invocation-middleware.ts)
- * begins and ends it.
+ * the current one (currentInvocation()); every function's handler opens and closes it in one
+ * place, invocationHandler (invocation-handler.ts).
  *
  * Lambda runs one invocation at a time per instance, so the usual case keeps the invocation in a
  * module slot and pays nothing per await. A process that serves several at once (`npm start`, the
  * in-process tests) scopes each invocation that starts while another runs with AsyncLocalStorage:
  * its promise hooks slow every await in the process, so they are on only while invocations overlap.
  */
+import type { Span } from "@opentelemetry/api";
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { EventMetric } from "./metrics.ts";
+import type { EventMetric, MetricsSettings } from "./metrics.ts";
 
 export class Invocation {
   /** Lambda's request id (or the event's own, where Lambda gives none), on every line it logs. */
   requestId: string | undefined;
   /** X-Ray's trace root, read once as it begins when tracing is on. */
   traceId: string | undefined;
+  /** Its span while it runs, when it is traced and sampled (tracing.ts). */
+  span: Span | undefined;
   /** On performance.now()'s clock, set as it begins. */
   startedAt = 0;
   /** On performance.now()'s clock; +Infinity without a figure from Lambda. */
@@ -30,12 +33,20 @@ export class Invocation {
   /** Made at the first event counted: most invocations count none. */
   events: Map<EventMetric, number> | undefined;
   ended = false;
+  /** How its lines are written (log.ts), read from the environment at its first line. */
+  logSettings: { threshold: number; readable: boolean } | undefined;
+  /**
+   * The metrics settings of the function that began it (read when that function was built): where
+   * its lines go. None outside an invocation a function began: tallied, never published.
+   */
+  metrics: MetricsSettings | undefined;
   /** Opened by openInvocation (not the ambient one), and how: in the module slot or in its own async context. */
   opened: "slot" | "context" | undefined;
 
   /** Starts afresh (what a late callback of an earlier invocation left is not counted twice). */
-  begin(requestId: string | undefined, traceId: string | undefined, deadline: number): void {
+  begin(requestId: string | undefined, traceId: string | undefined, deadline: number, metrics?: MetricsSettings): void {
     this.requestId = requestId;
+    this.metrics = metrics;
     this.traceId = traceId;
     this.deadline = deadline;
     this.startedAt = performance.now();
@@ -45,6 +56,7 @@ export class Invocation {
     this.itemsRead = 0;
     this.throttles = 0;
     this.events = undefined;
+    this.logSettings = undefined;
     this.ended = false;
   }
 }
@@ -70,19 +82,19 @@ export function currentInvocation(): Invocation {
  * process, the invocation takes the module slot; opened while others run, it gets an async context
  * of its own, and whatever runs in it (its awaits, its SDK calls' callbacks) finds it there. The
  * invocations already running keep theirs: what they started before had no context, and so still
- * finds the slot.
+ * finds the slot. A function's invocations are opened by invocationHandler (invocation-handler.ts).
  */
-function openInvocation<T>(work: () => T): T {
+export function openInvocation<T>(work: (invocation: Invocation) => T): T {
   const invocation = new Invocation();
   if (running++ === 0) {
     invocation.opened = "slot";
     solo = invocation;
-    return work();
+    return work(invocation);
   }
   invocation.opened = "context";
   scoped++;
   storage ??= new AsyncLocalStorage<Invocation>();
-  return storage.run(invocation, work);
+  return storage.run(invocation, work, invocation);
 }
 
 /** The invocation ended: its slot or context is given back (once; the ambient one has neither). */
@@ -96,23 +108,15 @@ export function closeInvocation(invocation: Invocation): void {
   if (opened === "context" && --scoped === 0) storage?.disable();
 }
 
-/** Runs `work` as one invocation of its own, closed when it settles (what the middleware does for a handler). */
+/** Runs `work` as one invocation of its own, closed when it settles (tests' own calls, outside any handler). */
 export async function runInvocation<T>(work: () => Promise<T>): Promise<T> {
   let invocation: Invocation | undefined;
   try {
-    return await openInvocation(() => {
-      invocation = currentInvocation();
+    return await openInvocation((opened) => {
+      invocation = opened;
       return work();
     });
   } finally {
     if (invocation !== undefined) closeInvocation(invocation);
   }
-}
-
-/**
- * `handler` with each call opened as an invocation of its own; the invocation middleware, which
- * the handler must run, closes it as it ends: no promise of its own per call.
- */
-export function perInvocation<E, C, R>(handler: (event: E, context?: C) => Promise<R>): (event: E, context?: C) => Promise<R> {
-  return (event, context) => openInvocation(() => handler(event, context));
 }

@@ -2,25 +2,38 @@
  * Structured logs: one JSON object per line in Lambda (CloudWatch parses it), a readable line in
  * `serverless offline` and local tools.
  */
-import { currentInvocation } from "./invocation.ts";
+import { currentInvocation, type Invocation } from "./invocation.ts";
 
 type Level = "debug" | "info" | "warn" | "error";
 type Fields = Record<string, unknown>;
 
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
-// Read once: process.env lookups are slow enough to show in a warm request's profile.
-let settings: { threshold: number; readable: boolean } | undefined;
+/** How lines are written: the level they must reach, and whether readable rather than JSON. */
+export interface LogSettings {
+  threshold: number;
+  readable: boolean;
+}
 
-function configured(): { threshold: number; readable: boolean } {
-  if (!settings) {
-    const level = (process.env.LOG_LEVEL ?? "info").toLowerCase() as Level;
-    settings = {
-      threshold: ORDER[level] ?? ORDER.info,
-      readable: process.env.IS_OFFLINE === "true" || process.env.LOG_FORMAT === "pretty",
-    };
-  }
-  return settings;
+/** The settings `env` gives: LOG_LEVEL, and IS_OFFLINE or LOG_FORMAT=pretty for readable lines. */
+export function logSettings(env: NodeJS.ProcessEnv = process.env): LogSettings {
+  const level = (env.LOG_LEVEL ?? "info").toLowerCase() as Level;
+  return {
+    threshold: ORDER[level] ?? ORDER.info,
+    readable: env.IS_OFFLINE === "true" || env.LOG_FORMAT === "pretty",
+  };
+}
+
+/**
+ * The current invocation's settings, read once per invocation (process.env lookups are slow
+ * enough to show in a warm request's profile when made per line) and kept on it, not in this
+ * module: a process whose environment changes (a test, a tool) logs as it says from the next
+ * invocation on. Outside any invocation (start-up, a CLI command) they are read per line.
+ */
+function configured(invocation: Invocation = currentInvocation()): LogSettings {
+  if (invocation.opened === undefined) return logSettings();
+  invocation.logSettings ??= logSettings();
+  return invocation.logSettings;
 }
 
 /** The line's own fields first and winning, then the current invocation's ids (request, trace). */
@@ -36,11 +49,12 @@ function withCorrelation(given: Fields, requestId: string | undefined, traceId: 
  * JSON line, and are left out of a readable one.
  */
 function write(level: Level, message: string, given: Fields, members?: string): void {
-  const { threshold, readable } = configured();
+  const invocation = currentInvocation();
+  const { threshold, readable } = configured(invocation);
   if (ORDER[level] < threshold) return;
   // A line about another request keeps that request's id, and a readable line reads as it always
   // did, its ids at the end.
-  const { requestId, traceId } = currentInvocation();
+  const { requestId, traceId } = invocation;
   const fields = requestId === undefined && traceId === undefined ? given : withCorrelation(given, requestId, traceId);
   const stream = level === "error" || level === "warn" ? process.stderr : process.stdout;
   if (readable) {

@@ -111,36 +111,41 @@ export interface Finished {
   status?: number;
 }
 
-function settings(): { enabled: boolean; namespace: string; offline: boolean; file: string; readable: boolean; tracing: boolean } {
+/**
+ * What the metrics do in this function, read from its environment when the function is built (the
+ * invocation middleware, at composition) and carried by each invocation it begins: nothing cached
+ * here, so a process that builds another function under another environment (the tests, the bench)
+ * gets that function's settings, with nothing to reload.
+ */
+export interface MetricsSettings {
+  enabled: boolean;
+  namespace: string;
+  offline: boolean;
+  file: string;
+  readable: boolean;
+  tracing: boolean;
+}
+
+export function metricsSettings(env: NodeJS.ProcessEnv = process.env): MetricsSettings {
   return {
     // `--param metrics=false` sets METRICS=off on every function (lib/cli/operations-plugin.mjs):
     // the invocation is still tallied (the request log line reads it), no metric line is written.
-    enabled: process.env.METRICS !== "off",
-    namespace: process.env.METRICS_NAMESPACE || "modelrest",
+    enabled: env.METRICS !== "off",
+    namespace: env.METRICS_NAMESPACE || "modelrest",
     // Offline, or wherever METRICS_FILE names a file (the test runs name /dev/null): to a file.
-    offline: isLocalOffline() || Boolean(process.env.METRICS_FILE),
-    file: process.env.METRICS_FILE || join(localDataDir(), "metrics.jsonl"),
+    offline: isLocalOffline(env) || Boolean(env.METRICS_FILE),
+    file: env.METRICS_FILE || join(localDataDir(env), "metrics.jsonl"),
     // The readable line is a log line: shown at the info level and below, as the access log is.
-    readable: ["debug", "info"].includes((process.env.LOG_LEVEL ?? "info").toLowerCase()),
+    readable: ["debug", "info"].includes((env.LOG_LEVEL ?? "info").toLowerCase()),
     // Set on every function by the tracing parameter (lib/cli/operations-plugin.mjs): without
     // tracing there is no trace to find, and no environment lookup on each invocation.
-    tracing: process.env.TRACING === "true",
+    tracing: env.TRACING === "true",
   };
-}
-let configured: ReturnType<typeof settings> | undefined;
-
-/**
- * Reads the metrics settings from the environment again (they are read once per process, at the
- * first invocation): for a process that changes them while it runs, as the tests and the bench do.
- */
-export function reloadMetricsSettings(): void {
-  configured = settings();
 }
 
 /** X-Ray's trace root for an invocation that begins, when tracing is on; else no lookup at all. */
-export function invocationTraceId(): string | undefined {
-  configured ??= settings();
-  return configured.tracing ? traceRoot() : undefined;
+export function invocationTraceId(settings: MetricsSettings | undefined): string | undefined {
+  return settings?.tracing ? traceRoot() : undefined;
 }
 
 /** Each shape of line (kind, namespace, events counted) has its directives serialised once. */
@@ -278,15 +283,13 @@ function metricsMembers(done: Finished, namespace: string, timestamp: number, ta
  * ingests and bills), "file" under `npm start` (`.data/metrics.jsonl` for `npm run metrics`, or
  * METRICS_FILE), "off" with `--param metrics=false`.
  */
-export function metricsDestination(): "log line" | "file" | "off" {
-  configured ??= settings();
-  return !configured.enabled ? "off" : configured.offline ? "file" : "log line";
+export function metricsDestination(settings: MetricsSettings | undefined): "log line" | "file" | "off" {
+  return settings === undefined || !settings.enabled ? "off" : settings.offline ? "file" : "log line";
 }
 
 /** The invocation's metrics as members for its request log line to carry (see metricsDestination). */
 export function metricsForLogLine(done: Finished, tally: Invocation): string {
-  configured ??= settings();
-  return metricsMembers(done, configured.namespace, done.endedAt === undefined ? Date.now() : TIME_ORIGIN + done.endedAt, tally, false);
+  return metricsMembers(done, tally.metrics?.namespace ?? "modelrest", done.endedAt === undefined ? Date.now() : TIME_ORIGIN + done.endedAt, tally, false);
 }
 
 const round = (n: number): number => Math.round(n * 1000) / 1000;
@@ -299,8 +302,8 @@ const round = (n: number): number => Math.round(n * 1000) / 1000;
  */
 export function writeMetricsLine(done: Finished, tally: Invocation): void {
   try {
-    configured ??= settings();
-    if (!configured.enabled) return;
+    const configured = tally.metrics;
+    if (configured === undefined || !configured.enabled) return;
     const line = metricsLine(done, configured.namespace, Date.now(), tally);
     if (!configured.offline) {
       process.stdout.write(`${line}\n`);
@@ -316,12 +319,13 @@ export function writeMetricsLine(done: Finished, tally: Invocation): void {
 
 /**
  * Writes a metric line of its own (the index advisor's, filter-shapes.ts) where the invocation's
- * line goes: stdout in Lambda, the metrics file under `npm start`; nothing with metrics off.
+ * line goes: stdout in Lambda, the metrics file under `npm start`; nothing with metrics off, nor
+ * outside an invocation a function began (a CLI command's listing), which has no settings.
  */
-export function writeMetricLine(build: (namespace: string) => string): void {
+export function writeMetricLine(build: (namespace: string) => string, tally: Invocation = currentInvocation()): void {
   try {
-    configured ??= settings();
-    if (!configured.enabled) return;
+    const configured = tally.metrics;
+    if (configured === undefined || !configured.enabled) return;
     const line = build(configured.namespace);
     if (!configured.offline) process.stdout.write(`${line}\n`);
     else {

@@ -21,16 +21,6 @@ export function instantiate(info: ModelInfo, item: Item): Model {
   return instance;
 }
 
-/** The persisted form of an instance: behaviors replaced by their stored state. */
-export function toItem(info: ModelInfo, instance: Model): Item {
-  const item: Item = { ...(instance as unknown as Item) };
-  for (const name of info.behaviors) {
-    const behavior = item[name] as { toStored?: () => Record<string, unknown> } | undefined;
-    if (behavior?.toStored) item[name] = behavior.toStored();
-  }
-  return item;
-}
-
 /** How one model's records are shown, worked out once per model rather than per record. */
 interface OutputPlan {
   /** Behavior attributes: their stored state is never shown. */

@@ -1,22 +1,22 @@
 /**
  * The invocation's X-Ray tracing header (`_X_AMZN_TRACE_ID`, set by Lambda per invocation:
- * `Root=1-...;Parent=...;Sampled=1`), read for the subsegments of the AWS SDK's calls
- * (lib/store/aws-tracing.ts). Only a sampled header with a root and a parent is worth a
- * subsegment: X-Ray drops an unsampled trace's documents, and an independent subsegment needs
- * the segment it belongs under.
+ * `Root=1-...;Parent=...;Sampled=1`): its root names the trace on every log and metric line, and
+ * its root and parent are the remote parent of the invocation's span (./tracing/xray-propagator.ts),
+ * which records only when the header is sampled: X-Ray would drop an unsampled trace.
  */
-export interface SampledTrace {
+export interface TraceParent {
   /** The trace id (`1-5759e988-bd862e3fe1be46a994272793`). */
   root: string;
-  /** The id of the segment the subsegments go under (Lambda's function segment). */
+  /** The id of the segment the invocation's span goes under (Lambda's function segment). */
   parent: string;
+  sampled: boolean;
 }
 
 const ROOT = /^1-[0-9a-f]{8}-[0-9a-f]{24}$/;
 const SEGMENT_ID = /^[0-9a-f]{16}$/;
 
-/** The header's parts: a well-formed root, and the trace to send subsegments for when sampled. */
-function parse(header: string): { root: string | undefined; trace: SampledTrace | undefined } {
+/** The header's well-formed root and parent (each undefined otherwise), and whether it is sampled. */
+function parse(header: string): { root: string | undefined; parent: string | undefined; sampled: boolean } {
   let root: string | undefined;
   let parent: string | undefined;
   let sampled = false;
@@ -29,32 +29,26 @@ function parse(header: string): { root: string | undefined; trace: SampledTrace 
     else if (key === "Parent") parent = value;
     else if (key === "Sampled") sampled = value === "1";
   }
-  const wellFormed = root !== undefined && ROOT.test(root) ? root : undefined;
-  const trace = sampled && wellFormed !== undefined && parent !== undefined && SEGMENT_ID.test(parent) ? { root: wellFormed, parent } : undefined;
-  return { root: wellFormed, trace };
+  return {
+    root: root !== undefined && ROOT.test(root) ? root : undefined,
+    parent: parent !== undefined && SEGMENT_ID.test(parent) ? parent : undefined,
+    sampled,
+  };
 }
 
-/** The header's trace when it is sampled and well formed; undefined otherwise (nothing to send). */
-export function sampledTraceOf(header: string): SampledTrace | undefined {
-  return parse(header).trace;
+/** A header's root and parent when both are well formed, and whether it is sampled; else undefined. */
+export function traceParentOf(header: string): TraceParent | undefined {
+  const { root, parent, sampled } = parse(header);
+  return root === undefined || parent === undefined ? undefined : { root, parent, sampled };
 }
 
-/** Parsed once per distinct header value: an invocation's calls and its log lines share it. */
-let last: { header: string; root: string | undefined; trace: SampledTrace | undefined } = { header: "", root: undefined, trace: undefined };
-
-function current(): typeof last | undefined {
-  const header = process.env._X_AMZN_TRACE_ID;
-  if (!header) return undefined;
-  if (header !== last.header) last = { header, ...parse(header) };
-  return last;
-}
-
-/** The current invocation's sampled trace, or undefined (no header, unsampled, malformed). */
-export function sampledTrace(): SampledTrace | undefined {
-  return current()?.trace;
-}
+/** Parsed once per distinct header value: an invocation's log lines share it. */
+let last: { header: string; root: string | undefined } = { header: "", root: undefined };
 
 /** The current invocation's trace id (its root), sampled or not, for its log and metric lines. */
 export function traceRoot(): string | undefined {
-  return current()?.root;
+  const header = process.env._X_AMZN_TRACE_ID;
+  if (!header) return undefined;
+  if (header !== last.header) last = { header, root: parse(header).root };
+  return last.root;
 }

@@ -1,9 +1,9 @@
-import middy, { type MiddlewareObj } from "@middy/core";
+import type { MiddlewareObj } from "@middy/core";
 import type { Context as LambdaContext } from "aws-lambda";
 import { UnavailableError } from "../core/errors.ts";
-import { perInvocation } from "../core/invocation.ts";
 import { ANSWER_RESERVE_MS } from "../core/invocation-deadline.ts";
-import { invocationMiddleware, type InvocationKind, type Measured } from "../core/invocation-middleware.ts";
+import { invocationHandler, type EntryKind, type InvocationHandler } from "../core/invocation-handler.ts";
+import type { Measured } from "../core/invocation-middleware.ts";
 import { errorResponse } from "./errors.ts";
 import { fromApiGateway, type ApiGatewayEvent, type HttpRequest } from "./request.ts";
 import { toApiGateway, type HttpResponse } from "./response.ts";
@@ -22,10 +22,15 @@ const parsed = new WeakMap<ApiGatewayEvent, HttpRequest>();
 
 const parsedOf = (event: ApiGatewayEvent): HttpRequest => parsed.get(event) ?? fromApiGateway(event);
 
-/** An HTTP request as an invocation: one line per request, its metrics per route and status class. */
-function httpInvocation(name: string): InvocationKind<ApiGatewayEvent, Result> {
+/**
+ * An HTTP request as an invocation: one line per request, its metrics per route and status class;
+ * errors become answers (errors()) before the line is written.
+ */
+function httpInvocation(name: string): EntryKind<ApiGatewayEvent, Result> {
   return {
     service: name,
+    timeoutEarlyInMillis: TIMEOUT_EARLY_MS,
+    use: [errors()],
     requestIdOf: (event) => event.requestContext?.requestId,
     // The route key, never the path: one metric per declared route, whatever clients send.
     outcome: (event, response) => ({ route: parsedOf(event).routeKey, status: response?.statusCode ?? 0 }),
@@ -55,7 +60,7 @@ function httpInvocation(name: string): InvocationKind<ApiGatewayEvent, Result> {
 
 /**
  * Errors become our error body in this one place (never offline's 200 with an `errorMessage`,
- * never a stack to the client), before the invocation middleware writes the request's line.
+ * never a stack to the client), before the invocation's close writes the request's line.
  */
 function errors(): MiddlewareObj<ApiGatewayEvent, Result, Error, LambdaContext> {
   return {
@@ -70,16 +75,12 @@ function errors(): MiddlewareObj<ApiGatewayEvent, Result, Error, LambdaContext> 
 }
 
 /** An API Gateway handler (payload v1 or v2) around a handler of HttpRequest -> HttpResponse. */
-export function httpHandler(name: string, handle: HttpHandler): (event: ApiGatewayEvent, lambda?: LambdaContext) => Promise<Result> {
-  const chain = middy<ApiGatewayEvent, Result, Error, LambdaContext>({ timeoutEarlyInMillis: TIMEOUT_EARLY_MS })
-    .use(invocationMiddleware(httpInvocation(name)))
-    .use(errors())
-    .handler(async (event, lambda) => {
-      const request = fromApiGateway(event);
-      parsed.set(event, request);
-      // Offline gives every request the same requestContext id; Lambda's own id is unique everywhere.
-      if (lambda?.awsRequestId) request.requestId = lambda.awsRequestId;
-      return toApiGateway(await handle(request, lambda), request);
-    });
-  return perInvocation((event: ApiGatewayEvent, lambda?: LambdaContext) => chain(event, lambda as LambdaContext));
+export function httpHandler(name: string, handle: HttpHandler): InvocationHandler<ApiGatewayEvent, Result> {
+  return invocationHandler(httpInvocation(name), async (event, lambda) => {
+    const request = fromApiGateway(event);
+    parsed.set(event, request);
+    // Offline gives every request the same requestContext id; Lambda's own id is unique everywhere.
+    if (lambda?.awsRequestId) request.requestId = lambda.awsRequestId;
+    return toApiGateway(await handle(request, lambda), request);
+  });
 }

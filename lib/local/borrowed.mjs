@@ -11,14 +11,9 @@
 export const BORROWED = /** @type {const} */ ({
   handlerRunner: "serverless-offline HandlerRunner",
   offlineHapi: "serverless-offline's hapi ext/route",
-  serverEmit: "node http.Server.prototype.emit",
   streamsSend: "serverless-offline-dynamodb-streams DynamoDBStreamsClient.prototype.send",
   esbuildInstance: "serverless-esbuild plugin instance",
   esbuildBuildCache: "serverless-esbuild buildCache",
-  esbuildBundle: "serverless-esbuild bundle",
-  esbuildBuildOptions: "serverless-esbuild buildOptions",
-  esbuildFunctionEntries: "serverless-esbuild functionEntries",
-  esbuildBuildDirPath: "serverless-esbuild buildDirPath",
 });
 
 /** @typedef {typeof BORROWED[keyof typeof BORROWED]} BorrowedName */

@@ -4,21 +4,25 @@
 // start (half of it), and the same sources are started again and again: by a developer who stops
 // and starts, and by the test suite, whose service files each start their own `npm start`.
 //
-// Listed before serverless-esbuild, so this runs on `before:offline:start:init` before its bundle:
-// - On a miss, serverless-esbuild bundles as ever, with one esbuild plugin added that records
-//   each bundle's options and asks esbuild for the list of files it read; the outputs, that list
-//   and the options are then kept (lib/local/bundle-store.mjs).
-// - On a hit, the kept outputs are copied into .esbuild/.build/, and serverless-esbuild is handed a
-//   context per bundle whose first build is that copy. Each context builds for real from the kept
-//   options the first time live reload rebuilds it, so live reload works as after a miss.
-// The key holds everything else a bundle depends on: serverless-esbuild's options, the functions'
-// entries, both packages' versions, the lockfiles and tsconfig.json. A deploy never comes here.
+// Listed before serverless-esbuild, so each of its hooks runs before serverless-esbuild's:
+// - `initialize`: serverless-esbuild's public `plugins` option carries a recorder of each bundle's
+//   options and of the files esbuild read for it (esbuild-builds.mjs).
+// - `before:offline:start:init`, on a hit: the kept outputs are copied into .esbuild/.build/, and
+//   serverless-esbuild is handed a context per bundle whose first build is that copy. Each context
+//   builds for real from the kept options the first time live reload rebuilds it, so live reload
+//   works as after a miss. On a miss, serverless-esbuild bundles as ever, recorded.
+// - `offline:start:init`, after serverless-esbuild bundled: a miss's outputs, inputs and options
+//   are kept (lib/local/bundle-store.mjs).
+// The key holds everything else a bundle depends on: serverless-esbuild's options as configured,
+// the functions' handlers and runtimes, both packages' versions, the lockfiles and tsconfig.json.
+// A deploy never comes here.
 // Plain JS (checked by tsc through its JSDoc types) because the Serverless CLI loads plugins itself.
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { BundleStore } from "./bundle-store.mjs";
+import { esbuildBuilds, loadEsbuild } from "./esbuild-builds.mjs";
 import { serverlessEsbuildOf, serviceDirOf } from "./serverless-esbuild-instance.mjs";
 
 /** Under the project's node_modules: a project copy that links node_modules shares it. */
@@ -27,26 +31,17 @@ export const CACHE_DIR = "node_modules/.cache/modelrest-bundles";
 const PATH_OPTIONS = ["outdir", "outfile", "absWorkingDir"];
 
 /**
- * @typedef {{ errors: unknown[], warnings: unknown[], metafile?: { inputs: Record<string, unknown>, outputs: Record<string, unknown> } }} BuildResult
- * @typedef {{ rebuild: () => Promise<BuildResult>, dispose: () => Promise<void>, cancel: () => Promise<void> }} EsbuildContext
- * @typedef {{ initialOptions: Record<string, unknown>, onEnd: (callback: (result: BuildResult) => void) => void }} PluginBuild
- * @typedef {{ name: string, setup: (build: PluginBuild) => void }} EsbuildPlugin
- * @typedef {{ context: (options: import("esbuild").BuildOptions) => Promise<EsbuildContext>, version: string }} Esbuild
- * @typedef {object} ServerlessEsbuild the part of serverless-esbuild's instance this reads and sets
- * @property {Record<string, unknown> & { plugins?: unknown, skipBuild?: boolean, metafile?: boolean }} [buildOptions]
- * @property {string} [buildDirPath]
- * @property {{ entry: string }[]} functionEntries
- * @property {Record<string, { context?: unknown }>} buildCache
- * @property {() => Promise<void>} bundle
- * @typedef {import("./serverless-esbuild-instance.mjs").ServerlessInstance} Serverless
+ * @typedef {import("./esbuild-builds.mjs").EsbuildContext} EsbuildContext
+ * @typedef {import("./esbuild-builds.mjs").Esbuild} Esbuild
+ * @typedef {import("./esbuild-builds.mjs").EsbuildBuilds} EsbuildBuilds
+ * @typedef {import("./serverless-esbuild-instance.mjs").ServerlessEsbuild} ServerlessEsbuild
+ * @typedef {{ handler?: unknown, runtime?: unknown, skipEsbuild?: unknown }} FunctionDefinition
+ * @typedef {object} ServiceConfig what the key reads of the service, as configured
+ * @property {{ name?: string, runtime?: string }} [provider]
+ * @property {{ esbuild?: Record<string, unknown> }} [custom]
+ * @property {Record<string, FunctionDefinition>} [functions]
+ * @typedef {import("./serverless-esbuild-instance.mjs").ServerlessInstance & { service: ServiceConfig }} Serverless
  */
-
-const requireEsbuildPlugin = () => createRequire(createRequire(import.meta.url).resolve("serverless-esbuild"));
-
-/** The esbuild serverless-esbuild loads, so a replayed context builds with the same one. */
-function loadEsbuild() {
-  return /** @type {Esbuild} */ (requireEsbuildPlugin()("esbuild"));
-}
 
 function serverlessEsbuildVersion() {
   const main = createRequire(import.meta.url).resolve("serverless-esbuild");
@@ -59,20 +54,23 @@ function fileHash(path) {
 }
 
 /**
- * Everything a bundle depends on besides the files esbuild reads.
- * @param {ServerlessEsbuild} plugin
+ * Everything a bundle depends on besides the files esbuild reads, from the service as configured:
+ * serverless-esbuild derives its build options (`custom.esbuild` over its defaults, the target
+ * from the runtime) and its entries (from the handlers) from these alone.
+ * @param {ServiceConfig} service
  * @param {string} serviceDir
  * @param {string} esbuildVersion
  */
-export function cacheKey(plugin, serviceDir, esbuildVersion) {
-  const { plugins: _plugins, ...buildOptions } = plugin.buildOptions ?? {};
+export function cacheKey(service, serviceDir, esbuildVersion) {
+  const { plugins: _plugins, ...esbuildOptions } = service.custom?.esbuild ?? {};
+  const functions = Object.values(service.functions ?? {}).map((f) => JSON.stringify([f.handler, f.runtime ?? null, f.skipEsbuild ?? null]));
   const described = JSON.stringify({
-    format: 1,
+    format: 2,
     esbuild: esbuildVersion,
     serverlessEsbuild: serverlessEsbuildVersion(),
-    buildOptions,
-    buildDir: relative(serviceDir, plugin.buildDirPath ?? ""),
-    entries: [...new Set(plugin.functionEntries.map((e) => e.entry))].sort(),
+    esbuildOptions,
+    provider: [service.provider?.name ?? null, service.provider?.runtime ?? null],
+    functions: [...new Set(functions)].sort(),
     lock: fileHash(join(serviceDir, "package-lock.json")),
     installed: fileHash(join(serviceDir, "node_modules", ".package-lock.json")),
     tsconfig: fileHash(join(serviceDir, "tsconfig.json")),
@@ -119,12 +117,29 @@ export function replayedContext(esbuild, options) {
 }
 
 export default class OfflineBundleCache {
-  /** @param {Serverless} serverless */
-  constructor(serverless) {
+  /**
+   * @param {Serverless} serverless
+   * @param {Record<string, unknown>} [_options]
+   * @param {unknown} [_logging]
+   * @param {EsbuildBuilds} [builds] the recorder serverless-esbuild's builds report to
+   */
+  constructor(serverless, _options, _logging, builds = esbuildBuilds) {
     this.serverless = serverless;
+    this.builds = builds;
     this.done = false;
+    /** @type {{ key: string, store: BundleStore, serviceDir: string } | undefined} a miss: kept once serverless-esbuild bundled */
+    this.miss = undefined;
     const prepare = () => this.prepare();
-    this.hooks = { "before:offline:start:init": prepare, "before:offline:start": prepare };
+    const keep = () => this.keep();
+    this.hooks = {
+      initialize: () => {
+        this.builds.record(this.serverless);
+      },
+      "before:offline:start:init": prepare,
+      "before:offline:start": prepare,
+      "offline:start:init": keep,
+      "offline:start": keep,
+    };
   }
 
   /**
@@ -159,55 +174,36 @@ export default class OfflineBundleCache {
   prepare() {
     if (this.done) return;
     this.done = true;
+    // Only what it can replay: serverless-esbuild's builds recorded (no esbuild plugins of the
+    // project's own, no prebuilt bundles, no metafile the project asked for: esbuild-builds.mjs).
+    if (!this.builds.recording) return;
     // Throws, naming it, when what it relies on of serverless-esbuild is not there: a cache that
     // turned itself off without a word would only make every start slower.
-    const plugin = /** @type {ServerlessEsbuild} */ (serverlessEsbuildOf(this.serverless));
-    const options = plugin.buildOptions ?? {};
-    // Only what it can replay: no esbuild plugins of the project's own (functions are not kept),
-    // no prebuilt bundles, no metafile the project asked for.
-    if (options.plugins !== undefined || options.skipBuild || options.metafile) return;
+    const plugin = serverlessEsbuildOf(this.serverless);
     const serviceDir = serviceDirOf(this.serverless);
     const esbuild = loadEsbuild();
-    const key = cacheKey(plugin, serviceDir, esbuild.version);
+    const key = cacheKey(this.serverless.service, serviceDir, esbuild.version);
     const store = new BundleStore(join(serviceDir, CACHE_DIR), serviceDir);
     if (this.reuse(plugin, store, key, esbuild, serviceDir)) return;
-    /** @type {Map<string, { options: Record<string, unknown>, result?: BuildResult }>} entry -> its build */
-    const builds = new Map();
-    /** @type {EsbuildPlugin} */
-    const recorder = {
-      name: "modelrest-bundle-cache",
-      setup(build) {
-        const { plugins: _plugins, ...initial } = build.initialOptions;
-        const entry = Array.isArray(initial.entryPoints) && typeof initial.entryPoints[0] === "string" ? initial.entryPoints[0] : undefined;
-        if (entry === undefined) return;
-        const record = {
-          options: mapPaths(initial, (p) => (isAbsolute(p) ? relative(serviceDir, p) : p)),
-          result: /** @type {BuildResult | undefined} */ (undefined),
-        };
-        builds.set(entry, record);
-        build.initialOptions.metafile = true;
-        build.onEnd((result) => {
-          record.result ??= result;
-        });
-      },
-    };
-    options.plugins = [recorder];
-    const bundle = plugin.bundle;
-    plugin.bundle = async () => {
-      plugin.bundle = bundle;
-      await bundle();
-      const entries = [...builds.entries()];
-      if (entries.length === 0 || entries.some(([, b]) => b.result?.metafile === undefined || b.result.errors.length > 0)) return;
-      try {
-        store.save(key, {
-          inputs: entries.flatMap(([, b]) => Object.keys(b.result?.metafile?.inputs ?? {})),
-          outputs: entries.flatMap(([, b]) => Object.keys(b.result?.metafile?.outputs ?? {})),
-          options: Object.fromEntries(entries.map(([entry, b]) => [entry, b.options])),
-        });
-      } catch (error) {
-        // A cache that cannot be written costs the next start its bundling, nothing else.
-        console.log(`esbuild: the bundles could not be kept in ${CACHE_DIR}: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    };
+    this.miss = { key, store, serviceDir };
+  }
+
+  /** After serverless-esbuild bundled, on a miss: keeps what every build read, wrote and was built with. */
+  keep() {
+    const miss = this.miss;
+    this.miss = undefined;
+    if (miss === undefined) return;
+    const entries = [...this.builds.builds.entries()];
+    if (entries.length === 0 || entries.some(([, b]) => b.result?.metafile === undefined || b.result.errors.length > 0)) return;
+    try {
+      miss.store.save(miss.key, {
+        inputs: entries.flatMap(([, b]) => Object.keys(b.result?.metafile?.inputs ?? {})),
+        outputs: entries.flatMap(([, b]) => Object.keys(b.result?.metafile?.outputs ?? {})),
+        options: Object.fromEntries(entries.map(([entry, b]) => [entry, mapPaths(b.options, (p) => (isAbsolute(p) ? relative(miss.serviceDir, p) : p))])),
+      });
+    } catch (error) {
+      // A cache that cannot be written costs the next start its bundling, nothing else.
+      console.log(`esbuild: the bundles could not be kept in ${CACHE_DIR}: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 }

@@ -6,7 +6,7 @@
 // (offline-cors.mjs, offline-http-parity.mjs, offline-streams.mjs) hold only the rules.
 // A deployed stage never loads this file. Plain JS (checked by tsc through its JSDoc types) because
 // the Serverless CLI loads plugins itself.
-import { Server } from "node:http";
+import diagnosticsChannel from "node:diagnostics_channel";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -145,7 +145,8 @@ export function answerFunctionErrorsAsGateway(request, h) {
   return h.response(GATEWAY_FUNCTION_ERROR.body).code(GATEWAY_FUNCTION_ERROR.status).header("content-type", "application/json");
 }
 
-const CONTENT_TYPE_PATCHED = Symbol.for("modelrest.offline-http-parity");
+/** The channel Node publishes every HTTP server's request on, before the server's `request` event. */
+export const REQUEST_START_CHANNEL = "http.server.request.start";
 
 /** @param {import("node:http").IncomingHttpHeaders} headers */
 function hasBody(headers) {
@@ -153,34 +154,27 @@ function hasBody(headers) {
   return (length !== undefined && length !== "0") || headers["transfer-encoding"] !== undefined;
 }
 
+/** @param {unknown} message what Node publishes on REQUEST_START_CHANNEL: `{ request, response, socket, server }` */
+function nameMissingContentType(message) {
+  const request = /** @type {{ request?: import("node:http").IncomingMessage }} */ (message)?.request;
+  if (request?.headers && request.headers["content-type"] === undefined && hasBody(request.headers)) {
+    request.headers["content-type"] = "application/octet-stream";
+    request.rawHeaders.push("content-type", "application/octet-stream");
+  }
+}
+
 /**
  * serverless-offline gives a request with a body and no Content-Type `application/json` when it
  * builds the Lambda event (LambdaProxyIntegrationEventV2, from `rawHeaders`); API Gateway passes
- * the headers as sent. Before Hapi sees such a request, the HTTP server's `request` event names
- * the body `application/octet-stream` (opaque bytes Hapi hands on untouched), in `headers` (read by
- * Hapi) and `rawHeaders` (read by offline), so the handler sees a media type it refuses, as in AWS.
- * @param {typeof Server} [ServerClass] the class whose `emit` is patched: node's, which Hapi's listener is
+ * the headers as sent. Node publishes every request an HTTP server receives on the public
+ * diagnostics channel `http.server.request.start` just before the server's `request` event, so
+ * before Hapi sees it: such a body is named `application/octet-stream` there (opaque bytes Hapi
+ * hands on untouched), in `headers` (read by Hapi) and `rawHeaders` (read by offline), and the
+ * handler sees a media type it refuses, as in AWS. Called again, it still subscribes once.
  */
-export function keepMissingContentTypes(ServerClass = Server) {
-  // Node's overloads name each event; the patch passes every event through unchanged.
-  expectBorrowed(BORROWED.serverEmit, hasMethod(ServerClass.prototype, "emit"), "http.Server.prototype has no emit method");
-  const emit = /** @type {(this: Server, event: string | symbol, ...args: unknown[]) => boolean} */ (/** @type {unknown} */ (ServerClass.prototype.emit));
-  if (/** @type {{ [CONTENT_TYPE_PATCHED]?: true }} */ (emit)[CONTENT_TYPE_PATCHED]) return;
-  /**
-   * @this {Server}
-   * @param {string | symbol} event
-   * @param {unknown[]} rest
-   */
-  function patched(event, ...rest) {
-    const request = /** @type {import("node:http").IncomingMessage | undefined} */ (rest[0]);
-    if (event === "request" && request?.headers && request.headers["content-type"] === undefined && hasBody(request.headers)) {
-      request.headers["content-type"] = "application/octet-stream";
-      request.rawHeaders.push("content-type", "application/octet-stream");
-    }
-    return emit.call(this, event, ...rest);
-  }
-  Object.assign(patched, { [CONTENT_TYPE_PATCHED]: true });
-  ServerClass.prototype.emit = patched;
+export function keepMissingContentTypes() {
+  diagnosticsChannel.unsubscribe(REQUEST_START_CHANNEL, nameMissingContentType);
+  diagnosticsChannel.subscribe(REQUEST_START_CHANNEL, nameMissingContentType);
 }
 
 /**

@@ -14,8 +14,8 @@ export interface SeedTarget {
 
 export const SEED_USAGE = `usage: npm run seed [-- [--stage <name> --force <name>]]
 
-Creates the sample application's demo users, posts, tags, comments and follows through the
-domain layer. Idempotent: records a previous run created are left alone.
+Creates the application's seed data (its \`seed\` export: demo users and their records) through
+the domain layer. Idempotent: records a previous run created are left alone.
 
   (no option)        the local stage: the DynamoDB Local of a running \`npm start\`
                      (http://127.0.0.1:${DEFAULT_DB_PORT}, or DYNAMODB_ENDPOINT; tables TABLE_PREFIX or <app>-local-)

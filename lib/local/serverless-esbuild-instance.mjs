@@ -1,22 +1,27 @@
 // @ts-check
 // What the offline-only plugins that work with serverless-esbuild's bundles (bundle-cache.mjs,
 // live-reload/offline-bundles.mjs) find in the running Serverless instance, checked against what
-// they rely on (lib/local/README.md, "Borrowed internals"): serverless-esbuild exports its plugin
-// class and nothing to reach its state. Plain JS (checked by tsc through its JSDoc types) because
-// the Serverless CLI loads plugins itself.
+// they rely on (lib/local/README.md, "Borrowed internals"): its esbuild context per function entry,
+// which serverless-esbuild keeps on its instance and exposes no other way. Everything else they
+// need comes through public paths (serverless-esbuild's `plugins` option, esbuild's plugin API,
+// serverless's hooks and service: lib/local/esbuild-builds.mjs). Plain JS (checked by tsc through
+// its JSDoc types) because the Serverless CLI loads plugins itself.
 import { createRequire } from "node:module";
 import { BORROWED, expectBorrowed, reachBorrowedSync } from "./borrowed.mjs";
 
-/** @typedef {{ serviceDir?: string, config?: { servicePath?: string }, pluginManager: { plugins: unknown[] } }} ServerlessInstance */
+/**
+ * @typedef {object} ServerlessInstance
+ * @property {string} [serviceDir]
+ * @property {{ servicePath?: string, serviceDir?: string }} [config]
+ * @property {{ plugins: unknown[] }} pluginManager
+ * @property {{ commands?: string[] }} [processedInput]
+ */
 
 /**
- * The part of serverless-esbuild's instance lib/local reads and sets.
+ * The part of serverless-esbuild's instance lib/local reads and sets: entry ("functions/rest.ts")
+ * -> the esbuild context it bundled that entry with, whose `rebuild()` its `bundle()` calls.
  * @typedef {object} ServerlessEsbuild
- * @property {Record<string, unknown> & { plugins?: unknown, skipBuild?: boolean, metafile?: boolean }} buildOptions
- * @property {string} buildDirPath
- * @property {{ entry: string }[]} functionEntries
  * @property {Record<string, { context?: unknown }>} buildCache
- * @property {() => Promise<void>} bundle
  */
 
 /**
@@ -24,7 +29,7 @@ import { BORROWED, expectBorrowed, reachBorrowedSync } from "./borrowed.mjs";
  * @param {ServerlessInstance} serverless
  */
 export function serviceDirOf(serverless) {
-  return serverless.serviceDir ?? serverless.config?.servicePath ?? process.cwd();
+  return serverless.serviceDir ?? serverless.config?.serviceDir ?? serverless.config?.servicePath ?? process.cwd();
 }
 
 /** The plugin class the installed serverless-esbuild exports (its main module; Serverless loads the same file). */
@@ -40,24 +45,13 @@ export function serverlessEsbuildClass() {
 
 /**
  * Checks that `plugin` holds what lib/local reads (after serverless's `initialize`, as every
- * offline hook runs); throws naming the first entry that is not there.
+ * offline hook runs); throws naming the entry when it is not there.
  * @param {object} plugin
  * @returns {ServerlessEsbuild}
  */
 export function checkServerlessEsbuild(plugin) {
-  const p = /** @type {Record<string, unknown>} */ (plugin);
-  const cache = p.buildCache;
+  const cache = /** @type {Record<string, unknown>} */ (plugin).buildCache;
   expectBorrowed(BORROWED.esbuildBuildCache, typeof cache === "object" && cache !== null && !Array.isArray(cache), `buildCache is ${typeof cache}`);
-  expectBorrowed(BORROWED.esbuildBundle, typeof p.bundle === "function", `bundle is ${typeof p.bundle}`);
-  const options = p.buildOptions;
-  expectBorrowed(BORROWED.esbuildBuildOptions, typeof options === "object" && options !== null, `buildOptions is ${typeof options}`);
-  expectBorrowed(BORROWED.esbuildBuildDirPath, typeof p.buildDirPath === "string", `buildDirPath is ${typeof p.buildDirPath}`);
-  const entries = reachBorrowedSync(BORROWED.esbuildFunctionEntries, () => p.functionEntries);
-  expectBorrowed(
-    BORROWED.esbuildFunctionEntries,
-    Array.isArray(entries) && entries.every((e) => typeof e?.entry === "string"),
-    "functionEntries is not a list of { entry }",
-  );
   return /** @type {ServerlessEsbuild} */ (/** @type {unknown} */ (plugin));
 }
 

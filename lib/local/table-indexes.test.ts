@@ -31,10 +31,10 @@ describe("ensureIndexes", () => {
   it("adds the indexes a live table lacks (a new relation under npm start), then leaves them alone", async () => {
     const name = `indexes-test-${randomUUID()}`;
     await ensureTables(client, [definition(name, ["owner"])]);
-    const grown = definition(name, ["owner", "blog", "tag"]);
-    expect(await ensureIndexes(client, [grown])).toEqual([`${name}.by_blog`, `${name}.by_tag`]);
+    const grown = definition(name, ["owner", "board", "tag"]);
+    expect(await ensureIndexes(client, [grown])).toEqual([`${name}.by_board`, `${name}.by_tag`]);
     const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
-    expect(Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName).sort()).toEqual(["by_blog", "by_owner", "by_tag"]);
+    expect(Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName).sort()).toEqual(["by_board", "by_owner", "by_tag"]);
     expect(await ensureIndexes(client, [grown])).toEqual([]);
   });
 });
@@ -42,13 +42,13 @@ describe("ensureIndexes", () => {
 describe("removeIndexes (npm start over an older --persist database)", () => {
   it("deletes the indexes no longer declared and those whose key changed, one at a time; ensureIndexes recreates the changed one", async () => {
     const name = `indexes-drop-${randomUUID()}`;
-    await ensureTables(client, [definition(name, ["owner", "blog", "tag"])]);
-    // The next version: by_blog gone, by_tag now keyed on another attribute, by_owner as it was.
+    await ensureTables(client, [definition(name, ["owner", "board", "tag"])]);
+    // The next version: by_board gone, by_tag now keyed on another attribute, by_owner as it was.
     const next = definition(name, ["owner", "tag"]);
     const retagged = next.GlobalSecondaryIndexes?.find((i) => i.IndexName === "by_tag");
     if (retagged) retagged.KeySchema = [{ AttributeName: "label", KeyType: "HASH" }];
     next.AttributeDefinitions = [...(next.AttributeDefinitions ?? []), { AttributeName: "label", AttributeType: "S" }];
-    expect((await removeIndexes(client, [next])).sort()).toEqual([`${name}.by_blog`, `${name}.by_tag`]);
+    expect((await removeIndexes(client, [next])).sort()).toEqual([`${name}.by_board`, `${name}.by_tag`]);
     const names = async () =>
       ((await client.send(new DescribeTableCommand({ TableName: name }))).Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName).sort();
     expect(await names()).toEqual(["by_owner"]);
@@ -84,8 +84,8 @@ describe("ensureIndexes against a table whose new index takes time (fault inject
         return { Table: { TableName: name, TableStatus: "ACTIVE", GlobalSecondaryIndexes: indexes.map((i) => ({ ...i })) } };
       },
     } as unknown as Parameters<typeof ensureIndexes>[0];
-    expect(await ensureIndexes(slow, [definition(name, ["owner", "blog", "tag"])])).toEqual([`${name}.by_blog`, `${name}.by_tag`]);
-    expect(log.filter((l) => l.startsWith("create"))).toEqual(["create by_blog", "create by_tag"]);
-    expect(log.indexOf("create by_tag") - log.indexOf("create by_blog")).toBeGreaterThan(3);
+    expect(await ensureIndexes(slow, [definition(name, ["owner", "board", "tag"])])).toEqual([`${name}.by_board`, `${name}.by_tag`]);
+    expect(log.filter((l) => l.startsWith("create"))).toEqual(["create by_board", "create by_tag"]);
+    expect(log.indexOf("create by_tag") - log.indexOf("create by_board")).toBeGreaterThan(3);
   });
 });

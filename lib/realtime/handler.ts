@@ -1,9 +1,7 @@
-import middy from "@middy/core";
-import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from "aws-lambda";
 import type { Application } from "../core/application.ts";
 import { UnavailableError } from "../core/errors.ts";
-import { perInvocation } from "../core/invocation.ts";
-import { invocationMiddleware } from "../core/invocation-middleware.ts";
+import { invocationHandler } from "../core/invocation-handler.ts";
 import { errorFields, log } from "../core/log.ts";
 import { countEvent } from "../core/metrics.ts";
 import type { ConnectResponse } from "./protocol.ts";
@@ -34,13 +32,7 @@ export interface WebSocketEvent {
  * middy's own early timeout stays off: these functions answer by themselves, and Lambda's timeout
  * ends a batch that ran out of time (the stream then retries it).
  */
-const NO_EARLY_TIMEOUT = { timeoutEarlyInMillis: 0 };
-
-/** What the handlers read of Lambda's context (tests call them without one). */
-interface LambdaContext {
-  awsRequestId?: string;
-  getRemainingTimeInMillis?: () => number;
-}
+const NO_EARLY_TIMEOUT = 0;
 
 function lowerCase(headers: Record<string, string | undefined> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -60,22 +52,21 @@ function bodyOf(event: WebSocketEvent): string | undefined {
  */
 export function websocketHandler(realtime: () => Promise<Realtime>) {
   const answer = routeAnswer(realtime);
-  const chain = middy<WebSocketEvent, ConnectResponse, Error, Context>(NO_EARLY_TIMEOUT)
-    .use(
-      invocationMiddleware<WebSocketEvent, ConnectResponse>({
-        service: "ws",
-        requestIdOf: (event) => event.requestContext.requestId,
-        // The WebSocket routes are requests too: per route and status class, as the HTTP ones.
-        outcome: (event, response) => ({ route: event.requestContext.routeKey, status: response?.statusCode ?? 500 }),
-      }),
-    )
-    .handler(async (event) => {
+  return invocationHandler<WebSocketEvent, ConnectResponse>(
+    {
+      service: "ws",
+      timeoutEarlyInMillis: NO_EARLY_TIMEOUT,
+      requestIdOf: (event) => event.requestContext.requestId,
+      // The WebSocket routes are requests too: per route and status class, as the HTTP ones.
+      outcome: (event, response) => ({ route: event.requestContext.routeKey, status: response?.statusCode ?? 500 }),
+    },
+    async (event) => {
       const response = await answer(event);
       if (response.statusCode === 200 && event.requestContext.routeKey === "$connect") countEvent("WebSocketConnections");
       if (event.requestContext.routeKey === "$disconnect") countEvent("WebSocketDisconnections");
       return response;
-    });
-  return perInvocation((event: WebSocketEvent, lambda?: LambdaContext): Promise<ConnectResponse> => chain(event, lambda as Context));
+    },
+  );
 }
 
 function routeAnswer(realtime: () => Promise<Realtime>) {
@@ -141,26 +132,23 @@ export interface StreamHandlerOptions {
  */
 export function streamHandler(app: Application, realtime: () => Promise<Realtime>, prefix: () => string, options: StreamHandlerOptions = {}) {
   const consume = streamConsumer(app, realtime, prefix);
-  const chain = middy<DynamoDBStreamEvent, DynamoDBBatchResponse, Error, Context>(NO_EARLY_TIMEOUT)
-    .use(invocationMiddleware<DynamoDBStreamEvent, DynamoDBBatchResponse>({ service: "stream" }))
-    .handler(async (event) => {
-      countEvent("StreamRecords", event.Records.length);
-      // How far behind the writes this batch runs: its oldest record's age when it arrives.
-      const oldest = Math.min(...event.Records.map((r) => r.dynamodb?.ApproximateCreationDateTime ?? Number.POSITIVE_INFINITY));
-      if (Number.isFinite(oldest)) countEvent("StreamBatchAge", Math.max(0, Date.now() - oldest * 1000));
-      try {
-        const response = await consume(event);
-        if (response.batchItemFailures.length > 0) {
-          countEvent("StreamFailures");
-          if (options.failWholeBatch) throw new Error(`stream record ${response.batchItemFailures[0]?.itemIdentifier} not delivered: the batch is retried`);
-        }
-        return response;
-      } catch (error) {
+  return invocationHandler<DynamoDBStreamEvent, DynamoDBBatchResponse>({ service: "stream", timeoutEarlyInMillis: NO_EARLY_TIMEOUT }, async (event) => {
+    countEvent("StreamRecords", event.Records.length);
+    // How far behind the writes this batch runs: its oldest record's age when it arrives.
+    const oldest = Math.min(...event.Records.map((r) => r.dynamodb?.ApproximateCreationDateTime ?? Number.POSITIVE_INFINITY));
+    if (Number.isFinite(oldest)) countEvent("StreamBatchAge", Math.max(0, Date.now() - oldest * 1000));
+    try {
+      const response = await consume(event);
+      if (response.batchItemFailures.length > 0) {
         countEvent("StreamFailures");
-        throw error;
+        if (options.failWholeBatch) throw new Error(`stream record ${response.batchItemFailures[0]?.itemIdentifier} not delivered: the batch is retried`);
       }
-    });
-  return perInvocation((event: DynamoDBStreamEvent, lambda?: LambdaContext): Promise<DynamoDBBatchResponse> => chain(event, lambda as Context));
+      return response;
+    } catch (error) {
+      countEvent("StreamFailures");
+      throw error;
+    }
+  });
 }
 
 function streamConsumer(app: Application, realtime: () => Promise<Realtime>, prefix: () => string) {

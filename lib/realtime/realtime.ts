@@ -5,6 +5,7 @@ import { buildGraphQLSchema } from "../graphql/schema.ts";
 import { graphqlOptions } from "../graphql/service.ts";
 import { documentClient } from "../store/dynamodb-client.ts";
 import { DynamoRepository } from "../store/dynamodb.ts";
+import { tablePrefix } from "../store/table-prefix.ts";
 import { applicationAuthenticator, applicationSessionCheck, type ConnectionAuthenticator } from "./auth.ts";
 import { Fanout } from "./fanout.ts";
 import { DEFAULT_FANOUT_OPTIONS, type FanoutOptions } from "./fanout-options.ts";
@@ -50,8 +51,8 @@ export interface Realtime {
 /** SQS's limit is 256 KiB a message; the rest is left to the message's attributes and envelope. */
 const MAX_SHARE_MESSAGE_BYTES = 240 * 1024;
 
-export function dynamoRealtimeRepositories(prefix = process.env.TABLE_PREFIX ?? "blog-local-"): RealtimeRepositories {
-  const names = realtimeTableNames(prefix);
+export function dynamoRealtimeRepositories(prefix?: string): RealtimeRepositories {
+  const names = realtimeTableNames(tablePrefix("the WebSocket tables", prefix));
   const subscriptions = new DynamoRepository(documentClient(), names.subscriptions, subscriptionShape);
   return {
     connections: new DynamoRepository(documentClient(), names.connections, connectionShape),

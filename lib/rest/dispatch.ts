@@ -9,8 +9,10 @@ import { empty, json, type HttpResponse } from "../http/response.ts";
 import { expectedVersion } from "./etag.ts";
 import { openApiDocument } from "./openapi.ts";
 import { readRecord, record } from "./read.ts";
-import type { Match } from "./router.ts";
-import { deriveRoutes, readsBody } from "./routes.ts";
+import type { Match as RouterMatch } from "../http/router.ts";
+import { deriveRoutes, readsBody, type Route } from "./routes.ts";
+
+type Match = RouterMatch<Route>;
 
 const documents = new WeakMap<Application, unknown>();
 

@@ -2,8 +2,8 @@ import { authRoutes } from "../auth/index.ts";
 import type { Application } from "../core/application.ts";
 import { graphqlHttpRoutes } from "../graphql/http-routes.ts";
 import { httpHandler } from "../http/handler.ts";
+import { Router } from "../http/router.ts";
 import { dispatch } from "./dispatch.ts";
-import { Router } from "./router.ts";
 import { deriveRoutes } from "./routes.ts";
 
 /**
@@ -14,7 +14,7 @@ import { deriveRoutes } from "./routes.ts";
 export function restHandler(app: Application, env: NodeJS.ProcessEnv = process.env) {
   const router = new Router(deriveRoutes(app), [...authRoutes(app), ...graphqlHttpRoutes(env)]);
   return httpHandler("rest", async (request) => {
-    const match = router.byRouteKey(request.routeKey, request.path) ?? router.match(request.method, request.path);
+    const match = router.find(request.method, request.path, request.routeKey);
     return dispatch(app, match, request, request.requestId);
   });
 }

@@ -11,7 +11,13 @@ const errorBody = { "application/json": { schema: { $ref: "#/components/schemas/
 
 /** One reusable response per error status, named as generators name them. */
 export const ERROR_RESPONSES: Record<number, { name: string; response: Json }> = {
-  400: { name: "BadRequest", response: { description: "Invalid input: `errors` lists each problem with a JSON pointer (`/email`); or a bad query or token" } },
+  400: {
+    name: "BadRequest",
+    response: {
+      description:
+        "Invalid input: `errors` lists each problem with a JSON pointer (`/email`, or a path parameter not validly percent-encoded); or a bad query or token",
+    },
+  },
   401: { name: "Unauthenticated", response: { description: "Sign in first: the policy refuses an anonymous caller" } },
   403: { name: "Forbidden", response: { description: "The policy refuses this signed-in caller" } },
   404: { name: "NotFound", response: { description: "No such record, or one the caller may not read (the two look the same)" } },
@@ -72,7 +78,8 @@ function declared(operation: OperationDefinition | undefined): readonly number[]
 
 /**
  * Every error status a route can answer, derived from what its dispatch does (the same route
- * table, schemas and policies): a body is read (413, 415, 400), a record is loaded (404, and a
+ * table, schemas and policies): a path parameter is decoded (400 when it is not valid
+ * percent-encoding, lib/http/router.ts), a body is read (413, 415, 400), a record is loaded (404, and a
  * refused read is a 404 too), a write is conditional (412), the policy may refuse (401 anonymous,
  * 403 signed in), DynamoDB may stay throttled (429) or time out (503), an operation declares what its body raises.
  * 500 is always possible.
@@ -80,6 +87,7 @@ function declared(operation: OperationDefinition | undefined): readonly number[]
 export function routeContract(app: Application, route: Route): RouteContract {
   const statuses = new Set<number>([500]);
   const t = route.target;
+  if (route.params.length > 0) statuses.add(400);
   if (readsBody(route)) [400, 413, 415].forEach((s) => statuses.add(s));
   if (t.kind === "openapi") return { statuses, probe: OPEN };
   if (t.kind === "serviceOperation") {

@@ -2,10 +2,10 @@ import type { Application } from "../core/application.ts";
 import { Context } from "../core/context.ts";
 import { NotFoundError } from "../core/errors.ts";
 import { httpHandler } from "../http/handler.ts";
+import { Router } from "../http/router.ts";
 import { resolveIdentity } from "../http/identity.ts";
 import { readRecord } from "./read.ts";
 import { recordReadRoutes } from "./read-routes.ts";
-import { Router } from "./router.ts";
 
 /**
  * The handler of a record read's own function (per-route packaging, functions/rest-read.ts):
@@ -16,7 +16,7 @@ import { Router } from "./router.ts";
 export function readHandler(app: Application) {
   const router = new Router(recordReadRoutes(app));
   return httpHandler("rest", async (request) => {
-    const match = router.byRouteKey(request.routeKey, request.path) ?? router.match(request.method, request.path);
+    const match = router.find(request.method, request.path, request.routeKey);
     const { userId } = await resolveIdentity(app, request);
     const ctx = new Context({ requestId: request.requestId, ...(userId ? { userId } : {}) });
     const target = match.route.target;

@@ -5,21 +5,20 @@ import { countDynamoDBCalls } from "./dynamodb-metrics.ts";
 import { traceAwsCalls } from "./aws-tracing.ts";
 
 /**
- * One client per process, built at first use. `DYNAMODB_ENDPOINT` points the service at DynamoDB
- * Local, LocalStack or any other endpoint; without it the SDK's regional endpoint is used.
- */
-let shared: DynamoDBDocumentClient | undefined;
-
-/**
  * `config` lets a local tool (the seeder) name its own endpoint and identity. Each attempt has
  * its connection and request timeouts, shortened to the invocation's time left (aws-budgets.ts);
  * a `maxAttempts` of the caller's replaces the budget's.
  */
-export function createDocumentClient(endpoint = process.env.DYNAMODB_ENDPOINT, config: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
+export function createDocumentClient(
+  endpoint = process.env.DYNAMODB_ENDPOINT,
+  config: DynamoDBClientConfig = {},
+  env: NodeJS.ProcessEnv = process.env,
+): DynamoDBDocumentClient {
+  const budget = dynamodbBudget(env);
   const client = new DynamoDBClient({
     ...(endpoint ? { endpoint } : {}),
-    region: process.env.AWS_REGION ?? "us-east-1",
-    ...clientBudget(typeof config.maxAttempts === "number" ? { ...dynamodbBudget(), maxAttempts: config.maxAttempts } : dynamodbBudget()),
+    region: env.AWS_REGION ?? "us-east-1",
+    ...clientBudget(typeof config.maxAttempts === "number" ? { ...budget, maxAttempts: config.maxAttempts } : budget),
     ...config,
   });
   // Without a logger the SDK's is a no-op, yet its logger middleware still copies every response
@@ -34,7 +33,25 @@ export function createDocumentClient(endpoint = process.env.DYNAMODB_ENDPOINT, c
   return documents;
 }
 
-export function documentClient(): DynamoDBDocumentClient {
-  shared ??= createDocumentClient();
-  return shared;
+/**
+ * The clients built by documentClient(), one per configuration: a function builds one, at first
+ * use, and a process whose environment names another endpoint or budget (a test, a tool) gets
+ * another rather than one built for an environment that no longer holds.
+ */
+const clients = new Map<string, DynamoDBDocumentClient>();
+
+/**
+ * The client of the environment's configuration: `DYNAMODB_ENDPOINT` points the service at
+ * DynamoDB Local, LocalStack or any other endpoint (without it the SDK's regional endpoint is
+ * used), in `AWS_REGION`, with the budget of `DYNAMODB_REQUEST_TIMEOUT_MS` and
+ * `DYNAMODB_CONNECTION_TIMEOUT_MS` (aws-budgets.ts).
+ */
+export function documentClient(env: NodeJS.ProcessEnv = process.env): DynamoDBDocumentClient {
+  const key = [env.DYNAMODB_ENDPOINT, env.AWS_REGION, env.DYNAMODB_REQUEST_TIMEOUT_MS, env.DYNAMODB_CONNECTION_TIMEOUT_MS].join("\n");
+  let client = clients.get(key);
+  if (!client) {
+    client = createDocumentClient(env.DYNAMODB_ENDPOINT, {}, env);
+    clients.set(key, client);
+  }
+  return client;
 }

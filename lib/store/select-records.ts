@@ -3,6 +3,7 @@ import { documentClient } from "./dynamodb-client.ts";
 import { DynamoRecords } from "./dynamodb-records.ts";
 import { tableName } from "./dynamodb-tables.ts";
 import type { RepositoryFactory } from "./repository.ts";
+import { tablePrefix } from "./table-prefix.ts";
 
 /**
  * A function stores in DynamoDB, with tables named `${TABLE_PREFIX}<Model>`: in Lambda, and under
@@ -17,7 +18,7 @@ export function functionStore(env: NodeJS.ProcessEnv, dynamo: (prefix?: string) 
       `STORE='${choice}': a function stores in DynamoDB only (the memory and file stores run applications in-process: lib/store/local-stores.ts)`,
     );
   }
-  return dynamo(env.TABLE_PREFIX);
+  return dynamo(tablePrefix("a function's store", undefined, env));
 }
 
 /**
@@ -29,6 +30,7 @@ export function recordStoreFromEnv(env: NodeJS.ProcessEnv = process.env): Reposi
   return functionStore(env, dynamoRecordStore);
 }
 
-export function dynamoRecordStore(prefix = process.env.TABLE_PREFIX ?? "blog-local-"): RepositoryFactory {
-  return (model, table) => new DynamoRecords(documentClient(), tableName(prefix, model), table);
+export function dynamoRecordStore(prefix?: string): RepositoryFactory {
+  const chosen = tablePrefix("the DynamoDB record store", prefix);
+  return (model, table) => new DynamoRecords(documentClient(), tableName(chosen, model), table);
 }

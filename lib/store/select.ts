@@ -3,11 +3,13 @@ import { tableName } from "./dynamodb-tables.ts";
 import { DynamoRepository } from "./dynamodb.ts";
 import { functionStore } from "./select-records.ts";
 import type { RepositoryFactory } from "./repository.ts";
+import { tablePrefix } from "./table-prefix.ts";
 
 // The stores chosen here list (DynamoDB through lib/query's planner): every function but those
 // that read by key only (select-records.ts), composed with the domain's listing as well.
-export function dynamoStore(prefix = process.env.TABLE_PREFIX ?? "blog-local-"): RepositoryFactory {
-  return (model, table) => new DynamoRepository(documentClient(), tableName(prefix, model), table);
+export function dynamoStore(prefix?: string): RepositoryFactory {
+  const chosen = tablePrefix("the DynamoDB store", prefix);
+  return (model, table) => new DynamoRepository(documentClient(), tableName(chosen, model), table);
 }
 
 /** A listing function's store: DynamoDB, tables named `${TABLE_PREFIX}<Model>` (select-records.ts). */

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { identifyingServiceTypes } from "../../app/definition.ts";
+import { identifyingServiceTypes } from "../fixtures/blog/definition.ts";
 import { AccessAuthentication } from "../../lib/auth/access.ts";
 import { authenticationOf } from "../../lib/auth/service.ts";
 import { Application } from "../../lib/core/application.ts";

@@ -8,7 +8,7 @@ import { authDispatcher } from "../../lib/auth/routes/table.ts";
 import { httpHandler } from "../../lib/http/handler.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { httpEvent, lambdaContext } from "../support/http-events.ts";
 import { inProcess } from "../support/parts.ts";
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { restCache } from "../../lib/cli/cache.ts";
 import { Application } from "../../lib/core/application.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";

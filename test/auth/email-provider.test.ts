@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ConfigurationError } from "../../lib/core/config.ts";
 import { Application } from "../../lib/core/application.ts";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { checkCost } from "../../lib/auth/email/options.ts";
 import { client, emailApp, linkIn, newEmail, PASSWORD, profile, tokenOf } from "./client.ts";
 import { emfLinesOf } from "../support/emf.ts";

@@ -1,7 +1,7 @@
 import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import { randomUUID } from "node:crypto";
 import { inject } from "vitest";
-import { app } from "../../app/index.ts";
+import { app } from "../fixtures/blog/index.ts";
 import { authTables } from "../../lib/auth/tables.ts";
 import { documentClient } from "../../lib/store/dynamodb-client.ts";
 import { tableDefinition } from "../../lib/store/dynamodb-tables.ts";

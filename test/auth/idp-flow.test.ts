@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { Application } from "../../lib/core/application.ts";
 import type { DomainEvent } from "../../lib/core/events.ts";
 import { AuthenticationService } from "../../lib/auth/index.ts";

@@ -1,6 +1,6 @@
 import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import { randomUUID } from "node:crypto";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { AuthenticationService } from "../../lib/auth/index.ts";
 import { issuerlessIdpKey } from "../../lib/auth/idp-keys.ts";
 import { IdpProvider } from "../../lib/auth/idp/provider.ts";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { AuthenticationService } from "../../lib/auth/index.ts";
 import { IdpProvider } from "../../lib/auth/idp/provider.ts";
 import { createUser, profileFields } from "../../lib/auth/users.ts";

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { buildApp, definition, identifyingServiceTypes, sessionRoutesServiceTypes } from "../../app/definition.ts";
+import { buildApp, definition, identifyingServiceTypes, sessionRoutesServiceTypes } from "../fixtures/blog/definition.ts";
 import { generateSigningJwk, publicKeySet } from "../../lib/auth/keys.ts";
 import { ConfigurationError } from "../../lib/core/config.ts";
 import type { LoadedSecrets } from "../../lib/core/secrets/values.ts";

@@ -3,10 +3,12 @@ import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { SesTransport } from "../../lib/auth/mail/ses.ts";
 import { loggedRecipient } from "../../lib/auth/mail/recipient.ts";
+import { withEnvironment } from "../support/offline-env.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 
-// The mail lines are info lines: this file's own processes log them (the suite runs at warn).
-process.env.LOG_LEVEL = "info";
+// The mail lines are info lines: this file's invocations log them (the suite runs at warn), each
+// reading the level as it begins (lib/core/log.ts).
+withEnvironment({ LOG_LEVEL: "info" });
 
 /** Every line written to stdout and stderr while `run` runs. */
 async function linesOf(run: () => Promise<unknown>): Promise<string[]> {

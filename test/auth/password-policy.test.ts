@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { isCommonPassword } from "../../lib/auth/email/common-passwords.ts";
 import { COMMON_PASSWORDS } from "../../lib/auth/email/common-passwords-data.ts";
 import { Service } from "../../lib/core/service.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { identifyingServiceTypes, sessionRoutesServiceTypes } from "../../app/definition.ts";
-import { definition } from "../../app/index.ts";
+import { identifyingServiceTypes, sessionRoutesServiceTypes } from "../fixtures/blog/definition.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { authenticationOf, EmailPasswordProvider } from "../../lib/auth/index.ts";
 import { EmailPasswordProviderDescription } from "../../lib/auth/email/description.ts";
 import { IdpProviderDescription } from "../../lib/auth/idp/description.ts";

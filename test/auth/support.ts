@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Application, type ApplicationDefinition } from "../../lib/core/application.ts";
 import { AuthenticationService, type ProviderIdentity } from "../../lib/auth/index.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { Context } from "../../lib/core/context.ts";
 import { inProcess } from "../support/parts.ts";
 

@@ -21,12 +21,16 @@ const OUR_SERVING = [
   "lib/graphql/",
   "lib/http/",
   "lib/auth/errors.ts",
-  // The metric line our HTTP handler writes per invocation (the invocation middleware): yoga's adapter writes none.
+  // The metric line our HTTP handler writes per invocation (the invocation's close): yoga's adapter writes none.
   "lib/core/emf.ts",
-  // The middleware that begins and ends each invocation (ids, deadline, the request line): our handler's, as emf.ts.
+  // What opens and closes each invocation (ids, deadline, the request line): our handler's, as emf.ts.
+  "lib/core/invocation-handler.ts",
   "lib/core/invocation-middleware.ts",
   // What its cold-start line reports of the compile cache: the middleware's, as above.
   "lib/core/compile-cache.ts",
+  // The traced invocation's export, which the middleware awaits as it ends (lib/core/tracing.ts): yoga ends no invocation.
+  "lib/core/tracing/export.ts",
+  "lib/core/tracing/otlp.ts",
 ];
 
 describe("the yoga peer is built as our GraphQL function is (bench/fixtures/yoga.ts, functions/graphql.ts)", () => {

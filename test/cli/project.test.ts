@@ -12,8 +12,11 @@ function projectWith(pkg: unknown, files: Record<string, string> = {}): string {
 }
 
 describe("a project's webda settings (package.json `webda`)", () => {
-  it("reads this project's: the sample is named blog and built by app/index.ts", () => {
-    expect(readProject(join(import.meta.dirname, "..", ".."))).toMatchObject({ project: "blog", app: "app/index.ts" });
+  it("reads a project's name and application module", () => {
+    expect(readProject(projectWith({ version: "1.2.3", webda: { project: "tracker", app: "app/index.ts" } }))).toMatchObject({
+      project: "tracker",
+      app: "app/index.ts",
+    });
   });
 
   it("refuses a name that cannot name a stack or tables, and an application module outside the project", () => {

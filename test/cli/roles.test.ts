@@ -4,7 +4,7 @@ import { roleMap } from "../../lib/cli/roles.ts";
 import { serverlessFunctions } from "../../lib/rest/functions.ts";
 import { deriveRoutes } from "../../lib/rest/routes.ts";
 import { authFunctions } from "../../lib/auth/routes/serverless.ts";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { inProcess } from "../support/parts.ts";
 
 /** `{ Action, Resource }` statements as "action logicalId" pairs (`/index/*` marked). */

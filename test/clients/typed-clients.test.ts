@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { codegen } from "@graphql-codegen/core";
@@ -7,8 +7,17 @@ import { parse } from "graphql";
 import openapiTS, { astToString } from "openapi-typescript";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { renderCache } from "../../lib/cli/cache.ts";
+import { cacheRenderers } from "../../lib/cli/renderers.ts";
+import { app } from "../fixtures/blog/index.ts";
 
-const CACHE = new URL("../../schema-cache/", import.meta.url);
+// The fixture's schema-cache/ as `npm run build` renders it (the project's own is whatever its application is).
+const CACHE = await renderCache(app, cacheRenderers);
+const cached = (file: string): string => {
+  const text = CACHE[file];
+  if (text === undefined) throw new Error(`no ${file} rendered`);
+  return text;
+};
 let dir = "";
 
 beforeAll(async () => {
@@ -107,11 +116,11 @@ export const views = (p: G.Post): number => p.viewCount;
 let diagnostics: string[] = [];
 
 beforeAll(async () => {
-  const document = JSON.parse(await readFile(new URL("openapi.json", CACHE), "utf8")) as Parameters<typeof openapiTS>[0];
+  const document = JSON.parse(cached("openapi.json")) as Parameters<typeof openapiTS>[0];
   await writeFile(join(dir, "openapi.d.ts"), astToString(await openapiTS(document)));
   await writeFile(join(dir, "openapi-usage.ts"), OPENAPI_USAGE);
   const output = await codegen({
-    schema: parse(await readFile(new URL("schema.graphql", CACHE), "utf8")),
+    schema: parse(cached("schema.graphql")),
     documents: [],
     filename: "graphql.ts",
     config: { enumsAsTypes: true, scalars: { Date: "string", Long: "number", Any: "Record<string, unknown>" } },

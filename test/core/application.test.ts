@@ -6,7 +6,7 @@ import { describeModel, pluralize } from "../../lib/core/model-info.ts";
 import { Operation } from "../../lib/core/operation.ts";
 import { Type } from "../../lib/core/schema.ts";
 import { Service } from "../../lib/core/service.ts";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { inProcess } from "../support/parts.ts";
 
 class Base extends Model {

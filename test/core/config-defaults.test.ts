@@ -1,7 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { describe, expect, it } from "vitest";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { withDefaults } from "../../lib/core/config.ts";
 import { Type } from "../../lib/core/schema.ts";
 import { normalizeTypeName } from "../../lib/core/service.ts";

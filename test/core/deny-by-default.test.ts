@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { Application } from "../../lib/core/application.ts";
 import { Model, Operation, Type, type ModelClass, type Static } from "../../lib/index.ts";
 import { memoryStore } from "../../lib/store/local-stores.ts";

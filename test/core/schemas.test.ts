@@ -1,6 +1,6 @@
 import { Ajv } from "ajv";
 import { expect, it } from "vitest";
-import { app } from "../../app/index.ts";
+import { app } from "../fixtures/blog/index.ts";
 
 /**
  * Run time compiles schemas without checking them against the meta-schema (cold start); this

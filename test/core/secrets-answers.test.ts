@@ -1,5 +1,5 @@
 import type { ServerResponse } from "node:http";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startSsmStub, type SsmStub } from "../support/ssm-stub.ts";
 
 /**
@@ -24,8 +24,6 @@ afterAll(() => stub.close());
 beforeEach(() => {
   stub.requests.length = 0;
   stub.answer = undefined;
-  // A fresh module per test is a fresh cold start: the loader keeps what it read in module state.
-  vi.resetModules();
 });
 
 function lambdaEnv(overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
@@ -42,7 +40,6 @@ function lambdaEnv(overrides: Record<string, string | undefined> = {}): NodeJS.P
 
 /** The error a fresh cold start fails with; it must be a ConfigurationError (never a TypeError). */
 async function loadError(env: NodeJS.ProcessEnv = lambdaEnv()): Promise<Error> {
-  vi.resetModules();
   const { loadSecrets } = await import("../../lib/core/secrets/load.ts");
   const { ConfigurationError } = await import("../../lib/core/config.ts");
   const error = await loadSecrets(env).then(

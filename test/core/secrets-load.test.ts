@@ -1,11 +1,10 @@
-import { createHash, createHmac } from "node:crypto";
-import { SignatureV4 } from "@smithy/signature-v4";
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { verifySigV4 } from "../support/sigv4-verify.ts";
 import { startSsmStub, type SsmStub } from "../support/ssm-stub.ts";
 
 /**
  * The secret loader of every deployed function (lib/core/secrets/load.ts) against a loopback
- * server speaking SSM's JSON protocol: its request (signed as the SDK signs, names, decryption),
+ * server speaking SSM's JSON protocol: its request (signed as AWS checks a SigV4 signature, names, decryption),
  * one call per cold start, and the startup errors an operator reads when a parameter is missing
  * or the role may not read it, which name the parameter and never a value.
  */
@@ -31,8 +30,6 @@ beforeEach(() => {
   stub.requests.length = 0;
   stub.deny.clear();
   stub.stall = false;
-  // A fresh module per test is a fresh cold start: the loader keeps what it read in module state.
-  vi.resetModules();
 });
 
 function lambdaEnv(parameters: Record<string, string>): NodeJS.ProcessEnv {
@@ -51,30 +48,12 @@ function lambdaEnv(parameters: Record<string, string>): NodeJS.ProcessEnv {
   };
 }
 
+/** A cold start's loader: each environment object (lambdaEnv() makes a new one) reads on its own. */
 async function coldStart() {
   const load = await import("../../lib/core/secrets/load.ts");
   const values = await import("../../lib/core/secrets/values.ts");
-  // The error class of the same fresh module graph.
   const { ConfigurationError } = await import("../../lib/core/config.ts");
   return { ...load, ...values, ConfigurationError };
-}
-
-/** node:crypto as the SDK signer's hash constructor. */
-type SourceData = string | ArrayBuffer | ArrayBufferView;
-const bytes = (data: SourceData): string | Uint8Array =>
-  typeof data === "string" ? data : data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-
-class Sha256 {
-  private readonly hash;
-  constructor(secret?: SourceData) {
-    this.hash = secret === undefined ? createHash("sha256") : createHmac("sha256", bytes(secret));
-  }
-  update(data: SourceData): void {
-    this.hash.update(bytes(data));
-  }
-  digest(): Promise<Uint8Array> {
-    return Promise.resolve(this.hash.digest());
-  }
 }
 
 /** The error a cold start fails with: a ConfigurationError (the function does not start). */
@@ -112,35 +91,30 @@ describe("the secret loader of a deployed function", () => {
     expect(secretValue("IDP_CLIENT_SECRET", env, loaded)).toBe(CLIENT_SECRET);
   });
 
-  it("signs the call as the AWS SDK's own SigV4 signer does", async () => {
+  it("signs the call for SSM in the function's region, with its session token, as AWS checks a SigV4 signature", async () => {
     const { loadSecrets } = await coldStart();
     await loadSecrets(lambdaEnv({ APP_SECRET_PARAMETER: "/blog/prod/app-secret" }));
-    const { headers, body } = stub.requests[0] as NonNullable<(typeof stub.requests)[0]>;
-    const date = String(headers["x-amz-date"]);
-    const signedNames = /SignedHeaders=([^,]+)/.exec(String(headers.authorization))?.[1]?.split(";") ?? [];
-    expect(signedNames).toEqual(["content-type", "host", "x-amz-date", "x-amz-security-token", "x-amz-target"]);
-    const url = new URL(stub.url);
-    // The SDK adds x-amz-content-sha256 only when asked (S3); SSM signs without it.
-    const signer = new SignatureV4({ credentials, region: "us-east-1", service: "ssm", sha256: Sha256, applyChecksum: false });
-    const signed = await signer.sign(
-      {
-        method: "POST",
-        protocol: url.protocol,
-        hostname: url.hostname,
-        port: Number(url.port),
-        path: "/",
-        query: {},
-        body,
-        headers: { "content-type": String(headers["content-type"]), host: String(headers.host), "x-amz-target": String(headers["x-amz-target"]) },
-      },
-      {
-        signingDate: new Date(
-          Date.UTC(+date.slice(0, 4), +date.slice(4, 6) - 1, +date.slice(6, 8), +date.slice(9, 11), +date.slice(11, 13), +date.slice(13, 15)),
-        ),
-      },
+    const request = stub.requests[0] as NonNullable<(typeof stub.requests)[0]>;
+    const verified = await verifySigV4(request, credentials);
+    expect(verified).toMatchObject({ valid: true, accessKeyId: credentials.accessKeyId, region: "us-east-1", service: "ssm" });
+    // What it says and what it carries are signed: the action, the body's hash, the session.
+    expect(verified.signedHeaders).toEqual(
+      expect.arrayContaining(["content-type", "host", "x-amz-content-sha256", "x-amz-date", "x-amz-security-token", "x-amz-target"]),
     );
-    expect(headers.authorization).toBe(signed.headers.authorization);
-    expect(headers["x-amz-security-token"]).toBe(credentials.sessionToken);
+    expect(request.headers["x-amz-security-token"]).toBe(credentials.sessionToken);
+    expect(request).toMatchObject({ method: "POST", url: "/" });
+    // The same request under another secret, or with another body, does not verify.
+    expect((await verifySigV4(request, { ...credentials, secretAccessKey: "another-secret" })).valid).toBe(false);
+    expect((await verifySigV4({ ...request, body: request.body.replace("app-secret", "other-secret") }, credentials)).valid).toBe(false);
+  });
+
+  it("signs what it sends to an endpoint with a path and a query, as the SDK joins them", async () => {
+    const { loadSecrets } = await coldStart();
+    const env = lambdaEnv({ APP_SECRET_PARAMETER: "/blog/prod/app-secret", AWS_REGION: "eu-west-3" });
+    await loadSecrets({ ...env, AWS_ENDPOINT_URL_SSM: `${stub.url}/proxy/./ssm?tenant=a%20b&tenant=c` });
+    const request = stub.requests[0] as NonNullable<(typeof stub.requests)[0]>;
+    expect(request.url).toBe("/proxy/ssm/?tenant=a%20b&tenant=c");
+    expect(await verifySigV4(request, credentials)).toMatchObject({ valid: true, region: "eu-west-3", service: "ssm" });
   });
 
   it("reads nothing the function is not given, and asks nothing when it is given none", async () => {
@@ -151,7 +125,7 @@ describe("the secret loader of a deployed function", () => {
     // Its environment's values are never taken: the secret store is the only source.
     expect(secretValue("AUTH_SIGNING_KEY", env, loaded)).toBeUndefined();
     expect(secretValue("IDP_CLIENT_SECRET", env, loaded)).toBeUndefined();
-    vi.resetModules();
+    // Another environment is another cold start: the loader keeps what it read per environment.
     await (await coldStart()).loadSecrets(lambdaEnv({}));
     expect(stub.requests).toHaveLength(1);
   });

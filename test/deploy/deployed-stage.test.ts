@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { buildApp, definition } from "../../app/definition.ts";
+import { buildApp, definition } from "../fixtures/blog/definition.ts";
 import { graphqlHandler } from "../../lib/graphql/handler.ts";
 import { graphqlOptions } from "../../lib/graphql/service.ts";
 import { restHandler } from "../../lib/rest/handler.ts";

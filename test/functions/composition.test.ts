@@ -1,19 +1,27 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { createApp, identifyingApp } from "../../app/definition.ts";
+import { createApp, identifyingApp } from "../fixtures/blog/definition.ts";
+import { app as fixture } from "../fixtures/blog/index.ts";
 import { authFunction } from "../../lib/auth/auth-function.ts";
 import { openIdProtocol } from "../../lib/auth/idp/oidc-protocol.ts";
 import { v3HashVerifier } from "../../lib/auth/v3/hash-verifier.ts";
 import type { MailTransport } from "../../lib/auth/mail/transport.ts";
 import type { Application, ApplicationParts } from "../../lib/core/application.ts";
 import { ConfigurationError } from "../../lib/core/config.ts";
+import { isInvocationHandler } from "../../lib/core/invocation-handler.ts";
 import { domainListing } from "../../lib/core/list.ts";
 import { graphqlFunction } from "../../lib/graphql/function.ts";
 import { restFunction, type RestFunctionParts } from "../../lib/rest/function.ts";
 import { recordReadFunction } from "../../lib/rest/read-function.ts";
 import { memoryStore } from "../../lib/store/local-stores.ts";
-import { validators } from "../../schema-cache/validators.mjs";
+import { renderedValidators } from "../support/rendered-validators.ts";
 import { call, httpEvent } from "../support/http-events.ts";
 import { asServerlessOffline } from "../support/offline-env.ts";
+
+// As functions/*.ts take schema-cache/validators.mjs: the fixture's, rendered.
+const validators = await renderedValidators(fixture);
 
 asServerlessOffline();
 
@@ -93,4 +101,18 @@ describe("a function's one composition call", () => {
     expect(() => built.app?.listing()).toThrow(/composed without the listing/);
     expect(() => built.app?.validation()).toThrow(/composed without validators/);
   });
+
+  it("makes every function in functions/ with invocationHandler, which opens and closes each invocation", async () => {
+    const dir = fileURLToPath(new URL("../../functions/", import.meta.url));
+    const files = readdirSync(dir).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
+    expect(files.length).toBeGreaterThanOrEqual(10);
+    const made: Record<string, boolean> = {};
+    for (const file of files) {
+      const module = (await import(join(dir, file))) as { handler?: unknown };
+      made[file] = isInvocationHandler(module.handler);
+    }
+    expect(made).toEqual(Object.fromEntries(files.map((f) => [f, true])));
+    // A handler made another way is told apart.
+    expect(isInvocationHandler(async () => ({}))).toBe(false);
+  }, 60_000);
 });

@@ -4,7 +4,7 @@ import { Application } from "../../lib/core/application.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { tableName } from "../../lib/store/dynamodb-tables.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { as, model, post } from "../support/blog.ts";
 import { enableTestUser, graphqlBlog } from "./support.ts";
 import { createModelTables } from "../support/model-tables.ts";

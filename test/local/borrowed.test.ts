@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { Server } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BORROWED, BorrowedInternalBroken, expectBorrowed } from "../../lib/local/borrowed.mjs";
-import { keepMissingContentTypes, offlineHandlerRunner, offlineHapiPrototype, offlineStreamsClient } from "../../lib/local/offline-patches.mjs";
+import { EsbuildBuilds, RECORDER } from "../../lib/local/esbuild-builds.mjs";
+import { offlineHandlerRunner, offlineHapiPrototype, offlineStreamsClient } from "../../lib/local/offline-patches.mjs";
 import { checkServerlessEsbuild, serverlessEsbuildClass, serverlessEsbuildOf } from "../../lib/local/serverless-esbuild-instance.mjs";
 
 /**
@@ -55,8 +55,8 @@ function installedVersion(name: string): string {
   return (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string }).version;
 }
 
-/** serverless-esbuild's plugin as Serverless makes it for a one-function service, after `initialize`. */
-function serverlessEsbuildFor(serviceDir: string): object {
+/** serverless-esbuild's plugin as Serverless makes it for a one-function service under `serverless offline`, the recorder in its options. */
+function serverlessEsbuildFor(serviceDir: string, builds: EsbuildBuilds): object {
   const Plugin = serverlessEsbuildClass();
   const service = {
     provider: { name: "aws", runtime: "nodejs22.x" },
@@ -72,7 +72,10 @@ function serverlessEsbuildFor(serviceDir: string): object {
     configSchemaHandler: { defineFunctionProperties: () => undefined },
     pluginManager: { plugins: [] as unknown[], spawn: async () => undefined },
     classes: { Error },
+    processedInput: { commands: ["offline"] },
   };
+  // As bundle-cache.mjs's `initialize` hook does, before serverless-esbuild's.
+  builds.record(serverless);
   const log = Object.assign(() => undefined, {
     verbose: () => undefined,
     error: () => undefined,
@@ -86,10 +89,10 @@ function serverlessEsbuildFor(serviceDir: string): object {
 }
 
 describe("the table of borrowed internals", () => {
-  it("lists every entry lib/local checks, each with its package, pinned version, what, why and what breaks", () => {
+  it("lists every entry lib/local checks, each with its package, pinned version, what, what it buys, why no public path does it and what breaks", () => {
     const rows = table();
     expect([...rows.keys()].sort()).toEqual(Object.values(BORROWED).sort());
-    for (const [name, cells] of rows) expect(cells, name).toHaveLength(5);
+    for (const [name, cells] of rows) expect(cells, name).toHaveLength(6);
   });
 
   // npm run check:upstream runs this file against newer versions than the table pins.
@@ -110,10 +113,14 @@ describe("the table of borrowed internals", () => {
 });
 
 describe("each borrowed internal in the installed packages", () => {
-  const initialised = async (): Promise<{ plugin: object; serviceDir: string }> => {
-    const plugin = serverlessEsbuildFor(serviceDir) as { hooks: Record<string, () => Promise<void>> };
+  const initialised = async (builds = new EsbuildBuilds()): Promise<{ plugin: object; serviceDir: string }> => {
+    const plugin = serverlessEsbuildFor(serviceDir, builds) as { hooks: Record<string, () => Promise<void>> };
     await plugin.hooks.initialize?.();
     return { plugin, serviceDir };
+  };
+  /** serverless-esbuild bundling through a public hook of its own (`serverless run`'s: bundle, no offline). */
+  const bundled = async (plugin: object): Promise<void> => {
+    await (plugin as { hooks: Record<string, () => Promise<void>> }).hooks["before:run:run"]?.();
   };
 
   it(BORROWED.handlerRunner, async () => {
@@ -125,13 +132,6 @@ describe("each borrowed internal in the installed packages", () => {
     const proto = offlineHapiPrototype();
     expect(typeof proto.ext).toBe("function");
     expect(typeof proto.route).toBe("function");
-  });
-
-  it(BORROWED.serverEmit, () => {
-    // A class without emit stands for a Node that moved it: the check names the entry.
-    class NoEmit {}
-    expect(() => keepMissingContentTypes(NoEmit as unknown as typeof Server)).toThrow(BORROWED.serverEmit);
-    expect(typeof Server.prototype.emit).toBe("function");
   });
 
   it(BORROWED.streamsSend, () => {
@@ -146,31 +146,10 @@ describe("each borrowed internal in the installed packages", () => {
     expect(() => serverlessEsbuildOf({ pluginManager: { plugins: [{ buildCache: {}, bundle: async () => undefined }] } })).toThrow(BORROWED.esbuildInstance);
   });
 
-  it(BORROWED.esbuildBuildOptions, async () => {
-    const { plugin } = await initialised();
-    expect(checkServerlessEsbuild(plugin).buildOptions).toMatchObject({ format: "esm", outputFileExtension: ".mjs" });
-  });
-
-  it(BORROWED.esbuildBuildDirPath, async () => {
-    const { plugin, serviceDir } = await initialised();
-    expect(checkServerlessEsbuild(plugin).buildDirPath).toBe(join(serviceDir, ".esbuild", ".build"));
-  });
-
-  it(BORROWED.esbuildFunctionEntries, async () => {
-    const { plugin } = await initialised();
-    expect(checkServerlessEsbuild(plugin).functionEntries.map((e) => e.entry)).toEqual(["functions/fn.ts"]);
-  });
-
-  it(BORROWED.esbuildBundle, async () => {
-    const { plugin, serviceDir } = await initialised();
-    await checkServerlessEsbuild(plugin).bundle();
-    expect(readFileSync(join(serviceDir, ".esbuild", ".build", "functions", "fn.mjs"), "utf8")).toContain('"built"');
-  });
-
   it(BORROWED.esbuildBuildCache, async () => {
     const { plugin, serviceDir } = await initialised();
     const esbuild = checkServerlessEsbuild(plugin);
-    await esbuild.bundle();
+    await bundled(plugin);
     // Live reload rebuilds with the context serverless-esbuild keeps per entry.
     const context = esbuild.buildCache["functions/fn.ts"]?.context as { rebuild: () => Promise<unknown>; dispose: () => Promise<void> } | undefined;
     expect(typeof context?.rebuild).toBe("function");
@@ -179,5 +158,30 @@ describe("each borrowed internal in the installed packages", () => {
     expect(readFileSync(join(serviceDir, ".esbuild", ".build", "functions", "fn.mjs"), "utf8")).toContain('"rebuilt"');
     await context?.dispose();
     writeFileSync(join(serviceDir, "functions", "fn.ts"), 'export const handler = async () => "built";\n');
+  });
+});
+
+describe("the public paths used instead of internals", () => {
+  it("serverless-esbuild's plugins option: under offline, every build it starts is recorded with its options and what it read", async () => {
+    const builds = new EsbuildBuilds();
+    const plugin = serverlessEsbuildFor(serviceDir, builds) as { hooks: Record<string, () => Promise<void>> };
+    expect(builds.recording).toBe(true);
+    await plugin.hooks.initialize?.();
+    await plugin.hooks["before:run:run"]?.();
+    const build = builds.builds.get("functions/fn.ts");
+    // The options a deploy bundles with: serverless-esbuild's translation of custom.esbuild applied.
+    expect(build?.options).toMatchObject({ format: "esm", outExtension: { ".js": ".mjs" }, outdir: join(serviceDir, ".esbuild", ".build", "functions") });
+    expect(build?.options).not.toHaveProperty("plugins");
+    expect(Object.keys(build?.result?.metafile?.inputs ?? {})).toEqual(["functions/fn.ts"]);
+    expect(Object.keys(build?.result?.metafile?.outputs ?? {})).toContain(".esbuild/.build/functions/fn.mjs");
+    expect(RECORDER).toBe("modelrest-build-recorder");
+  });
+
+  it("records nothing outside offline, nor over esbuild plugins of the project's own", () => {
+    const service = (esbuild: Record<string, unknown>) => ({ service: { custom: { esbuild } } });
+    const builds = new EsbuildBuilds();
+    expect(builds.record({ ...service({}), processedInput: { commands: ["deploy"] } })).toBe(false);
+    expect(builds.record({ ...service({ plugins: "./esbuild-plugins.js" }), processedInput: { commands: ["offline"] } })).toBe(false);
+    expect(builds.recording).toBe(false);
   });
 });

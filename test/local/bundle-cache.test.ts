@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import OfflineBundleCache, { cacheKey, replayedContext } from "../../lib/local/bundle-cache.mjs";
 import { BundleStore } from "../../lib/local/bundle-store.mjs";
+import { EsbuildBuilds } from "../../lib/local/esbuild-builds.mjs";
 
 // The esbuild serverless-esbuild bundles with, as the plugin loads it.
 const esbuild = createRequire(createRequire(import.meta.url).resolve("serverless-esbuild"))("esbuild") as typeof import("esbuild");
@@ -46,45 +47,73 @@ describe("a bundle context restored from the cache", () => {
 });
 
 describe("the cache key", () => {
-  const plugin = (minify: boolean) => ({
-    buildOptions: { minify, target: "node22", plugins: [] },
-    buildDirPath: join(dir, ".esbuild/.build"),
-    functionEntries: [{ entry: "functions/rest.ts" }, { entry: "functions/rest.ts" }, { entry: "functions/graphql.ts" }],
-    buildCache: {},
-    bundle: async () => undefined,
+  const service = (minify: boolean, handlers = ["functions/rest.handler", "functions/rest.read", "functions/graphql.handler"]) => ({
+    provider: { name: "aws", runtime: "nodejs22.x" },
+    custom: { esbuild: { minify, target: "node22", plugins: [] } },
+    functions: Object.fromEntries(handlers.map((handler, i) => [`f${i}`, { handler }])),
   });
 
-  it("changes with serverless-esbuild's options, the lockfile, tsconfig.json and esbuild's version, and nothing else", () => {
-    const key = cacheKey(plugin(true), dir, "0.28.2");
-    expect(cacheKey(plugin(true), dir, "0.28.2")).toBe(key);
+  it("changes with the service's esbuild options, runtime and handlers, the lockfile, tsconfig.json and esbuild's version, and nothing else", () => {
+    const key = cacheKey(service(true), dir, "0.28.2");
+    expect(cacheKey(service(true), dir, "0.28.2")).toBe(key);
     // The recorder the cache adds is not an option of the project's.
-    expect(cacheKey({ ...plugin(true), buildOptions: { minify: true, target: "node22" } }, dir, "0.28.2")).toBe(key);
-    expect(cacheKey(plugin(false), dir, "0.28.2")).not.toBe(key);
-    expect(cacheKey(plugin(true), dir, "0.28.3")).not.toBe(key);
-    expect(cacheKey({ ...plugin(true), functionEntries: [{ entry: "functions/rest.ts" }] }, dir, "0.28.2")).not.toBe(key);
+    expect(cacheKey({ ...service(true), custom: { esbuild: { minify: true, target: "node22" } } }, dir, "0.28.2")).toBe(key);
+    // Functions named otherwise, same handlers: the same bundles.
+    expect(
+      cacheKey(
+        {
+          ...service(true),
+          functions: { a: { handler: "functions/graphql.handler" }, b: { handler: "functions/rest.read" }, c: { handler: "functions/rest.handler" } },
+        },
+        dir,
+        "0.28.2",
+      ),
+    ).toBe(key);
+    expect(cacheKey(service(false), dir, "0.28.2")).not.toBe(key);
+    expect(cacheKey(service(true), dir, "0.28.3")).not.toBe(key);
+    expect(cacheKey({ ...service(true), provider: { name: "aws", runtime: "nodejs20.x" } }, dir, "0.28.2")).not.toBe(key);
+    expect(cacheKey(service(true, ["functions/rest.handler"]), dir, "0.28.2")).not.toBe(key);
     writeFileSync(join(dir, "package-lock.json"), "{}");
-    const locked = cacheKey(plugin(true), dir, "0.28.2");
+    const locked = cacheKey(service(true), dir, "0.28.2");
     expect(locked).not.toBe(key);
     writeFileSync(join(dir, "tsconfig.json"), "{}");
-    expect(cacheKey(plugin(true), dir, "0.28.2")).not.toBe(locked);
+    expect(cacheKey(service(true), dir, "0.28.2")).not.toBe(locked);
   });
 });
 
 describe("where the cache applies", () => {
-  it("hooks serverless offline's start alone: packaging and deploying always bundle", () => {
-    const hooks = Object.keys(new OfflineBundleCache({ pluginManager: { plugins: [] } }).hooks);
-    expect(hooks.sort()).toEqual(["before:offline:start", "before:offline:start:init"]);
+  it("hooks serverless offline's start alone (and serverless's initialize, which records offline's builds only): packaging and deploying always bundle", () => {
+    const hooks = Object.keys(new OfflineBundleCache({ pluginManager: { plugins: [] }, service: {} }).hooks);
+    expect(hooks.sort()).toEqual(["before:offline:start", "before:offline:start:init", "initialize", "offline:start", "offline:start:init"]);
+  });
+
+  it("keeps a miss's bundles once serverless-esbuild built them, and nothing when a build failed", () => {
+    mkdirSync(join(dir, "functions"), { recursive: true });
+    writeFileSync(join(dir, "functions/fn.ts"), "export const handler = 1;\n");
+    mkdirSync(join(dir, ".esbuild/.build/functions"), { recursive: true });
+    writeFileSync(join(dir, ".esbuild/.build/functions/fn.mjs"), "bundled");
+    const builds = new EsbuildBuilds();
+    const metafile = { inputs: { "functions/fn.ts": {} }, outputs: { ".esbuild/.build/functions/fn.mjs": {} } };
+    builds.builds.set("functions/fn.ts", { options: { outdir: join(dir, ".esbuild/.build/functions") }, result: { errors: [], warnings: [], metafile } });
+    const keeps = (failed: boolean) => {
+      const cache = new OfflineBundleCache({ pluginManager: { plugins: [] }, service: {} }, {}, undefined, builds);
+      const store = new BundleStore(join(dir, failed ? "failed" : "cache"), dir);
+      if (failed) builds.builds.set("functions/other.ts", { options: {}, result: { errors: [{}], warnings: [] } });
+      cache.miss = { key: "key", store, serviceDir: dir };
+      cache.keep();
+      return store.find("key");
+    };
+    const kept = keeps(false);
+    expect(kept?.manifest.outputs).toEqual([".esbuild/.build/functions/fn.mjs"]);
+    // Kept relative to the project: a copy of the project reuses them.
+    expect(kept?.manifest.options).toEqual({ "functions/fn.ts": { outdir: ".esbuild/.build/functions" } });
+    expect(keeps(true)).toBeUndefined();
   });
 });
 
 describe("reusing kept bundles", () => {
-  const plugin = () => ({
-    buildOptions: {},
-    functionEntries: [{ entry: "functions/fn.ts" }],
-    buildCache: {} as Record<string, { context?: unknown }>,
-    bundle: async () => undefined,
-  });
-  const cache = new OfflineBundleCache({ pluginManager: { plugins: [] } });
+  const plugin = () => ({ buildCache: {} as Record<string, { context?: unknown }> });
+  const cache = new OfflineBundleCache({ pluginManager: { plugins: [] }, service: {} });
 
   it("hands serverless-esbuild a context per kept bundle, with the bundle where the build writes it", () => {
     mkdirSync(join(dir, "functions"), { recursive: true });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Application } from "../../lib/core/application.ts";
 import { restCache } from "../../lib/cli/cache.ts";
 import OfflineCorsPlugin, { gatewayCors, type HttpApiCors } from "../../lib/local/offline-cors.mjs";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { inProcess } from "../support/parts.ts";
 import type { Serverless } from "../../lib/core/serverless-host.ts";
 

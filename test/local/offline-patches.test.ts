@@ -1,4 +1,5 @@
 import { request as httpRequest, Server } from "node:http";
+import diagnosticsChannel from "node:diagnostics_channel";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -14,6 +15,7 @@ import {
   offlineHapiPrototype,
   offlineStreamsClient,
   recoverTrimmedIterators,
+  REQUEST_START_CHANNEL,
   replaceOfflineCors,
   STREAMS_PACKAGE,
   wakeStreamsAfterHandlers,
@@ -162,8 +164,9 @@ describe("an HTTP API function that fails, on offline's HTTP server", () => {
   }
 });
 
-describe("the Content-Type patch on the HTTP server offline listens with", () => {
+describe("the Content-Type step on the HTTP server offline listens with (node's public http.server.request.start channel)", () => {
   it("reaches offline's Lambda event: a body without Content-Type stays one the handler refuses", async () => {
+    keepMissingContentTypes();
     keepMissingContentTypes();
     const { default: LambdaProxyIntegrationEventV2 } = (await import(
       pathToFileURL(packageFile(OFFLINE_PACKAGE, "events/http/lambda-events/LambdaProxyIntegrationEventV2.js")).href
@@ -171,14 +174,17 @@ describe("the Content-Type patch on the HTTP server offline listens with", () =>
       default: new (request: unknown, stage: string, routeKey: string) => { create(): { headers: Record<string, string> } };
     };
     const hapi = await offlineHttpServer(0);
-    // Hapi listens with node's http.Server: the class whose emit the patch wraps.
+    // Hapi listens with node's http.Server: a server whose requests Node publishes on the channel.
     expect(hapi.listener).toBeInstanceOf(Server);
     let eventHeaders: Record<string, string> | undefined;
+    let rawContentTypes: string[] = [];
     hapi.route({
       method: "POST",
       path: "/posts",
       handler: (request: unknown) => {
         eventHeaders = new LambdaProxyIntegrationEventV2(request, "local", "POST /posts").create().headers;
+        const raw = (request as { raw: { req: { rawHeaders: string[] } } }).raw.req.rawHeaders;
+        rawContentTypes = raw.filter((name, i) => i % 2 === 0 && name.toLowerCase() === "content-type");
         return "seen";
       },
     });
@@ -197,8 +203,11 @@ describe("the Content-Type patch on the HTTP server offline listens with", () =>
         sent.end(body);
       });
       expect(status).toBe(200);
-      // Unpatched, offline would have filled in application/json here.
+      // Without the step, offline would have filled in application/json here.
       expect(eventHeaders?.["content-type"]).toBe("application/octet-stream");
+      // Called twice, subscribed once: the header is named once.
+      expect(rawContentTypes).toEqual(["content-type"]);
+      expect(diagnosticsChannel.channel(REQUEST_START_CHANNEL).hasSubscribers).toBe(true);
     } finally {
       await hapi.stop();
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { seed } from "../../app/seed/data.ts";
+import { seed } from "../fixtures/blog/seed/data.ts";
 import { Context } from "../../lib/core/context.ts";
 import { authenticationOf, EmailPasswordProvider } from "../../lib/auth/index.ts";
 import { isEmpty, seedApplication, totals } from "../../lib/local/seed.ts";

@@ -18,12 +18,14 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const run = promisify(execFile);
 const dir = await mkdtemp(join(tmpdir(), "metrics-"));
 const file = join(dir, "metrics.jsonl");
-const rest = restHandler(blog(dynamoStore()));
+let rest: ReturnType<typeof restHandler>;
 
 asServerlessOffline();
 beforeAll(() => {
   process.env.METRICS_FILE = file;
   process.env.LOG_LEVEL = "info";
+  // Built once the environment is the offline one: the metrics settings are read when a function is built.
+  rest = restHandler(blog(dynamoStore()));
 });
 afterAll(async () => {
   process.env.LOG_LEVEL = "warn";

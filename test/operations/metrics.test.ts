@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { log } from "../../lib/core/log.ts";
-import { reloadMetricsSettings } from "../../lib/core/metrics.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { documentClient } from "../../lib/store/dynamodb-client.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
@@ -10,15 +9,23 @@ import { ALICE, as, blog, model, post } from "../support/blog.ts";
 import { dimensionSetsOf, parseEmf, unitOf, type EmfLine } from "../support/emf.ts";
 import { injectFaults, sdkError } from "../support/faults.ts";
 import { call, httpEvent } from "../support/http-events.ts";
-import { withEnvironment } from "../support/offline-env.ts";
 import { graphqlBlog } from "../graphql/support.ts";
 
-// Metric lines to stdout, as in Lambda (vitest.config.ts sends them nowhere), to read them.
-process.env.METRICS_FILE = "";
+// The metrics settings are read when a handler is built: set before building it, removed after the
+// file. Metric lines to stdout, as in Lambda (vitest.config.ts sends them nowhere), to read them.
+const ENVIRONMENT = { METRICS_FILE: "", METRICS_NAMESPACE: "blog/test", TRACING: "true" };
+const before = Object.fromEntries(Object.keys(ENVIRONMENT).map((name) => [name, process.env[name]]));
+process.env.METRICS_FILE = ENVIRONMENT.METRICS_FILE;
+process.env.METRICS_NAMESPACE = ENVIRONMENT.METRICS_NAMESPACE;
+afterAll(() => {
+  for (const [name, value] of Object.entries(before)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+});
 
 // As in Lambda (no IS_OFFLINE): every invocation writes its EMF line to stdout.
 const app = blog(dynamoStore());
-const rest = restHandler(app);
 const faults = injectFaults(documentClient());
 
 /** What DynamoDB answered, seen by a middleware of the test's own: calls and capacity units. */
@@ -33,6 +40,10 @@ documentClient().middlewareStack.add(
   },
   { step: "initialize", name: "testCounter" },
 );
+// As on a stage deployed with `--param tracing=true` (the template sets TRACING on every function),
+// set once the shared client is built, as before: the handler reads it, the client stays untraced.
+process.env.TRACING = ENVIRONMENT.TRACING;
+const rest = restHandler(app);
 
 /** Runs `work` and returns the stdout lines it wrote (EMF ones parsed) and its stderr lines. */
 async function captured(work: () => Promise<unknown>): Promise<{ emf: EmfLine[]; raw: string[]; errors: string[] }> {
@@ -51,8 +62,6 @@ async function captured(work: () => Promise<unknown>): Promise<{ emf: EmfLine[];
 
 const get = (slug: string): APIGatewayProxyEventV2 => httpEvent("GET", `/posts/${slug}`, { routeKey: "GET /posts/{slug}" });
 
-// As on a stage deployed with `--param tracing=true` (the template sets TRACING on every function).
-withEnvironment({ METRICS_NAMESPACE: "blog/test", TRACING: "true" });
 afterEach(() => {
   faults.reset();
   delete process.env._X_AMZN_TRACE_ID;
@@ -90,24 +99,24 @@ describe("metrics in CloudWatch's embedded metric format", () => {
   it("writes no metric line with METRICS=off (--param metrics=false), while the request log line keeps its DynamoDB cost", async () => {
     const slug = `emf-${randomUUID().slice(0, 8)}`;
     await app.domain.create(as(ALICE), model(app, "Post"), post(slug));
+    // A function built with METRICS=off, as `--param metrics=false` deploys it.
     process.env.METRICS = "off";
-    reloadMetricsSettings();
+    const off = restHandler(app);
+    delete process.env.METRICS;
     const requests: Record<string, unknown>[] = [];
     const info = vi.spyOn(log, "info").mockImplementation((message: string, fields?: Record<string, unknown>) => {
       if (message === "request") requests.push(fields ?? {});
       return false;
     });
     try {
-      const { emf } = await captured(() => call(rest, get(slug)));
+      const { emf } = await captured(() => call(off, get(slug)));
       expect(emf).toEqual([]);
       expect(requests).toHaveLength(1);
       expect(requests[0]).toMatchObject({ status: 200, dynamodbCalls: 1, itemsRead: 1 });
     } finally {
       info.mockRestore();
-      delete process.env.METRICS;
-      reloadMetricsSettings();
     }
-    // Positive control: the same request writes its line again once metrics are back on.
+    // Positive control: the same request to the function built with metrics on writes its line.
     const { emf } = await captured(() => call(rest, get(slug)));
     expect(emf).toHaveLength(1);
   });

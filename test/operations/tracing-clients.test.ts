@@ -4,23 +4,33 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SesTransport } from "../../lib/auth/mail/ses.ts";
 import { ApiGatewayTransport } from "../../lib/realtime/transport.ts";
-import { newTraceRoot, parsePacket, startXrayDaemon } from "../support/xray-daemon.ts";
+
+import { newTraceRoot, startOtlpReceiver, tracedInvocation, type ReceivedSpan } from "../support/otlp-receiver.ts";
 
 /**
- * The WebSocket management API's and SES's calls are traced like DynamoDB's: the framework's own
- * transports, their real SDK clients, against a local HTTP server answering as those APIs do.
+ * The WebSocket management API's (the fan-out's sends) and SES's calls are traced like DynamoDB's:
+ * the framework's own transports, their real SDK clients, against a local HTTP server answering as
+ * those APIs do, the spans exported to a real OTLP receiver on loopback.
  */
 
 const ROOT = newTraceRoot();
-let daemon: Awaited<ReturnType<typeof startXrayDaemon>>;
+const TRACE_ID = ROOT.slice(2).replace("-", "");
+let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
 let server: Server;
 let endpoint = "";
 /** What reached the stand-in API: path and headers of each request. */
 const requests: { url: string; headers: IncomingHttpHeaders }[] = [];
 const envBefore = { TRACING: process.env.TRACING, _X_AMZN_TRACE_ID: process.env._X_AMZN_TRACE_ID, AWS_ENDPOINT_URL_SESV2: process.env.AWS_ENDPOINT_URL_SESV2 };
 
+/** The client spans of the invocation whose Lambda segment is `parent`. */
+function callsOf(parent: string): ReceivedSpan[] {
+  const spans = receiver.spans().filter((s) => s.traceId === TRACE_ID);
+  const invocation = spans.find((s) => s.parentSpanId === parent);
+  return spans.filter((s) => invocation !== undefined && s.parentSpanId === invocation.spanId);
+}
+
 beforeAll(async () => {
-  daemon = await startXrayDaemon(ROOT);
+  receiver = await startOtlpReceiver();
   process.env.TRACING = "true";
   server = createServer((request, response) => {
     request.resume();
@@ -43,7 +53,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  daemon.close();
+  await receiver.close();
   await new Promise((resolve) => server.close(resolve));
   for (const [name, value] of Object.entries(envBefore)) {
     if (value === undefined) delete process.env[name];
@@ -52,40 +62,38 @@ afterAll(async () => {
 });
 
 describe("the WebSocket management API", () => {
-  it("posts as a subsegment, and marks a gone connection as a client error", async () => {
+  it("posts as a client span, and marks a gone connection as an error", async () => {
     const transport = new ApiGatewayTransport();
     const frame = `frame-${randomUUID()}`;
     requests.length = 0;
-    const packets = await daemon.invocation(2, async () => {
+    const parent = await tracedInvocation(ROOT, async () => {
       await transport.post({ endpoint, connectionId: "live-1" }, frame);
       await expect(transport.post({ endpoint, connectionId: "gone-1" }, frame)).rejects.toMatchObject({ name: "GoneException" });
     });
-    expect(packets).toHaveLength(2);
-    for (const packet of packets) expect(packet).not.toContain(frame);
+    const calls = callsOf(parent);
+    expect(calls).toHaveLength(2);
+    expect(receiver.received.at(-1)?.body).not.toContain(frame);
     const [live, gone] = ["/@connections/live-1", "/@connections/gone-1"].map((url) => {
       const request = requests.find((r) => r.url === url);
-      const segment = packets.map(parsePacket).find((s) => request?.headers["x-amzn-trace-id"] === `Root=${ROOT};Parent=${s.id};Sampled=1`);
-      if (!segment) throw new Error(`no subsegment named by the request to ${url}`);
-      return segment;
+      const span = calls.find((s) => request?.headers["x-amzn-trace-id"] === `Root=${ROOT};Parent=${s.spanId};Sampled=1`);
+      if (!span) throw new Error(`no span named by the request to ${url}`);
+      return span;
     });
     expect(live).toMatchObject({
-      name: "ApiGatewayManagementApi",
-      namespace: "aws",
-      aws: { operation: "PostToConnection" },
-      http: { response: { status: 200 } },
+      name: "ApiGatewayManagementApi.PostToConnection",
+      status: { code: 0 },
+      attributes: { "rpc.service": "ApiGatewayManagementApi", "rpc.method": "PostToConnection", "http.response.status_code": 200 },
     });
-    expect(live?.error).toBeUndefined();
     expect(gone).toMatchObject({
-      error: true,
-      aws: { operation: "PostToConnection" },
-      http: { response: { status: 410 } },
-      cause: { exceptions: [{ type: "GoneException" }] },
+      status: { code: 2 },
+      attributes: { "rpc.method": "PostToConnection", "http.response.status_code": 410, "error.type": "GoneException" },
+      events: [{ name: "exception", attributes: { "exception.type": "GoneException" } }],
     });
   });
 });
 
 describe("SES", () => {
-  it("sends a mail as a subsegment that names no address, subject or body", async () => {
+  it("sends a mail as a client span that names no address, subject or body", async () => {
     const transport = new SesTransport("noreply@example.com");
     const mail = {
       to: `someone-${randomUUID()}@example.com`,
@@ -93,13 +101,19 @@ describe("SES", () => {
       text: `text-${randomUUID()}`,
       html: `<p>html-${randomUUID()}</p>`,
     };
-    const [packet] = await daemon.invocation(1, () => transport.send(mail));
-    for (const value of [mail.to, mail.subject, mail.text, "noreply@example.com"]) expect(packet).not.toContain(value);
-    expect(parsePacket(packet)).toMatchObject({
-      name: "SESv2",
-      namespace: "aws",
-      aws: { operation: "SendEmail", request_id: expect.any(String) },
-      http: { response: { status: 200 } },
-    });
+    const parent = await tracedInvocation(ROOT, () => transport.send(mail));
+    const body = receiver.received.at(-1)?.body ?? "";
+    for (const value of [mail.to, mail.subject, mail.text, "noreply@example.com"]) expect(body).not.toContain(value);
+    expect(callsOf(parent)).toEqual([
+      expect.objectContaining({
+        name: "SESv2.SendEmail",
+        attributes: expect.objectContaining({
+          "rpc.service": "SESv2",
+          "rpc.method": "SendEmail",
+          "aws.request_id": expect.any(String),
+          "http.response.status_code": 200,
+        }),
+      }),
+    ]);
   });
 });

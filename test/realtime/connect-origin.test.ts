@@ -6,7 +6,7 @@ import { Context } from "../../lib/core/context.ts";
 import { AuthenticationService } from "../../lib/auth/index.ts";
 import { websocketHandler, type WebSocketEvent } from "../../lib/realtime/handler.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { idpLogin } from "../auth/support.ts";
 import { FakeTransport, memoryRepositories, realtimeFor } from "./support.ts";
 import { inProcess } from "../support/parts.ts";

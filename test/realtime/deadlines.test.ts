@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { UnavailableError } from "../../lib/core/errors.ts";
-import { closeInvocation, currentInvocation, perInvocation } from "../../lib/core/invocation.ts";
+import { currentInvocation, runInvocation } from "../../lib/core/invocation.ts";
 import { ANSWER_RESERVE_MS, timeLeftMs } from "../../lib/core/invocation-deadline.ts";
 import { beginInvocation } from "../../lib/core/invocation-middleware.ts";
 import { Deadlines, FRAME_ANSWER_RESERVE_MS, OutOfFrameTime, withAnswerReserve } from "../../lib/realtime/deadlines.ts";
@@ -75,16 +75,12 @@ describe("a frame's work within the invocation, its answer's time kept", () => {
     vi.useRealTimers();
   });
 
-  /** `body` inside an invocation with `remainingMs` left, as the invocation middleware begins it. */
+  /** `body` inside an invocation with `remainingMs` left, as a function's handler begins it (invocation-handler.ts). */
   const within = <T>(remainingMs: number | undefined, body: () => Promise<T>): Promise<T> =>
-    perInvocation(async () => {
+    runInvocation(async () => {
       beginInvocation(currentInvocation(), "test", remainingMs);
-      try {
-        return await body();
-      } finally {
-        closeInvocation(currentInvocation());
-      }
-    })(undefined);
+      return body();
+    });
 
   it("moves the deadline earlier for the work, gives up on it there (its signal aborted), and restores the deadline for the answer", async () => {
     await within(10_000, async () => {

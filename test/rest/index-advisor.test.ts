@@ -2,7 +2,6 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { reloadMetricsSettings } from "../../lib/core/metrics.ts";
 import { render, summarise, worstShapes } from "../../lib/local/metrics-summary.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { ALICE, as, blog, model, post } from "../support/blog.ts";
@@ -15,13 +14,11 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "index-advisor-"));
   process.env.METRICS_FILE = join(dir, "metrics.jsonl");
   delete process.env.METRICS;
-  reloadMetricsSettings();
 });
 afterAll(async () => {
   if (saved.file === undefined) delete process.env.METRICS_FILE;
   else process.env.METRICS_FILE = saved.file;
   if (saved.metrics !== undefined) process.env.METRICS = saved.metrics;
-  reloadMetricsSettings();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -7,7 +7,7 @@ import { restHandler } from "../../lib/rest/handler.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { tableName } from "../../lib/store/dynamodb-tables.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { serveHandlers } from "../graphql/serve.ts";
 import { enableTestUser } from "../graphql/support.ts";
 import { inProcess } from "../support/parts.ts";

@@ -7,7 +7,6 @@ import { Type } from "../../lib/core/schema.ts";
 import { Service } from "../../lib/core/service.ts";
 import { estimatedResources, serverlessFunctions } from "../../lib/rest/functions.ts";
 import { openApiDocument } from "../../lib/rest/openapi.ts";
-import { Router } from "../../lib/rest/router.ts";
 import { deriveRoutes } from "../../lib/rest/routes.ts";
 import { blog } from "../support/blog.ts";
 import { inProcess } from "../support/parts.ts";
@@ -102,31 +101,6 @@ describe("route derivation", () => {
     expect(() => deriveRoutes(new Application({ name: "c", version: "1", models: [Clash], serviceTypes: [], services: {} }, inProcess))).toThrow(
       /REST routes clash: POST \/clashes/,
     );
-  });
-
-  it("prefers a literal segment over a parameter, as API Gateway does", () => {
-    const router = new Router(deriveRoutes(shop));
-    expect(router.match("PUT", "/invoices/summary").route.target).toMatchObject({ kind: "modelOperation", operation: "summary" });
-    expect(router.match("PUT", "/invoices/12").route.target).toMatchObject({ kind: "crud", action: "update" });
-    expect(router.byRouteKey("GET /lineitems/{invoice}/{line}", "/lineitems/7/3")?.params).toEqual({ invoice: "7", line: "3" });
-  });
-
-  it("answers a wrong method on a path another function serves with 405 naming its methods, an unknown one with 404", () => {
-    const router = new Router(deriveRoutes(shop), [
-      { method: "POST", path: "/auth/refresh" },
-      { method: "DELETE", path: "/auth/idents/{ident}" },
-    ]);
-    const refusal = (method: string, path: string) => {
-      try {
-        router.match(method, path);
-      } catch (error) {
-        return error as { status: number; headers?: Record<string, string> };
-      }
-      throw new Error("matched");
-    };
-    expect(refusal("GET", "/auth/refresh")).toMatchObject({ status: 405, headers: { allow: "POST" } });
-    expect(refusal("GET", "/auth/idents/a%40b.c%3Aemail")).toMatchObject({ status: 405, headers: { allow: "DELETE" } });
-    expect(refusal("GET", "/auth/refresh/more")).toMatchObject({ status: 404 });
   });
 
   it("groups functions per route, per model or into one, always with one API route per derived route", () => {

@@ -27,6 +27,8 @@ export const LONG = [
   "test/reliability/load.test.ts",
   "test/e2e/live-reload.test.ts",
   "test/cli/new-project-start.test.ts",
+  // A copy of the project with app/ replaced: its typecheck, lint and test lists.
+  "test/cli/replaced-app.test.ts",
   "test/deploy/large-app.test.ts",
   "test/deploy/compile-cache.test.ts",
   "test/deploy/operations-template.test.ts",
@@ -63,34 +65,35 @@ export const SLOW_UNIT = [
   "test/realtime/pack-buckets.test.ts",
 ];
 /**
- * Which unit files run in a process of their own. Most share their worker's modules with the files
- * before them (vitest's `isolate: false`): importing the application, the AWS SDK and graphql once
- * per worker instead of once per file is most of what the unit project's run time was. A file that
- * changes what every later file in the same process would see (the environment, a mock or spy, a
- * global, the log or metrics sink, the working directory, the exit code) runs isolated instead,
- * listed below; test/setup/isolation.test.ts finds every file that does and fails until it is listed.
+ * A change to process-wide state, as written in a test file: `npm test` runs the service files as
+ * one file in one process (test/e2e/own-service-chain.test.ts), so test/setup/isolation.test.ts
+ * finds none in them.
  */
 export const CHANGES_PROCESS_STATE =
   /process\.env(\.[A-Za-z_0-9]+|\[[^\]]+\]) *(\?\?|\|\|)?=[^=]|delete process\.env|Object\.assign\(process\.env|vi\.(mock|stubEnv|stubGlobal|useFakeTimers|spyOn|doMock|resetModules)|setLog|setMetrics|globalThis\.[a-zA-Z]+ *=[^=]|process\.chdir|process\.exitCode/;
 
+/**
+ * Which unit files run in a process of their own. The others share their worker's modules with the
+ * files before them (vitest's `isolate: false`), in a shuffled order: importing the application, the
+ * AWS SDK and graphql once per worker instead of once per file is most of what the unit project's
+ * run time was. Such a file may change the environment, a spy or the working directory while it
+ * runs, and must put it back: test/setup/scoped-state.ts checks after each one and fails it,
+ * naming it, when it left any of that changed. The application, the invocation or the environment
+ * object a call is given carries the rest (the secrets read, the DynamoDB client of a
+ * configuration, the log settings), so nothing of a module has to be reset between files.
+ *
+ * Listed here: files whose subject is itself per process, each in a fresh one.
+ */
 export const ISOLATED = [
-  "lib/core/log.test.ts",
+  // The metrics settings (METRICS_FILE, METRICS, the log level of a metrics line) and the tracing
+  // switch are read once per process (lib/core/metrics.ts, lib/store/aws-tracing.ts): these files
+  // set them for their own process.
   "lib/core/trace-header.test.ts",
-  "test/auth/access-token-verify.test.ts",
-  "test/auth/credential-epoch.test.ts",
   "test/auth/email-provider.test.ts",
-  "test/auth/lambda-start.test.ts",
   "test/auth/mail-budget.test.ts",
-  "test/auth/mail-links.test.ts",
-  "test/auth/mail-logs.test.ts",
   "test/auth/v3/lambda-correlation.test.ts",
-  "test/bench/dynamodb-calls.test.ts",
-  "test/core/list-token.test.ts",
-  "test/core/secrets-answers.test.ts",
-  "test/core/secrets-load.test.ts",
-  "test/deploy/deployed-stage.test.ts",
-  "test/local/borrowed.test.ts",
-  "test/local/events.test.ts",
+  "test/functions/invocation-handler.test.ts",
+  "test/bench/metrics-writers-fair.test.ts",
   "test/operations/invocations-at-once.test.ts",
   "test/operations/metrics-log-line.test.ts",
   "test/operations/metrics-offline.test.ts",
@@ -98,14 +101,12 @@ export const ISOLATED = [
   "test/operations/realtime-metrics.test.ts",
   "test/operations/tracing-clients.test.ts",
   "test/operations/tracing.test.ts",
-  "test/realtime/deadlines.test.ts",
-  "test/realtime/sharded-fanout.test.ts",
-  "test/reliability/faults.test.ts",
-  "test/reliability/time-budgets.test.ts",
-  "test/rest/handler.test.ts",
   "test/rest/index-advisor.test.ts",
-  "test/rest/openapi-conformance.test.ts",
-  "test/rest/request-cost.test.ts",
-  "test/rest/tracker-faces.test.ts",
-  "test/store/aws-budgets.test.ts",
+  // A Lambda cold start of every function module (functions/*.ts compose as they load, with the
+  // tables and secret of the environment then): a module another file loaded first would answer
+  // from that file's tables.
+  "test/local/events.test.ts",
+  // Runs in a service's folder (process.chdir), as Serverless does: esbuild's service process,
+  // started by the first build of a worker, keeps the folder it started in, deleted after.
+  "test/local/borrowed.test.ts",
 ];

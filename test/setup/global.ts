@@ -1,5 +1,5 @@
 import type { TestProject } from "vitest/node";
-import { app } from "../../app/index.ts";
+import { app } from "../fixtures/blog/index.ts";
 import { serviceTables } from "../../lib/cli/tables.ts";
 import { setupDynamoDb } from "./dynamodb.ts";
 

@@ -1,12 +1,12 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { CHANGES_PROCESS_STATE, ISOLATED, LONG, OWN_SERVICE } from "./file-lists.ts";
+import { changes, take } from "./process-state.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-// This file quotes the changes it recognises, and makes none.
-const SELF = relative(ROOT, fileURLToPath(import.meta.url));
 
 function testFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -24,12 +24,6 @@ function unitFiles(): string[] {
 }
 
 describe("which unit files share their worker's modules (vitest.config.ts)", () => {
-  it("lists every unit file that changes process-wide state as isolated", () => {
-    const changing = unitFiles().filter((file) => file !== SELF && CHANGES_PROCESS_STATE.test(readFileSync(join(ROOT, file), "utf8")));
-    expect(changing.length).toBeGreaterThan(0);
-    expect(changing.filter((file) => !ISOLATED.includes(file))).toEqual([]);
-  });
-
   it("finds no such change in the service files, which `npm test` runs in one process (test/e2e/own-service-chain.test.ts)", () => {
     const changing = OWN_SERVICE.filter((file) => CHANGES_PROCESS_STATE.test(readFileSync(join(ROOT, file), "utf8")));
     expect(changing).toEqual([]);
@@ -58,5 +52,33 @@ describe("which unit files share their worker's modules (vitest.config.ts)", () 
     }
     for (const line of ["if (process.env.CI === 'true')", "const endpoint = process.env.DYNAMODB_ENDPOINT;"])
       expect(CHANGES_PROCESS_STATE.test(line), line).toBe(false);
+  });
+});
+
+describe("what test/setup/scoped-state.ts finds a file left changed", () => {
+  it("names each environment variable, global and the working directory changed, never a value, and puts back what it can", () => {
+    const before = take();
+    const cwd = process.cwd();
+    const name = `SCOPED_STATE_PROBE_${process.pid}`;
+    process.env[name] = "a-secret-value";
+    const home = process.env.HOME;
+    delete process.env.HOME;
+    Reflect.set(globalThis, name, 1);
+    process.chdir(tmpdir());
+    try {
+      const found = changes(before);
+      expect(found.changed).toEqual([`process.env: ${[name, "HOME"].sort().join(", ")}`, `globalThis: ${name}`, "the working directory"]);
+      expect(found.changed.join(" ")).not.toContain("a-secret-value");
+      found.restore();
+      expect(process.env[name]).toBeUndefined();
+      expect(process.env.HOME).toBe(home);
+      expect(process.cwd()).toBe(cwd);
+    } finally {
+      Reflect.deleteProperty(globalThis, name);
+      process.chdir(cwd);
+      if (home !== undefined) process.env.HOME = home;
+      delete process.env[name];
+    }
+    expect(changes(before).changed).toEqual([]);
   });
 });

@@ -2,6 +2,47 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /** The project whose files start an `npm start` of their own on the fixed ports (vitest.config.ts). */
 export const SERVICE_PROJECT = "service";
+/** The project whose files share their worker's process, one after another, in a shuffled order. */
+export const SHUFFLED_PROJECT = "unit";
+
+/**
+ * The seed of this run's shuffle: TEST_SEED replays a run's order (the seed it printed), else a new
+ * one per run.
+ */
+export function shuffleSeed(env: NodeJS.ProcessEnv = process.env): number {
+  const given = env.TEST_SEED;
+  if (given !== undefined && given !== "") {
+    const seed = Number(given);
+    if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`TEST_SEED is not a whole number: ${given}`);
+    return seed;
+  }
+  return Date.now() % 2 ** 31;
+}
+
+/** `items` in an order drawn from `seed` (Fisher-Yates over mulberry32): one seed, one order. */
+export function shuffled<T>(items: readonly T[], seed: number): T[] {
+  let state = seed >>> 0;
+  const next = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+}
+
+/** `sorted` with the files of `project` shuffled among the places they held, the others where they were. */
+export function shuffleProject<T>(sorted: readonly T[], inProject: (item: T) => boolean, seed: number): T[] {
+  const mixed = shuffled(sorted.filter(inProject), seed);
+  let taken = 0;
+  return sorted.map((item) => (inProject(item) ? (mixed[taken++] as T) : item));
+}
 
 /**
  * The files of a run in the order the workers take them. vitest's own order (groups, then projects
@@ -15,7 +56,12 @@ export const SERVICE_PROJECT = "service";
  */
 export default class ServiceSpreadingSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
+    const inShuffled = (spec: TestSpecification): boolean => spec.project.name === SHUFFLED_PROJECT;
+    // The unit files in a new order each run, so that no file passes only after the ones that
+    // happen to run before it (test/setup/scoped-state.ts checks what each leaves behind).
+    const seed = shuffleSeed();
+    if (files.filter(inShuffled).length > 1) this.ctx.logger.log(`unit files in a shuffled order, seed ${seed} (TEST_SEED=${seed} replays it)`);
+    const sorted = shuffleProject(await super.sort(files), inShuffled, seed);
     const services = sorted.filter((spec) => spec.project.name === SERVICE_PROJECT);
     if (services.length === 0) return sorted;
     const group = services[0]?.project.config.sequence.groupOrder ?? 0;

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { usedStatesFromEnv } from "../../lib/auth/idp/used-states.ts";
 import { ConfigurationError } from "../../lib/core/config.ts";
 import { DynamoRecords } from "../../lib/store/dynamodb-records.ts";
 import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import { recordStoreFromEnv } from "../../lib/store/select-records.ts";
 import { storeFromEnv } from "../../lib/store/select.ts";
+import { TablePrefixMissing } from "../../lib/store/table-prefix.ts";
 
 const TABLE = { key: { hash: "slug" }, indexes: [] };
 
@@ -18,6 +20,16 @@ describe("the store a function chooses", () => {
     expect(repository).toBeInstanceOf(cls);
     expect((repository as DynamoRecords).tableName).toBe("t-Post");
     expect(choose({ STORE: "dynamodb", TABLE_PREFIX: "u-" })("Post", TABLE)).toBeInstanceOf(cls);
+  });
+
+  it("refuses to start without TABLE_PREFIX rather than guess a project's tables", () => {
+    for (const choose of [storeFromEnv, recordStoreFromEnv]) {
+      expect(() => choose({})).toThrow(TablePrefixMissing);
+      expect(() => choose({ STORE: "dynamodb", TABLE_PREFIX: "" })).toThrow(/a function's store: no table prefix/);
+    }
+    // The Idp's used states (its own table) read it from the same environment.
+    expect(() => usedStatesFromEnv({})).toThrow(TablePrefixMissing);
+    expect(() => usedStatesFromEnv({ TABLE_PREFIX: "app-dev-" })).not.toThrow();
   });
 
   it.each(["memory", "file:/tmp/records", "sqlite"])("refuses STORE=%s, naming where the in-process stores are", (store) => {

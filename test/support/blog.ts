@@ -1,14 +1,10 @@
 import { Application, type ApplicationParts } from "../../lib/core/application.ts";
 import { Context } from "../../lib/core/context.ts";
 import { DomainError } from "../../lib/core/errors.ts";
-import { PasswordBehavior } from "../../lib/core/behaviors/password.ts";
 import type { RepositoryFactory } from "../../lib/store/repository.ts";
 import { memoryStore } from "../../lib/store/local-stores.ts";
-import { definition } from "../../app/index.ts";
+import { definition } from "../fixtures/blog/index.ts";
 import { inProcess } from "./parts.ts";
-
-// Hashing cost is a production concern; tests keep it low so suites stay fast.
-PasswordBehavior.cost = { ln: 10, r: 8, p: 1 };
 
 export const ALICE = "0b6d3f3e-7a51-4c1e-9a43-6f1c2f0a0001";
 export const BOB = "0b6d3f3e-7a51-4c1e-9a43-6f1c2f0a0002";

@@ -15,6 +15,9 @@ export interface StubParameter {
 }
 
 export interface SsmRequest {
+  method: string;
+  /** Path and query, as received. */
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
   input: { Names?: string[]; WithDecryption?: boolean };
@@ -43,7 +46,7 @@ export async function startSsmStub(parameters: Record<string, StubParameter>): P
       } catch {
         // Recorded as sent; answered below as SSM answers a malformed body.
       }
-      stub.requests.push({ headers: req.headers, body, input });
+      stub.requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body, input });
       if (stub.stall) return;
       if (stub.answer) {
         stub.answer(res);

@@ -8,7 +8,7 @@ function pluginFor(
   stage: string,
   environment: Record<string, unknown>,
   withIdp = true,
-  { secretParameter = "/blog/prod/idp-client-secret" as string | null, params = [] as string[] } = {},
+  { secretParameter = "/shop/prod/idp-client-secret" as string | null, params = [] as string[] } = {},
 ) {
   const serverless = {
     classes: { Error: ServerlessError },

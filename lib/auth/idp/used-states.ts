@@ -2,6 +2,7 @@ import type { CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 import { ConditionalCheckFailedException } from "@aws-sdk/client-dynamodb";
 import { PutCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { documentClient } from "../../store/dynamodb-client.ts";
+import { tablePrefix } from "../../store/table-prefix.ts";
 
 /**
  * A state cookie is single-use: clearing it in the browser is not enough, since a copy (or the
@@ -68,5 +69,5 @@ export class MemoryUsedStates implements UsedStates {
 export function usedStatesFromEnv(env: NodeJS.ProcessEnv = process.env): UsedStates {
   const store = env.STORE ?? "dynamodb";
   if (store !== "dynamodb") return new MemoryUsedStates();
-  return new DynamoUsedStates(`${env.TABLE_PREFIX ?? "blog-local-"}${USED_STATES_SUFFIX}`);
+  return new DynamoUsedStates(`${tablePrefix("the Idp's used states", undefined, env)}${USED_STATES_SUFFIX}`);
 }

@@ -10,7 +10,7 @@ const json = (schema: Json): Json => ({ "application/json": { schema } });
 const RETRY_AFTER = { "Retry-After": { required: true, description: "Seconds to wait before retrying", schema: { type: "string", pattern: "^[0-9]+$" } } };
 
 const ERRORS: Record<number, string> = {
-  400: "Invalid input (`errors` names each field), or an invalid mailed token (`reason: INVALID_TOKEN`)",
+  400: "Invalid input (`errors` names each field, a path parameter that is not valid percent-encoding included), or an invalid mailed token (`reason: INVALID_TOKEN`)",
   401: "Not signed in, or refused credentials: `reason` says which",
   403: "Refused: `reason` says why (ORIGIN_REFUSED for a cookie-authenticated write from a foreign Origin)",
   404: "No such identity of the caller's",
@@ -22,10 +22,14 @@ const ERRORS: Record<number, string> = {
   503: "DynamoDB or the identity provider did not answer in time: retry after `Retry-After` seconds",
 };
 
-/** Every error status of a route: its own, the body's, the store's, the caller's, and 500. */
-export function authErrorStatuses(contract: AuthContract): number[] {
+/**
+ * Every error status of a route: its own, the body's, the path's (the router refuses a parameter
+ * that is not valid percent-encoding), the store's, the caller's, and 500.
+ */
+export function authErrorStatuses(contract: AuthContract, path: string): number[] {
   const statuses = new Set<number>([500, ...contract.errors]);
   if (contract.body) [400, 413, 415].forEach((s) => statuses.add(s));
+  if (path.includes("{")) statuses.add(400);
   if (contract.store) [429, 503].forEach((s) => statuses.add(s));
   if (contract.caller === "user") statuses.add(401);
   return [...statuses].sort((a, b) => a - b);
@@ -34,7 +38,7 @@ export function authErrorStatuses(contract: AuthContract): number[] {
 const SIGNED_IN: Json[] = [{ bearerAuth: [] }, { sessionCookie: [] }];
 const SECURITY: Record<AuthContract["caller"], Json[]> = { none: [], optional: [{}, ...SIGNED_IN], user: SIGNED_IN };
 
-function responses(contract: AuthContract): Json {
+function responses(contract: AuthContract, path: string): Json {
   const out: Json = {};
   for (const [status, answer] of Object.entries(contract.answers)) {
     const headers: Json = {
@@ -47,7 +51,7 @@ function responses(contract: AuthContract): Json {
       ...(answer.schema ? { content: json(answer.schema) } : {}),
     };
   }
-  for (const status of authErrorStatuses(contract)) {
+  for (const status of authErrorStatuses(contract, path)) {
     out[String(status)] = {
       description: ERRORS[status] ?? "Error",
       ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
@@ -89,7 +93,7 @@ function operation(route: AuthRoute): Json {
     ...(contract.body
       ? { requestBody: { required: true, content: { "application/json": { schema: contract.body, example: bodyExample(contract.body) } } } }
       : {}),
-    responses: responses(contract),
+    responses: responses(contract, route.path),
   };
 }
 

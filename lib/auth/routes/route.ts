@@ -56,10 +56,3 @@ export function stringFields<K extends string>(
 export function redirect(location: string, cookies: string[] = []): HttpResponse {
   return { statusCode: 302, headers: { location, "cache-control": "no-store" }, ...(cookies.length > 0 ? { cookies } : {}) };
 }
-
-/** `base` with query parameters added (the configured redirects are absolute URLs). */
-export function withQuery(base: string, params: Record<string, string>): string {
-  const url = new URL(base);
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-  return url.toString();
-}

@@ -1,9 +1,7 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import middy from "@middy/core";
-import type { Context } from "aws-lambda";
 import type { Application } from "../../core/application.ts";
-import { perInvocation } from "../../core/invocation.ts";
-import { invocationMiddleware, type LambdaContextLike } from "../../core/invocation-middleware.ts";
+import { invocationHandler, type InvocationHandler } from "../../core/invocation-handler.ts";
+import type { LambdaContextLike } from "../../core/invocation-middleware.ts";
 import { log } from "../../core/log.ts";
 import { countEvent } from "../../core/metrics.ts";
 import { DEFAULT_BATCH, migrate } from "./migrate.ts";
@@ -60,21 +58,16 @@ export interface LambdaRun {
 type MigrationResult = (MigrationReport & { exitCode: number }) | InvalidEvent;
 
 /**
- * The `authMigrate` function's handler: one run per invocation, inside the invocation middleware
- * (its request id on every line, its metrics, its deadline). Without `remainingMs`, the time left
+ * The `authMigrate` function's handler: one run per invocation, opened and closed by
+ * invocationHandler (its request id on every line, its metrics, its deadline). Without `remainingMs`, the time left
  * is Lambda's (`context.getRemainingTimeInMillis`).
  */
-export function migrationHandler(
-  run: Omit<LambdaRun, "remainingMs"> & { remainingMs?: () => number },
-): (event: unknown, context?: LambdaContextLike) => Promise<MigrationResult> {
-  const chain = middy<unknown, MigrationResult, Error, Context>({ timeoutEarlyInMillis: 0 })
-    .use(invocationMiddleware<unknown, MigrationResult>({ service: "migrate" }))
-    .handler((event, context) => {
-      const left = context as LambdaContextLike;
-      const remainingMs = run.remainingMs ?? (() => left.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY);
-      return migrationRun(event, { ...run, remainingMs });
-    });
-  return perInvocation((event: unknown, context?: LambdaContextLike) => chain(event, context as Context));
+export function migrationHandler(run: Omit<LambdaRun, "remainingMs"> & { remainingMs?: () => number }): InvocationHandler<unknown, MigrationResult> {
+  return invocationHandler<unknown, MigrationResult>({ service: "migrate", timeoutEarlyInMillis: 0 }, (event, context) => {
+    const left = context as LambdaContextLike | undefined;
+    const remainingMs = run.remainingMs ?? (() => left?.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY);
+    return migrationRun(event, { ...run, remainingMs });
+  });
 }
 
 /**

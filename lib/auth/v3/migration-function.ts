@@ -1,4 +1,3 @@
-import type { Context } from "aws-lambda";
 import { composeApplication, type Composed } from "../../core/compose.ts";
 import { documentClient } from "../../store/dynamodb-client.ts";
 import { migrationHandler } from "./lambda.ts";
@@ -17,13 +16,11 @@ export type MigrationFunctionParts = Composed<"secrets" | "validators"> & {
  */
 export async function migrationFunction(parts: MigrationFunctionParts) {
   const app = await composeApplication("auth migration", parts, ["secrets", "validators"]);
-  // One chain built at cold start; Lambda's context reaches the invocation middleware, which takes
-  // the request id and the deadline from it.
-  const handler = migrationHandler({
+  // One handler built at cold start; Lambda's context gives each invocation its request id and deadline.
+  return migrationHandler({
     app,
     client: documentClient(),
     prefix: parts.tablePrefix(),
     secret: () => applicationSecretForTools(process.env, parts.local(), app.secrets),
   });
-  return (event: unknown, context: Context) => handler(event, context);
 }

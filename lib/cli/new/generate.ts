@@ -19,17 +19,27 @@ export interface NewProject {
 export class NewProjectRefused extends Error {}
 
 /**
- * The framework's code names no application, but its local defaults carry this project's local
- * table prefix, and serverless.yml lists the sample's test service: the copy takes the new
- * project's instead. Each [from, to] pair applies wherever it occurs.
+ * The framework's code names no application (test/setup/sample-free.test.ts), but serverless.yml
+ * lists the sample's test service, and tsconfig.json the framework's benchmarks: the copy leaves them out.
  */
-function adapt(path: string, text: string, name: string, sourceName: string): string {
-  let out = text.replaceAll(`${sourceName}-local`, `${name}-local`);
+function adapt(path: string, text: string): string {
+  let out = text;
   if (path === "serverless.yml") {
     out = out.replace(/^ {4}# when asked\. The sample's .*\n/m, "    # when asked.\n").replace(/^ {4}testServices: \[.*\]$/m, "    testServices: []");
   }
   if (path === "tsconfig.json") out = out.replace(`"test", "bench", "scripts"`, `"test", "scripts"`);
   return out;
+}
+
+/**
+ * The example application a new project starts with (app/: one model, its seed, its definition; and
+ * its test), named `name`: paths relative to the project, and their text.
+ */
+export function exampleFiles(name: string): { path: string; text: string }[] {
+  return templateFiles().map((file) => ({
+    path: relative(TEMPLATE, file).replace(/\.tmpl$/, ""),
+    text: readFileSync(file, "utf8").replaceAll("__PROJECT__", name),
+  }));
 }
 
 function templateFiles(dir = TEMPLATE): string[] {
@@ -57,8 +67,8 @@ export function newProject({ source, target, name }: NewProject): string[] {
     writeFileSync(join(target, path), text);
     written.push(path);
   };
-  for (const path of frameworkFiles(source)) write(path, adapt(path, readFileSync(join(source, path), "utf8"), name, sourcePackage.webda.project));
-  for (const file of templateFiles()) write(relative(TEMPLATE, file).replace(/\.tmpl$/, ""), readFileSync(file, "utf8").replaceAll("__PROJECT__", name));
+  for (const path of frameworkFiles(source)) write(path, adapt(path, readFileSync(join(source, path), "utf8")));
+  for (const { path, text } of exampleFiles(name)) write(path, text);
   const pkg = packageJson(sourcePackage, name);
   write("package.json", `${JSON.stringify(pkg, null, 2)}\n`);
   write("package-lock.json", `${JSON.stringify(packageLock(JSON.parse(readFileSync(join(source, "package-lock.json"), "utf8")), pkg), null, 2)}\n`);

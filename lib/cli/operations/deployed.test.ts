@@ -14,7 +14,7 @@ function service(): {
   functions: Record<string, Fn>;
 } {
   return {
-    service: "blog",
+    service: "shop",
     provider: { environment: { LOG_LEVEL: "info" } },
     functions: {
       graphql: { events: [http("POST", "/graphql"), http("GET", "/graphql")] },
@@ -52,14 +52,14 @@ describe("a deployed stage's service configuration", () => {
 
   it("drops GraphiQL and the test services' routes, tells the functions, and tags the stack", () => {
     const s = service();
-    const removed = prepareDeployedService(s, operationsSettings({ testServices: ["testbean"], tags: "team=blog" }), "prod");
+    const removed = prepareDeployedService(s, operationsSettings({ testServices: ["testbean"], tags: "team=shop" }), "prod");
     expect(removed.sort()).toEqual(["graphiql", "rest-testbean-testoperation"]);
     expect(Object.keys(s.functions).sort()).toEqual(["authMigrate", "graphql", "rest", "rest-fallback", "stream"]);
     // A shared function keeps its other routes; a path that only starts alike is another route.
     expect(s.functions.rest?.events).toEqual([http("GET", "/posts"), http("GET", "/testbeans")]);
     expect(s.provider.environment).toEqual({ LOG_LEVEL: "info", GRAPHIQL: "false", DISABLED_SERVICES: "testbean" });
-    expect(s.provider.stackTags).toEqual({ service: "blog", stage: "prod", team: "blog" });
-    expect(s.provider.tags).toEqual({ service: "blog", stage: "prod", team: "blog" });
+    expect(s.provider.stackTags).toEqual({ service: "shop", stage: "prod", team: "shop" });
+    expect(s.provider.tags).toEqual({ service: "shop", stage: "prod", team: "shop" });
   });
 
   it("keeps GraphiQL with graphiql=true and the test routes with testRoutes=true", () => {

@@ -39,7 +39,7 @@ describe("operations settings", () => {
       logRetentionDays: "off",
       alarms: { lockouts: "off", api5xxPercent: "2.5" },
       alarmEmail: "ops@example.com",
-      tags: "team=blog, cost-center=42",
+      tags: "team=shop, cost-center=42",
       evaluation: { periodSeconds: "300", evaluationPeriods: "3", datapointsToAlarm: "2", minRequests: "50" },
       edge: { throttleRate: "off", streamReservedConcurrency: "5", tableDeletionProtection: "false", apiGatewayLogsRole: "existing" },
       graphiql: "true",
@@ -50,7 +50,7 @@ describe("operations settings", () => {
       tracing: true,
       logRetentionDays: undefined,
       alarmEmail: "ops@example.com",
-      tags: { team: "blog", "cost-center": "42" },
+      tags: { team: "shop", "cost-center": "42" },
       graphiql: true,
       testServices: ["testbean"],
       accountConcurrencyLimit: 10,
@@ -99,12 +99,12 @@ describe("operations settings", () => {
   it("reads metrics: false, and the dashboard then keeps only the panels on AWS's own metrics", () => {
     expect(operationsSettings({ metrics: "false" }).metrics).toBe(false);
     const panels = (own: boolean) =>
-      (JSON.parse(dashboardBody("blog/prod", "blog-prod-", own)) as { widgets: { properties: { title: string; metrics: unknown } }[] }).widgets;
+      (JSON.parse(dashboardBody("shop/prod", "shop-prod-", own)) as { widgets: { properties: { title: string; metrics: unknown } }[] }).widgets;
     const all = panels(true);
     const aws = panels(false);
     expect(aws.length).toBeGreaterThan(0);
     expect(aws.length).toBeLessThan(all.length);
-    for (const w of aws) expect(JSON.stringify(w.properties.metrics)).not.toContain("blog/prod");
+    for (const w of aws) expect(JSON.stringify(w.properties.metrics)).not.toContain("shop/prod");
     expect(aws.map((w) => w.properties.title)).toContain("Lambda errors and throttles");
   });
 });

@@ -45,8 +45,8 @@ function delta(a: CfnTemplate, b: CfnTemplate): Map<string, number> {
 }
 
 const v1 = template({
-  BookTable: table("blog-prod-Book", ["slug"], [{ name: "by_title", hash: "title", range: "slug" }]),
-  TagTable: table("blog-prod-Tag", ["name"]),
+  BookTable: table("shop-prod-Book", ["slug"], [{ name: "by_title", hash: "title", range: "slug" }]),
+  TagTable: table("shop-prod-Tag", ["name"]),
 });
 
 describe("the tables' plan", () => {
@@ -54,7 +54,7 @@ describe("the tables' plan", () => {
     const specs = (t: CfnTemplate) => templateTables([t]).get("BookTable")?.indexes ?? [];
     const next = template({
       BookTable: table(
-        "blog-prod-Book",
+        "shop-prod-Book",
         ["slug"],
         [
           { name: "by_title", hash: "title" },
@@ -68,7 +68,7 @@ describe("the tables' plan", () => {
   it("carries three index changes on one table as three steps, one index each, the last the target", () => {
     const v2 = template({
       BookTable: table(
-        "blog-prod-Book",
+        "shop-prod-Book",
         ["slug"],
         [
           { name: "by_author", hash: "author", range: "slug" },
@@ -76,7 +76,7 @@ describe("the tables' plan", () => {
           { name: "by_genre", hash: "genre", range: "year" },
         ],
       ),
-      TagTable: table("blog-prod-Tag", ["name"], [{ name: "by_kind", hash: "kind", range: "name" }]),
+      TagTable: table("shop-prod-Tag", ["name"], [{ name: "by_kind", hash: "kind", range: "name" }]),
     });
     const plan = planTables(templateTables([v1]), templateTables([v2]));
     expect(blocking(plan)).toEqual([]);
@@ -109,7 +109,7 @@ describe("the tables' plan", () => {
   it("types an attribute as the baseline does while a baseline index still uses it", () => {
     const typed = (t: string) => ({ AttributeName: "year", AttributeType: t });
     const old = table(
-      "blog-prod-Book",
+      "shop-prod-Book",
       ["slug"],
       [
         { name: "by_kind", hash: "kind" },
@@ -117,7 +117,7 @@ describe("the tables' plan", () => {
       ],
     );
     old.Properties.AttributeDefinitions = old.Properties.AttributeDefinitions.map((a) => (a.AttributeName === "year" ? typed("S") : a));
-    const next = table("blog-prod-Book", ["slug"], [{ name: "by_genre", hash: "genre", range: "year" }]);
+    const next = table("shop-prod-Book", ["slug"], [{ name: "by_genre", hash: "genre", range: "year" }]);
     const steps = stepTemplates([template({ BookTable: old })], template({ BookTable: next }));
     expect(steps).toHaveLength(3);
     const definitions = (t: CfnTemplate) => (t.Resources.BookTable?.Properties as { AttributeDefinitions: unknown[] }).AttributeDefinitions;
@@ -128,58 +128,58 @@ describe("the tables' plan", () => {
   });
 
   it("refuses a key change, never acceptable, with what to run", () => {
-    const v2 = template({ BookTable: table("blog-prod-Book", ["isbn"]), TagTable: table("blog-prod-Tag", ["name"]) });
+    const v2 = template({ BookTable: table("shop-prod-Book", ["isbn"]), TagTable: table("shop-prod-Tag", ["name"]) });
     const plan = planTables(templateTables([v1]), templateTables([v2]), { accept: ["BookTable"], deploy: "serverless deploy --stage prod" });
     const [refusal] = blocking(plan);
     expect(refusal).toMatchObject({ id: "BookTable", kind: "key", acceptable: false, accepted: false });
     expect(refusal?.message).toContain("slug (S) -> isbn (S)");
-    expect(refusal?.commands.join("\n")).toContain("npx webda db copy --from blog-prod-Book --to <the new table>");
+    expect(refusal?.commands.join("\n")).toContain("npx webda db copy --from shop-prod-Book --to <the new table>");
   });
 
   it("refuses a removed table until accepted, naming its likely heir for the copy", () => {
-    const v2 = template({ BookTable: v1.Resources.BookTable, LabelTable: table("blog-prod-Label", ["name"]) });
+    const v2 = template({ BookTable: v1.Resources.BookTable, LabelTable: table("shop-prod-Label", ["name"]) });
     const plan = planTables(templateTables([v1]), templateTables([v2]), { deploy: "serverless deploy --stage prod" });
     const [refusal] = blocking(plan);
     expect(refusal).toMatchObject({ id: "TagTable", kind: "removed", acceptable: true });
     expect(refusal?.commands).toEqual([
       "serverless deploy --stage prod --param acceptTableChanges=TagTable",
-      "npx webda db copy --from blog-prod-Tag --to blog-prod-Label   (after the deploy; keeps blog-prod-Tag until --drop-source)",
+      "npx webda db copy --from shop-prod-Tag --to shop-prod-Label   (after the deploy; keeps shop-prod-Tag until --drop-source)",
     ]);
-    expect(plan.tables.find((t) => t.id === "TagTable")?.renamedTo).toBe("blog-prod-Label");
+    expect(plan.tables.find((t) => t.id === "TagTable")?.renamedTo).toBe("shop-prod-Label");
     expect(blocking(planTables(templateTables([v1]), templateTables([v2]), { accept: ["TagTable"] }))).toEqual([]);
     // Two candidates of the same key: no guess.
-    const two = template({ ...v2.Resources, KindTable: table("blog-prod-Kind", ["name"]) });
+    const two = template({ ...v2.Resources, KindTable: table("shop-prod-Kind", ["name"]) });
     expect(blocking(planTables(templateTables([v1]), templateTables([two])))[0]?.commands[1]).toContain("--to <its new table>");
   });
 
   it("refuses a removed table CloudFormation would delete, even accepted", () => {
-    const bare = template({ ...v1.Resources, TagTable: { ...table("blog-prod-Tag", ["name"]), DeletionPolicy: "Delete" } });
+    const bare = template({ ...v1.Resources, TagTable: { ...table("shop-prod-Tag", ["name"]), DeletionPolicy: "Delete" } });
     const plan = planTables(templateTables([bare]), templateTables([template({ BookTable: v1.Resources.BookTable })]), { accept: ["TagTable"] });
     expect(blocking(plan).map((r) => r.kind)).toEqual(["not-retained"]);
   });
 
   it("refuses a renamed table (a replacement) until accepted", () => {
-    const v2 = template({ BookTable: v1.Resources.BookTable, TagTable: table("blog-prod-Tag2", ["name"]) });
+    const v2 = template({ BookTable: v1.Resources.BookTable, TagTable: table("shop-prod-Tag2", ["name"]) });
     const plan = planTables(templateTables([v1]), templateTables([v2]));
     expect(blocking(plan)).toMatchObject([{ id: "TagTable", kind: "replaced" }]);
     expect(blocking(planTables(templateTables([v1]), templateTables([v2]), { accept: ["TagTable"] }))).toEqual([]);
     // Not retained, the replacement would delete the old table: never accepted.
-    const bare = template({ ...v1.Resources, TagTable: { ...table("blog-prod-Tag", ["name"]), UpdateReplacePolicy: "Delete" } });
+    const bare = template({ ...v1.Resources, TagTable: { ...table("shop-prod-Tag", ["name"]), UpdateReplacePolicy: "Delete" } });
     const deleting = blocking(planTables(templateTables([bare]), templateTables([v2]), { accept: ["TagTable"] }));
     expect(deleting).toMatchObject([{ kind: "replaced", acceptable: false }]);
-    expect(deleting[0]?.message).toContain("deletes blog-prod-Tag and its records");
+    expect(deleting[0]?.message).toContain("deletes shop-prod-Tag and its records");
   });
 
   it("says what a stream and a TTL change do, and refuses a TTL attribute change", () => {
     const ttl = (a: string) => ({ TimeToLiveSpecification: { AttributeName: a, Enabled: true } });
-    const base = template({ TagTable: table("blog-prod-Tag", ["name"], [], ttl("expires")) });
-    const streamOff = template({ TagTable: table("blog-prod-Tag", ["name"], [], { ...ttl("expires"), StreamSpecification: undefined }) });
+    const base = template({ TagTable: table("shop-prod-Tag", ["name"], [], ttl("expires")) });
+    const streamOff = template({ TagTable: table("shop-prod-Tag", ["name"], [], { ...ttl("expires"), StreamSpecification: undefined }) });
     expect(planTables(templateTables([base]), templateTables([streamOff])).tables[0]?.notes).toEqual([
       "stream turned off (NEW_AND_OLD_IMAGES): its readers stop",
     ]);
-    const moved = planTables(templateTables([base]), templateTables([template({ TagTable: table("blog-prod-Tag", ["name"], [], ttl("until")) })]));
+    const moved = planTables(templateTables([base]), templateTables([template({ TagTable: table("shop-prod-Tag", ["name"], [], ttl("until")) })]));
     expect(blocking(moved)).toMatchObject([{ kind: "ttl" }]);
-    const off = planTables(templateTables([base]), templateTables([template({ TagTable: table("blog-prod-Tag", ["name"]) })]));
+    const off = planTables(templateTables([base]), templateTables([template({ TagTable: table("shop-prod-Tag", ["name"]) })]));
     expect(off.tables[0]?.notes).toEqual(["TTL off (was expires)"]);
   });
 });
@@ -187,7 +187,7 @@ describe("the tables' plan", () => {
 describe("the deploy's plan (serverless deploy, against GetTemplate)", () => {
   const v2 = template({
     BookTable: table(
-      "blog-prod-Book",
+      "shop-prod-Book",
       ["slug"],
       [
         { name: "by_title", hash: "title", range: "slug" },
@@ -222,16 +222,16 @@ describe("the deploy's plan (serverless deploy, against GetTemplate)", () => {
       classes: { Error },
       getProvider: () => ({
         getStage: () => "prod",
-        naming: { getStackName: () => "blog-prod" },
+        naming: { getStackName: () => "shop-prod" },
         // The deployed stack's template, as CloudFormation's GetTemplate returns it.
         request: async (service: string, method: string, params: { StackName: string }) => {
-          expect([service, method, params.StackName]).toEqual(["CloudFormation", "getTemplate", "blog-prod"]);
+          expect([service, method, params.StackName]).toEqual(["CloudFormation", "getTemplate", "shop-prod"]);
           return { TemplateBody: JSON.stringify(v1) };
         },
       }),
     });
     const log = { notice: (m: string) => notices.push(m), warning: (m: string) => notices.push(m) };
-    const rekeyed = template({ BookTable: table("blog-prod-Book", ["isbn"]), TagTable: v1.Resources.TagTable });
+    const rekeyed = template({ BookTable: table("shop-prod-Book", ["isbn"]), TagTable: v1.Resources.TagTable });
     const refusing = fakeServerless(rekeyed);
     // @ts-expect-error -- a Serverless of the parts the hook reads
     await expect(new SchemaCachePlugin(refusing, {}, { log }).planTables()).rejects.toThrow(/refuses this deploy/);

@@ -14,7 +14,7 @@ const readers = {
   "functions/rest-read": [],
   "functions/auth": ["APP_SECRET", "AUTH_SIGNING_KEY", "IDP_CLIENT_SECRET"],
 };
-const parameters = { APP_SECRET: "/blog/prod/app-secret", AUTH_SIGNING_KEY: "/blog/prod/auth-signing-key", IDP_CLIENT_SECRET: "/blog/prod/idp-client-secret" };
+const parameters = { APP_SECRET: "/shop/prod/app-secret", AUTH_SIGNING_KEY: "/shop/prod/auth-signing-key", IDP_CLIENT_SECRET: "/shop/prod/idp-client-secret" };
 const logicalId = (name: string) => `${name.replace(/-/g, "Dash").replace(/^./, (c) => c.toUpperCase())}LambdaFunction`;
 
 /** A serverless instance as packaging has it, with each function's resource running as `roles[name]`. */
@@ -41,7 +41,7 @@ function packaging(
       custom: { secrets: { parameters: secrets, readers, kmsKeyArn } },
       provider: {
         stage,
-        environment: { APP_SECRET: "value-from-the-shell", AUTH_SIGNING_KEY: "key-from-the-shell", TABLE_PREFIX: "blog-prod-" },
+        environment: { APP_SECRET: "value-from-the-shell", AUTH_SIGNING_KEY: "key-from-the-shell", TABLE_PREFIX: "shop-prod-" },
         compiledCloudFormationTemplate: { Resources: resources },
       },
       functions,
@@ -77,13 +77,13 @@ describe("packaging a deployed stage's secrets", () => {
     });
     run();
     const { functions, provider } = serverless.service;
-    expect(provider.environment).toEqual({ TABLE_PREFIX: "blog-prod-" });
-    expect(functions["rest-post-query"]?.environment).toEqual({ APP_SECRET_PARAMETER: "/blog/prod/app-secret" });
+    expect(provider.environment).toEqual({ TABLE_PREFIX: "shop-prod-" });
+    expect(functions["rest-post-query"]?.environment).toEqual({ APP_SECRET_PARAMETER: "/shop/prod/app-secret" });
     expect(functions["rest-post-get"]?.environment).toEqual({});
     expect(functions["auth-email-login"]?.environment).toEqual({
-      APP_SECRET_PARAMETER: "/blog/prod/app-secret",
-      AUTH_SIGNING_KEY_PARAMETER: "/blog/prod/auth-signing-key",
-      IDP_CLIENT_SECRET_PARAMETER: "/blog/prod/idp-client-secret",
+      APP_SECRET_PARAMETER: "/shop/prod/app-secret",
+      AUTH_SIGNING_KEY_PARAMETER: "/shop/prod/auth-signing-key",
+      IDP_CLIENT_SECRET_PARAMETER: "/shop/prod/idp-client-secret",
     });
     // One shared role, three sets of secrets: the function that reads none keeps the role, with no
     // parameter; each other set runs as a copy of it that may read its parameters (by ARN) alone.
@@ -91,7 +91,7 @@ describe("packaging a deployed stage's secrets", () => {
     expect(roleOf(resources, "rest-post-get")).toBe("IamRoleLambdaExecution");
     expect(roleOf(resources, "rest-post-query")).toBe("IamRoleLambdaExecutionReadsAppSecret");
     expect(secretStatements(resources.IamRoleLambdaExecutionReadsAppSecret)).toEqual([
-      { Effect: "Allow", Action: ["ssm:GetParameters", "ssm:GetParameter"], Resource: [arn("/blog/prod/app-secret")] },
+      { Effect: "Allow", Action: ["ssm:GetParameters", "ssm:GetParameter"], Resource: [arn("/shop/prod/app-secret")] },
     ]);
     const auth = roleOf(resources, "auth-email-login");
     expect(auth).toBe("IamRoleLambdaExecutionReadsAppSecretAuthSigningKeyIdpClientSecret");
@@ -99,7 +99,7 @@ describe("packaging a deployed stage's secrets", () => {
       {
         Effect: "Allow",
         Action: ["ssm:GetParameters", "ssm:GetParameter"],
-        Resource: [arn("/blog/prod/app-secret"), arn("/blog/prod/auth-signing-key"), arn("/blog/prod/idp-client-secret")],
+        Resource: [arn("/shop/prod/app-secret"), arn("/shop/prod/auth-signing-key"), arn("/shop/prod/idp-client-secret")],
       },
     ]);
     // A copy is the role as it was (its trust, its other policies), plus its own parameters.
@@ -141,13 +141,13 @@ describe("packaging a deployed stage's secrets", () => {
     } as (typeof resources)[string];
     run();
     const readable = (name: string) => secretStatements(resources[roleOf(resources, name)]).flatMap((s) => s.Resource);
-    expect(readable("rest-openapi")).toEqual([arn("/blog/prod/app-secret")]);
-    expect(readable("rest-fallback")).toEqual([arn("/blog/prod/app-secret")]);
+    expect(readable("rest-openapi")).toEqual([arn("/shop/prod/app-secret")]);
+    expect(readable("rest-fallback")).toEqual([arn("/shop/prod/app-secret")]);
     expect(readable("auth-jwks")).toHaveLength(3);
     expect(roleOf(resources, "rest-openapi")).toBe(roleOf(resources, "rest-fallback"));
     expect(roleOf(resources, "rest-openapi")).not.toBe(roleOf(resources, "auth-jwks"));
     expect(readable("rest-post-get")).toEqual([]);
-    expect(readable("rest-post-query")).toEqual([arn("/blog/prod/app-secret")]);
+    expect(readable("rest-post-query")).toEqual([arn("/shop/prod/app-secret")]);
     expect((resources.FallbackMapping as { DependsOn?: string[] }).DependsOn).toEqual([roleOf(resources, "rest-fallback")]);
   });
 
@@ -162,7 +162,7 @@ describe("packaging a deployed stage's secrets", () => {
       { roles: { "rest-post-query": "PostsRole", "rest-post-get": "PostsReadRole", "auth-email-login": "AuthRole" } },
     );
     run();
-    expect(secretStatements(resources.PostsRole)[0]?.Resource).toEqual([arn("/blog/prod/app-secret")]);
+    expect(secretStatements(resources.PostsRole)[0]?.Resource).toEqual([arn("/shop/prod/app-secret")]);
     expect(secretStatements(resources.PostsReadRole)).toEqual([]);
     expect(secretStatements(resources.AuthRole)[0]?.Resource).toHaveLength(3);
     expect(secretStatements(resources.IamRoleLambdaExecution)).toEqual([]);
@@ -184,7 +184,7 @@ describe("packaging a deployed stage's secrets", () => {
     expect(packaging("prod", { other: { handler: "functions/other.handler" } }).run).toThrow(
       /Function 'other' \(functions\/other\): serverless.yml custom.secrets.readers does not say which secrets it reads/,
     );
-    expect(packaging("prod", { x: { handler: "functions/rest.handler" } }, { secrets: { ...parameters, APP_SECRET: "/blog/${x}" } }).run).toThrow(
+    expect(packaging("prod", { x: { handler: "functions/rest.handler" } }, { secrets: { ...parameters, APP_SECRET: "/shop/${x}" } }).run).toThrow(
       /is not a parameter name/,
     );
     const external = packaging("prod", { "rest-post-query": { handler: "functions/rest.handler" } });

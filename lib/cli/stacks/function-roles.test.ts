@@ -8,12 +8,12 @@ const LOGS = [
   {
     Effect: "Allow",
     Action: ["logs:CreateLogStream", "logs:CreateLogGroup"],
-    Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-prod*:*" }],
+    Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/shop-prod*:*" }],
   },
   {
     Effect: "Allow",
     Action: ["logs:PutLogEvents"],
-    Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-prod*:*:*" }],
+    Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/shop-prod*:*:*" }],
   },
 ];
 const STREAM = {
@@ -25,7 +25,7 @@ const arn = (id: string) => ({ "Fn::GetAtt": [id, "Arn"] });
 const fn = (name: string, extra: Record<string, unknown> = {}) => ({
   Type: "AWS::Lambda::Function",
   Properties: {
-    FunctionName: `blog-prod-${name}`,
+    FunctionName: `shop-prod-${name}`,
     Code: { S3Bucket: { Ref: "ServerlessDeploymentBucket" }, S3Key: `dir/${name}.zip` },
     Role: arn(FRAMEWORK_ROLE),
     ...extra,
@@ -38,7 +38,7 @@ function compiled(): Template {
     Resources: {
       ServerlessDeploymentBucket: { Type: "AWS::S3::Bucket", Properties: {} },
       HttpApi: { Type: "AWS::ApiGatewayV2::Api", Properties: {} },
-      PostTable: { Type: "AWS::DynamoDB::Table", Properties: { TableName: "blog-prod-Post" } },
+      PostTable: { Type: "AWS::DynamoDB::Table", Properties: { TableName: "shop-prod-Post" } },
       [FRAMEWORK_ROLE]: {
         Type: "AWS::IAM::Role",
         Properties: {
@@ -47,10 +47,10 @@ function compiled(): Template {
             Statement: [{ Effect: "Allow", Principal: { Service: ["lambda.amazonaws.com"] }, Action: ["sts:AssumeRole"] }],
           },
           Path: "/",
-          Policies: [{ PolicyName: "blog-prod-lambda", PolicyDocument: { Version: "2012-10-17", Statement: [...LOGS, STREAM] } }],
+          Policies: [{ PolicyName: "shop-prod-lambda", PolicyDocument: { Version: "2012-10-17", Statement: [...LOGS, STREAM] } }],
         },
       },
-      PostsLogGroup: { Type: "AWS::Logs::LogGroup", Properties: { LogGroupName: "/aws/lambda/blog-prod/posts" } },
+      PostsLogGroup: { Type: "AWS::Logs::LogGroup", Properties: { LogGroupName: "/aws/lambda/shop-prod/posts" } },
       RestDashpostDashgetLambdaFunction: fn("rest-post-get", { LoggingConfig: { LogGroup: { Ref: "PostsLogGroup" } } }),
       RestDashpostDashcreateLambdaFunction: fn("rest-post-create", { LoggingConfig: { LogGroup: { Ref: "PostsLogGroup" } } }),
       StreamLambdaFunction: fn("stream"),
@@ -112,7 +112,7 @@ describe("each function's own role", () => {
 
   it("gives every role what provider.iam.role.statements grants all functions", () => {
     const template = compiled();
-    const own = { Effect: "Allow", Action: ["s3:GetObject"], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:s3:::blog-assets/*" }] };
+    const own = { Effect: "Allow", Action: ["s3:GetObject"], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:s3:::shop-assets/*" }] };
     (template.Resources[FRAMEWORK_ROLE]?.Properties.Policies as { PolicyDocument: { Statement: unknown[] } }[])[0]?.PolicyDocument.Statement.push(own);
     assignFunctionRoles(template, functions, map, logicalId);
     for (const role of ["PostsReadRole", "PostsWriteRole", "StreamRole"]) expect(statementsOf(template, role)).toContainEqual(own);
@@ -134,10 +134,10 @@ describe("each function's own role", () => {
     narrowLogStatements(template);
     const logs = (role: string) => statementsOf(template, role).filter((s) => JSON.stringify(s).includes("logs:"));
     expect(logs("PostsReadRole")).toEqual([
-      { ...LOGS[0], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-prod/posts:*" }] },
-      { ...LOGS[1], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-prod/posts:*:*" }] },
+      { ...LOGS[0], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/shop-prod/posts:*" }] },
+      { ...LOGS[1], Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/shop-prod/posts:*:*" }] },
     ]);
-    expect(JSON.stringify(logs("StreamRole"))).toContain("log-group:/aws/lambda/blog-prod-stream:*");
+    expect(JSON.stringify(logs("StreamRole"))).toContain("log-group:/aws/lambda/shop-prod-stream:*");
   });
 
   it("moves a role that one route group's functions use into its nested stack, managed policies and all; a shared role stays in the root", () => {
@@ -145,7 +145,7 @@ describe("each function's own role", () => {
     assignFunctionRoles(template, functions, map, logicalId);
     // Enough tables that the write role's inline policy overflows into managed policies.
     const many = Array.from({ length: 60 }, (_, i) => `Model${i}Table`);
-    for (const id of many) template.Resources[id] = { Type: "AWS::DynamoDB::Table", Properties: { TableName: `blog-prod-${id}` } };
+    for (const id of many) template.Resources[id] = { Type: "AWS::DynamoDB::Table", Properties: { TableName: `shop-prod-${id}` } };
     const [writes] = template.Resources.PostsWriteRole?.Properties.Policies as { PolicyDocument: { Statement: unknown[] } }[];
     writes?.PolicyDocument.Statement.push({
       Effect: "Allow",

@@ -13,14 +13,14 @@ function template(tables: number): { Resources: Resources } {
   const resources: Resources = {};
   const arns: unknown[] = [];
   for (let i = 0; i < tables; i++) {
-    resources[`Model${i}Table`] = { Type: "AWS::DynamoDB::Table", Properties: { TableName: `blog-prod-Model${i}` } };
+    resources[`Model${i}Table`] = { Type: "AWS::DynamoDB::Table", Properties: { TableName: `shop-prod-Model${i}` } };
     arns.push({ "Fn::GetAtt": [`Model${i}Table`, "Arn"] }, { "Fn::Join": ["", [{ "Fn::GetAtt": [`Model${i}Table`, "Arn"] }, "/index/*"]] });
   }
   const statements: Statement[] = [
     {
       Effect: "Allow",
       Action: ["logs:CreateLogStream"],
-      Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/blog-prod*:*" }],
+      Resource: [{ "Fn::Sub": "arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:/aws/lambda/shop-prod*:*" }],
     },
     { Effect: "Allow", Action: ["dynamodb:GetItem", "dynamodb:PutItem"], Resource: arns },
   ];

@@ -17,13 +17,13 @@ function route(template: Template, name: string, routeKey: string, retention?: n
   const fn = `${name}LambdaFunction`;
   template.Resources[`${name}LogGroup`] = {
     Type: "AWS::Logs::LogGroup",
-    Properties: { LogGroupName: `/aws/lambda/blog-prod-${name}`, ...(retention ? { RetentionInDays: retention } : {}) },
+    Properties: { LogGroupName: `/aws/lambda/shop-prod-${name}`, ...(retention ? { RetentionInDays: retention } : {}) },
   };
   template.Resources[fn] = {
     Type: "AWS::Lambda::Function",
     DependsOn: [`${name}LogGroup`],
     Properties: {
-      FunctionName: `blog-prod-${name}`,
+      FunctionName: `shop-prod-${name}`,
       Code: { S3Bucket: { Ref: "ServerlessDeploymentBucket" }, S3Key: `dir/${name}.zip` },
       Role: { "Fn::GetAtt": ["IamRoleLambdaExecution", "Arn"] },
     },
@@ -105,12 +105,12 @@ describe("shared log groups", () => {
     (template.Resources.PostsGetLogGroup as { Properties: Record<string, unknown> }).Properties.RetentionInDays = 30;
     (template.Resources.PostsCreateLogGroup as { Properties: Record<string, unknown> }).Properties.RetentionInDays = 30;
     groups.set("FallbackLambdaFunction", "fallback");
-    expect(shareLogGroups(template, groups, "/aws/lambda/blog-prod")).toBe(4);
+    expect(shareLogGroups(template, groups, "/aws/lambda/shop-prod")).toBe(4);
     expect(template.Resources.PostsRoutesLogGroup).toEqual({
       Type: "AWS::Logs::LogGroup",
-      Properties: { LogGroupName: "/aws/lambda/blog-prod/posts", RetentionInDays: 30 },
+      Properties: { LogGroupName: "/aws/lambda/shop-prod/posts", RetentionInDays: 30 },
     });
-    expect(template.Resources.TagsRoutesLogGroup?.Properties).toEqual({ LogGroupName: "/aws/lambda/blog-prod/tags" });
+    expect(template.Resources.TagsRoutesLogGroup?.Properties).toEqual({ LogGroupName: "/aws/lambda/shop-prod/tags" });
     for (const name of ["PostsGet", "PostsCreate"]) {
       expect(template.Resources[`${name}LogGroup`]).toBeUndefined();
       expect(template.Resources[`${name}LambdaFunction`]).toMatchObject({
@@ -128,7 +128,7 @@ describe("shared log groups", () => {
     route(template, "B", "POST /posts", 30);
     route(template, "C", "PUT /posts", 7);
     const groups = new Map(["A", "B", "C"].map((n) => [`${n}LambdaFunction`, "posts"]));
-    expect(shareLogGroups(template, groups, "/aws/lambda/blog-prod")).toBe(2);
+    expect(shareLogGroups(template, groups, "/aws/lambda/shop-prod")).toBe(2);
     expect(template.Resources.PostsRoutesLogGroup?.Properties.RetentionInDays).toBe(30);
     expect(template.Resources.CLogGroup?.Properties.RetentionInDays).toBe(7);
   });
@@ -199,7 +199,7 @@ describe("nested stacks", () => {
       Type: "AWS::CloudWatch::Alarm",
       Properties: { Dimensions: [{ Name: "TableName", Value: { Ref: "PostTable" } }] },
     };
-    template.Resources.LockoutsAlarm = { Type: "AWS::CloudWatch::Alarm", Properties: { MetricName: "Lockouts", Namespace: "blog/prod" } };
+    template.Resources.LockoutsAlarm = { Type: "AWS::CloudWatch::Alarm", Properties: { MetricName: "Lockouts", Namespace: "shop/prod" } };
     template.Resources.ErrorsAlarm = {
       Type: "AWS::CloudWatch::Alarm",
       Properties: { Metrics: [{ Dimensions: [{ Value: { Ref: "PostsGetLambdaFunction" } }] }, { Dimensions: [{ Value: { Ref: "TagsGetLambdaFunction" } }] }] },
@@ -261,10 +261,10 @@ describe("custom.nestedStacks.limit", () => {
           serviceDir: dir,
           classes: { Error },
           service: {
-            service: "blog",
+            service: "shop",
             custom: limit === undefined ? {} : { nestedStacks: { limit } },
             functions,
-            package: { artifactDirectoryName: "serverless/blog/prod/1-x" },
+            package: { artifactDirectoryName: "serverless/shop/prod/1-x" },
             provider: { compiledCloudFormationTemplate: template },
           },
           getProvider: () => ({ getStage: () => "prod", naming: { getLambdaLogicalId: (name: string) => `${name}LambdaFunction` } }),
@@ -279,7 +279,7 @@ describe("custom.nestedStacks.limit", () => {
       expect(Object.keys(written.Resources)).toContain("PostsGetLambdaFunction");
       expect(split.template.Resources.PostsNestedStack?.Properties.TemplateURL).toEqual({
         "Fn::Sub":
-          "https://${ServerlessDeploymentBucket}.s3.${AWS::Region}.${AWS::URLSuffix}/serverless/blog/prod/1-x/cloudformation-template-nested-posts.json",
+          "https://${ServerlessDeploymentBucket}.s3.${AWS::Region}.${AWS::URLSuffix}/serverless/shop/prod/1-x/cloudformation-template-nested-posts.json",
       });
     } finally {
       await rm(dir, { recursive: true, force: true });

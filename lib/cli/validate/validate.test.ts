@@ -16,7 +16,7 @@ afterAll(() => rm(scratch, { recursive: true, force: true }));
 /** A model table as lib/store/cloudformation.ts renders it, with `change` applied to its properties. */
 function table(change: (p: Record<string, unknown>) => void = () => {}): Record<string, unknown> {
   const properties: Record<string, unknown> = {
-    TableName: "blog-ci-Post",
+    TableName: "shop-ci-Post",
     BillingMode: "PAY_PER_REQUEST",
     KeySchema: [{ AttributeName: "uuid", KeyType: "HASH" }],
     AttributeDefinitions: [{ AttributeName: "uuid", AttributeType: "S" }],

@@ -27,7 +27,6 @@ export const LEGACY_PASSWORDS = new Capability<readonly HashVerifier[]>(
   "compose the function that checks passwords with `legacyPasswords` ([] when no hash predates the framework's)",
 );
 
-const DEFAULT_COST: ScryptCost = { ln: 15, r: 8, p: 1 };
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, cost: { ln: number; r: number; p: number }): Promise<Buffer> {
@@ -48,15 +47,16 @@ function parse(phc: string): { cost: { ln: number; r: number; p: number }; salt:
   };
 }
 
+/**
+ * The cost is always the caller's (the email provider's `password.cost` option, OWASP's floor by
+ * default): nothing process-wide decides how hard a hash is.
+ */
 export class PasswordBehavior extends Behavior {
-  /** Tests lower the cost to keep suites fast; production keeps the default. */
-  static cost = { ...DEFAULT_COST };
-
   isSet(): boolean {
     return typeof this.state.__hash === "string";
   }
 
-  async set(password: string, cost: ScryptCost = PasswordBehavior.cost): Promise<void> {
+  async set(password: string, cost: ScryptCost): Promise<void> {
     const salt = randomBytes(16);
     const hash = await derive(password, salt, cost);
     this.state.__hash = `$scrypt$ln=${cost.ln},r=${cost.r},p=${cost.p}$${salt.toString("base64url")}$${hash.toString("base64url")}`;
@@ -72,7 +72,7 @@ export class PasswordBehavior extends Behavior {
    * `cost` is what a missing hash is checked at, so that "no password" costs the same time;
    * `legacy` is asked, in order, for a stored hash that is not a `$scrypt$` PHC string.
    */
-  async verify(password: string, cost: ScryptCost = PasswordBehavior.cost, legacy: readonly HashVerifier[] = []): Promise<boolean> {
+  async verify(password: string, cost: ScryptCost, legacy: readonly HashVerifier[] = []): Promise<boolean> {
     const hash = typeof this.state.__hash === "string" ? this.state.__hash : undefined;
     const stored = hash !== undefined ? parse(hash) : undefined;
     if (!stored) {

@@ -3,17 +3,24 @@ import { SECRET_NAMES, SECRETS, type SecretName } from "./names.ts";
 import { isRegion, ssmCall, SsmCallError } from "./ssm-call.ts";
 import { isLambdaRuntime, type LoadedSecrets } from "./values.ts";
 
-let pending: Promise<LoadedSecrets> | undefined;
+// What each environment object's parameters read: a cold start reads once for process.env, and a
+// test (or a tool) that passes an environment of its own is a cold start of its own, with nothing
+// of this module to reset.
+const read = new WeakMap<NodeJS.ProcessEnv, Promise<LoadedSecrets>>();
 
 /**
- * Reads this function's secrets from SSM Parameter Store, once per cold start, before the
- * application is built (a function's composition awaits it, lib/core/compose.ts, and gives the values to
- * the application). Only in a Lambda runtime: every
+ * Reads this function's secrets from SSM Parameter Store, once per cold start (once per
+ * environment object), before the application is built (a function's composition awaits it,
+ * lib/core/compose.ts, and gives the values to the application). Only in a Lambda runtime: every
  * `<secret>_PARAMETER` of the environment, in one GetParameters call with decryption. Elsewhere
  * the values come from the environment (./values.ts) and nothing is called.
  */
 export function loadSecrets(env: NodeJS.ProcessEnv = process.env): Promise<LoadedSecrets> {
-  pending ??= readSecrets(env);
+  let pending = read.get(env);
+  if (!pending) {
+    pending = readSecrets(env);
+    read.set(env, pending);
+  }
   return pending;
 }
 

@@ -1,6 +1,8 @@
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
-import { signPost, type AwsCredentials } from "./sigv4.ts";
+import type { IncomingMessage } from "node:http";
+import { HttpRequest } from "@smithy/core/protocols";
+import { Hash } from "@smithy/core/serde";
+import { NodeHttpHandler } from "@smithy/node-http-handler";
+import { SignatureV4 } from "@smithy/signature-v4";
 
 /**
  * A cold start must not hang on the secret store: a connection that does not open within a
@@ -31,6 +33,12 @@ export class SsmCallError extends Error {
   }
 }
 
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
 export interface SsmCallOptions {
   region: string;
   credentials: AwsCredentials;
@@ -58,49 +66,80 @@ export function ssmEndpoint(region: string): URL {
   return new URL(`https://ssm.${region}.${domain}/`);
 }
 
-function post(url: URL, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const send = url.protocol === "http:" ? httpRequest : httpsRequest;
-    const req = send(url, { method: "POST", headers, agent: false });
-    let settled = false;
-    // Settles once, whatever comes after (a destroyed request's own error events, a late timer).
-    const finish = (outcome: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(connecting);
-      clearTimeout(answering);
-      outcome();
-    };
-    const fail = (error: SsmCallError) => {
-      finish(() => reject(error));
-      req.destroy();
-    };
-    const connecting = setTimeout(
-      () => fail(new SsmCallError("TimeoutError", `no connection within ${SSM_TIMEOUTS.connectionMs} ms`, true)),
-      SSM_TIMEOUTS.connectionMs,
-    );
-    const answering = setTimeout(() => fail(new SsmCallError("TimeoutError", `no answer within ${SSM_TIMEOUTS.requestMs} ms`, true)), SSM_TIMEOUTS.requestMs);
-    const tooLarge = () => new SsmCallError("AnswerTooLarge", `an answer of more than ${SSM_MAX_ANSWER_BYTES} bytes`, false);
-    req.on("socket", (socket) => (socket.connecting ? socket.once("connect", () => clearTimeout(connecting)) : clearTimeout(connecting)));
-    req.on("error", (error) => fail(new SsmCallError((error as NodeJS.ErrnoException).code ?? error.name, error.message, true)));
-    req.on("response", (res: IncomingMessage) => {
-      // A declared length over the limit is refused before a byte of it is read.
-      if (Number(res.headers["content-length"] ?? 0) > SSM_MAX_ANSWER_BYTES) {
-        fail(tooLarge());
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > SSM_MAX_ANSWER_BYTES) fail(tooLarge());
-        else chunks.push(chunk);
-      });
-      res.on("end", () => finish(() => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") })));
-      res.on("error", (error) => fail(new SsmCallError(error.name, error.message, true)));
-    });
-    req.end(body);
+/** SHA-256 on node:crypto, as the SDK's Node runtime gives its signer (`Hash.bind(null, "sha256")`). */
+class Sha256 extends Hash {
+  constructor(secret?: ConstructorParameters<typeof Hash>[1]) {
+    super("sha256", secret);
+  }
+}
+
+/**
+ * The request of one action at `url`. As the SDK joins an endpoint's path with the JSON
+ * protocol's `/` (`https://proxy/ssm` is asked at `/ssm/`); its query is sent, and so signed.
+ */
+function requestOf(url: URL, action: string, body: string): HttpRequest {
+  const query: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) (query[name] ??= []).push(value);
+  return new HttpRequest({
+    method: "POST",
+    protocol: url.protocol,
+    hostname: url.hostname,
+    ...(url.port === "" ? {} : { port: Number(url.port) }),
+    path: url.pathname.endsWith("/") ? url.pathname : `${url.pathname}/`,
+    query,
+    headers: {
+      host: url.host,
+      "content-type": "application/x-amz-json-1.1",
+      "content-length": String(Buffer.byteLength(body)),
+      "x-amz-target": `AmazonSSM.${action}`,
+    },
+    body,
   });
+}
+
+/**
+ * The answer's body, read up to the limit: a declared length over it is refused before a byte is
+ * read, a longer body dropped (its connection closed) as soon as it passes it.
+ */
+function readAnswer(body: IncomingMessage, signal: AbortSignal): Promise<string> {
+  const tooLarge = () => new SsmCallError("AnswerTooLarge", `an answer of more than ${SSM_MAX_ANSWER_BYTES} bytes`, false);
+  return new Promise((resolve, reject) => {
+    // Destroying the body closes its connection: nothing more of it is read.
+    const fail = (error: Error) => {
+      signal.removeEventListener("abort", stop);
+      body.destroy();
+      reject(error);
+    };
+    // The attempt's deadline covers the body too: a stalled one is cut, as a stalled connection is.
+    const stop = () => fail(new Error("aborted"));
+    if (Number(body.headers["content-length"] ?? 0) > SSM_MAX_ANSWER_BYTES) return fail(tooLarge());
+    signal.addEventListener("abort", stop, { once: true });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > SSM_MAX_ANSWER_BYTES) fail(tooLarge());
+      else chunks.push(chunk);
+    });
+    body.on("error", fail);
+    body.on("end", () => {
+      signal.removeEventListener("abort", stop);
+      resolve(Buffer.concat(chunks).toString("utf8"));
+    });
+  });
+}
+
+/**
+ * A transport failure as an operator reads it: ours when the attempt ran out of time, else the
+ * system's code (`ECONNREFUSED`) and message, which name an address and never a body.
+ */
+function transportError(error: unknown, signal: AbortSignal): SsmCallError {
+  if (error instanceof SsmCallError) return error;
+  if (signal.aborted) return new SsmCallError("TimeoutError", `no answer within ${SSM_TIMEOUTS.requestMs} ms`, true);
+  const { name, code, message } = error as NodeJS.ErrnoException;
+  // The handler's own connection timeout is the one TimeoutError without a system code.
+  if (name === "TimeoutError" && code === undefined) return new SsmCallError("TimeoutError", `no connection within ${SSM_TIMEOUTS.connectionMs} ms`, true);
+  return new SsmCallError(code ?? name, message, true);
 }
 
 /**
@@ -122,35 +161,55 @@ function errorOf(status: number, text: string): SsmCallError {
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** One signed attempt: its status and body, within the attempt's deadline. */
+async function attempt(handler: NodeHttpHandler, signer: SignatureV4, request: HttpRequest): Promise<{ status: number; text: string }> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), SSM_TIMEOUTS.requestMs);
+  try {
+    // Signed afresh each attempt: its date is part of the signature.
+    // The signer answers the HttpRequest it cloned (typed as the interface).
+    const signed = (await signer.sign(request)) as HttpRequest;
+    const { response } = await handler.handle(signed, { abortSignal: deadline.signal });
+    const text = await readAnswer(response.body as IncomingMessage, deadline.signal);
+    return { status: response.statusCode, text };
+  } catch (error) {
+    throw transportError(error, deadline.signal);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
- * One action of SSM's JSON protocol (`AmazonSSM.<action>`), signed, with timeouts and retries.
- * The answer is parsed JSON of no known shape (`unknown`): the caller checks it.
+ * One action of SSM's JSON protocol (`AmazonSSM.<action>`), signed by the SDK's SigV4 signer and
+ * sent by its HTTP handler, with timeouts and retries. The answer is parsed JSON of no known
+ * shape (`unknown`): the caller checks it.
  */
 export async function ssmCall(action: string, input: unknown, options: SsmCallOptions): Promise<unknown> {
   // Checked before anything is built from it: the host name, the signature's scope.
   if (!isRegion(options.region)) throw new SsmCallError("InvalidRegion", "the region is not an AWS region name", false);
   const url = options.endpoint === undefined ? ssmEndpoint(options.region) : new URL(options.endpoint);
-  const body = JSON.stringify(input);
-  for (let attempt = 1; ; attempt++) {
-    const headers = signPost(url, { "content-type": "application/x-amz-json-1.1", "x-amz-target": `AmazonSSM.${action}` }, body, {
-      credentials: options.credentials,
-      region: options.region,
-      service: "ssm",
-      now: new Date(),
-    });
-    try {
-      const { status, text } = await post(url, headers, body);
-      if (status !== 200) throw errorOf(status, text);
+  const request = requestOf(url, action, JSON.stringify(input));
+  const signer = new SignatureV4({ credentials: options.credentials, region: options.region, service: "ssm", sha256: Sha256 });
+  // One call per cold start: no connection is kept for a next one.
+  const handler = new NodeHttpHandler({ connectionTimeout: SSM_TIMEOUTS.connectionMs, httpAgent: { keepAlive: false }, httpsAgent: { keepAlive: false } });
+  try {
+    for (let attempts = 1; ; attempts++) {
       try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        throw new SsmCallError("MalformedAnswer", "the answer is not JSON", false);
+        const { status, text } = await attempt(handler, signer, request);
+        if (status !== 200) throw errorOf(status, text);
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          throw new SsmCallError("MalformedAnswer", "the answer is not JSON", false);
+        }
+      } catch (error) {
+        const retryable = error instanceof SsmCallError && error.retryable;
+        if (!retryable || attempts >= SSM_TIMEOUTS.attempts) throw error;
+        // Full jitter over 100 ms, 200 ms: as the SDK's standard retry strategy backs off.
+        await pause(Math.random() * 100 * 2 ** (attempts - 1));
       }
-    } catch (error) {
-      const retryable = error instanceof SsmCallError && error.retryable;
-      if (!retryable || attempt >= SSM_TIMEOUTS.attempts) throw error;
-      // Full jitter over 100 ms, 200 ms: as the SDK's standard retry strategy backs off.
-      await pause(Math.random() * 100 * 2 ** (attempt - 1));
     }
+  } finally {
+    handler.destroy();
   }
 }

@@ -13,7 +13,8 @@ export function devIdpPort(env: NodeJS.ProcessEnv = process.env): number {
   const value = Number(env.IDP_PORT);
   return Number.isInteger(value) && value >= 1 && value <= 65_535 ? value : DEV_IDP_PORT;
 }
-export const DEV_IDP_CLIENT_ID = "blog-local";
+/** The one client the local provider registers: neutral, so that it names no project (npm start passes it as the Idp's client id). */
+export const DEV_IDP_CLIENT_ID = "local-dev";
 /** Relative to the project: where the provider's signing key is kept between starts. */
 export const DEV_IDP_KEY_FILE = join(".data", "dev-idp", "signing-key.json");
 

@@ -19,7 +19,7 @@ describe("includedCacheFiles", () => {
 describe("diffVersions", () => {
   const before = {
     files: { "routes.json": routes("GET /posts", "POST /posts"), "functions.json": "f1", "validators.mjs": "v1" },
-    tables: [table("blog-local-Post", "by_author")],
+    tables: [table("shop-local-Post", "by_author")],
   };
   const included = new Set(["functions.json"]);
 
@@ -30,10 +30,10 @@ describe("diffVersions", () => {
         "functions.json": "f2",
         "validators.mjs": "v2",
       },
-      tables: [table("blog-local-Post", "by_author"), table("blog-local-Bookmark")],
+      tables: [table("shop-local-Post", "by_author"), table("shop-local-Bookmark")],
     };
     expect(diffVersions(before, after, included)).toEqual({
-      lines: ["+ routes /bookmarks, /bookmarks/{uuid}", "+ table blog-local-Bookmark", "~ schema-cache/ functions.json, routes.json, validators.mjs"],
+      lines: ["+ routes /bookmarks, /bookmarks/{uuid}", "+ table shop-local-Bookmark", "~ schema-cache/ functions.json, routes.json, validators.mjs"],
       files: ["functions.json", "routes.json", "validators.mjs"],
       restart: true,
     });
@@ -47,13 +47,13 @@ describe("diffVersions", () => {
   it("names a method added on a known path, a removed route, a new index and a table no longer used", () => {
     const after = {
       files: { ...before.files, "routes.json": routes("GET /posts", "PATCH /posts") },
-      tables: [table("blog-local-Post", "by_author", "by_blog")],
+      tables: [table("shop-local-Post", "by_author", "by_shop")],
     };
-    expect(diffVersions({ ...before, tables: [...before.tables, table("blog-local-Old")] }, after, included).lines).toEqual([
+    expect(diffVersions({ ...before, tables: [...before.tables, table("shop-local-Old")] }, after, included).lines).toEqual([
       "+ routes PATCH /posts",
       "- routes POST /posts",
-      "+ index blog-local-Post.by_blog",
-      "- table blog-local-Old (no longer used; its data stays in DynamoDB Local)",
+      "+ index shop-local-Post.by_shop",
+      "- table shop-local-Old (no longer used; its data stays in DynamoDB Local)",
       "~ schema-cache/ routes.json",
     ]);
   });

@@ -20,8 +20,10 @@ export default class LiveReloadBundles {
   pending: Map<string, EsbuildContext>;
   /** A save is being checked, or the last one failed its check: nothing is rebuilt. */
   held: boolean;
+  /** entry -> a context made from its recorded build (serverless-esbuild kept none of it) */
+  made: Map<string, EsbuildContext & { dispose?: () => Promise<void> }>;
   /** serverless-esbuild's instance, checked (lib/local/serverless-esbuild-instance.mjs). */
-  esbuild(): { buildCache?: Record<string, { context?: EsbuildContext }>; bundle: () => Promise<void> };
+  esbuild(): { buildCache?: Record<string, { context?: unknown }> };
   /** Rebuilds the function's bundle first if stale (unless held); resolves with how many rebuilds of it succeeded. */
   freshen(functionName: string): Promise<number>;
   /** Reads `dir`'s hold file. */

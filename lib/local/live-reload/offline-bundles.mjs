@@ -15,6 +15,7 @@
 // writes one, this answers it): the two processes share nothing else.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { esbuildBuilds } from "../esbuild-builds.mjs";
 import { gateOfflineHandlers } from "../offline-patches.mjs";
 import { serverlessEsbuildOf, serviceDirOf } from "../serverless-esbuild-instance.mjs";
 import { outputsOf, rebuildKeepingLastGood } from "./keep-last-good.mjs";
@@ -31,7 +32,7 @@ const BUILD_DIR = ".esbuild/.build/";
 
 /**
  * @typedef {{ rebuild: () => Promise<unknown> }} EsbuildContext
- * @typedef {{ buildCache?: Record<string, { context?: EsbuildContext }>, bundle: () => Promise<void> }} EsbuildPlugin
+ * @typedef {{ buildCache?: Record<string, { context?: unknown }> }} EsbuildPlugin
  * @typedef {{ id: string, bundles: string[] }} Request
  * @typedef {{ functions?: Record<string, { name?: string, handler?: string }> }} Service
  */
@@ -71,6 +72,8 @@ export default class LiveReloadBundles {
      * @type {Map<string, EsbuildContext>}
      */
     this.pending = new Map();
+    /** @type {Map<string, EsbuildContext>} entry -> a context made from its recorded build (none of serverless-esbuild's) */
+    this.made = new Map();
     /** A save is being checked, or the last one failed its check: the sources may not load, so none is bundled. */
     this.held = false;
     /** How many times a hold began: a rebuild that saw it change read sources being saved. */
@@ -173,7 +176,35 @@ export default class LiveReloadBundles {
   }
 
   esbuild() {
-    return /** @type {EsbuildPlugin} */ (/** @type {unknown} */ (serverlessEsbuildOf(this.serverless)));
+    return /** @type {EsbuildPlugin} */ (serverlessEsbuildOf(this.serverless));
+  }
+
+  /**
+   * The esbuild context of each bundle: serverless-esbuild's own (warm: it bundled the entry at
+   * start), else one made once from the options serverless-esbuild's build of it was recorded with
+   * (esbuild-builds.mjs; serverless-esbuild kept no context, with `skipRebuild`). Throws for a bundle
+   * neither knows: npm start then serves its last good version.
+   * @param {string[]} bundles
+   * @returns {Promise<EsbuildContext[]>}
+   */
+  async contextsOf(bundles) {
+    const cache = this.esbuild().buildCache ?? {};
+    const entryOf = (/** @type {string} */ bundle) =>
+      [...Object.keys(cache), ...esbuildBuilds.builds.keys()].find((e) => e.slice(0, e.lastIndexOf(".")) === bundle);
+    /** @type {EsbuildContext[]} */
+    const contexts = [];
+    for (const bundle of bundles) {
+      const entry = entryOf(bundle);
+      const own = entry === undefined ? undefined : /** @type {EsbuildContext | undefined} */ (cache[entry]?.context);
+      let context = own ?? (entry === undefined ? undefined : this.made.get(entry));
+      if (context === undefined && entry !== undefined) {
+        context = await esbuildBuilds.contextFor(entry);
+        if (context !== undefined) this.made.set(entry, context);
+      }
+      if (context === undefined) throw new Error(`no esbuild build of ${bundle} is known to offline: restart npm start to bundle it`);
+      contexts.push(context);
+    }
+    return contexts;
   }
 
   watchRequests() {
@@ -213,32 +244,19 @@ export default class LiveReloadBundles {
     this.lastId = request.id;
     const began = Date.now();
     try {
-      const plugin = this.esbuild();
-      const cache = plugin.buildCache ?? {};
-      const contexts = request.bundles.map((bundle) => {
-        const entry = Object.keys(cache).find((e) => e.slice(0, e.lastIndexOf(".")) === bundle);
-        return entry === undefined ? undefined : cache[entry]?.context;
-      });
-      let deferred = 0;
-      if (contexts.every((c) => c !== undefined)) {
-        // Asked after the check passed: the sources on disk are the checked version.
-        this.held = false;
-        // What this version marks: the bundles it names, and those an earlier rebuild left behind.
-        const marked = new Set(request.bundles);
-        for (const [bundle, context] of this.pending) {
-          this.stale.set(bundle, context);
-          marked.add(bundle);
-        }
-        this.pending.clear();
-        request.bundles.forEach((bundle, i) => this.stale.set(bundle, /** @type {EsbuildContext} */ (contexts[i])));
-        deferred = marked.size;
-        this.pump();
-      } else {
-        // A bundle it does not know (it was started without contexts): all of them now, as its
-        // watch would, and offline drops every handler.
-        await plugin.bundle();
-        await this.serverless.pluginManager.spawn("offline:functionsUpdated");
+      const contexts = await this.contextsOf(request.bundles);
+      // Asked after the check passed: the sources on disk are the checked version.
+      this.held = false;
+      // What this version marks: the bundles it names, and those an earlier rebuild left behind.
+      const marked = new Set(request.bundles);
+      for (const [bundle, context] of this.pending) {
+        this.stale.set(bundle, context);
+        marked.add(bundle);
       }
+      this.pending.clear();
+      request.bundles.forEach((bundle, i) => this.stale.set(bundle, /** @type {EsbuildContext} */ (contexts[i])));
+      const deferred = marked.size;
+      this.pump();
       writeAtomically(join(dir, DONE_FILE), { id: request.id, ok: true, ms: Date.now() - began, deferred });
     } catch (error) {
       writeAtomically(join(dir, DONE_FILE), {

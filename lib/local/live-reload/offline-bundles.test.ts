@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { esbuildBuilds } from "../esbuild-builds.mjs";
 import LiveReloadBundles, { DONE_FILE, HOLD_FILE, RELOAD_DIR, REQUEST_FILE } from "./offline-bundles.mjs";
 
 /**
@@ -54,11 +55,16 @@ beforeAll(async () => {
   const serverless = {
     serviceDir,
     pluginManager: { plugins: [], spawn: async () => undefined },
-    service: { functions: { fn: { name: "svc-local-fn", handler: ".esbuild/.build/functions/fn.handler" } } },
+    service: {
+      functions: {
+        fn: { name: "svc-local-fn", handler: ".esbuild/.build/functions/fn.handler" },
+        other: { name: "svc-local-other", handler: ".esbuild/.build/functions/other.handler" },
+      },
+    },
   };
   plugin = new LiveReloadBundles(serverless);
   // serverless-esbuild's instance (found by its class in offline, test/local/borrowed.test.ts): its contexts.
-  plugin.esbuild = () => ({ buildCache: { "functions/fn.ts": { context: ctx } }, bundle: async () => undefined });
+  plugin.esbuild = () => ({ buildCache: { "functions/fn.ts": { context: ctx } } });
 });
 
 afterAll(async () => {
@@ -113,5 +119,33 @@ describe("the live-reload plugin's rebuilds", () => {
     await plugin.freshen("svc-local-fn");
     await request([]);
     expect(marked()).toBe(0);
+  });
+
+  it("builds a bundle serverless-esbuild kept no context of from the options its build was recorded with, and refuses one nobody built", async () => {
+    const other = join(serviceDir, "functions", "other.ts");
+    writeFileSync(other, 'export const handler = async () => "o1";\n');
+    // As the recorder (lib/local/esbuild-builds.mjs) saw serverless-esbuild's build of it.
+    esbuildBuilds.builds.set("functions/other.ts", {
+      options: {
+        entryPoints: [other],
+        outdir: join(serviceDir, ".esbuild", ".build", "functions"),
+        bundle: true,
+        format: "esm",
+        platform: "node",
+        outExtension: { ".js": ".mjs" },
+        logLevel: "silent",
+      },
+    });
+    try {
+      await request(["functions/other"]);
+      expect(await plugin.freshen("svc-local-other")).toBe(1);
+      expect(readFileSync(join(serviceDir, ".esbuild", ".build", "functions", "other.mjs"), "utf8")).toContain('"o1"');
+      await request(["functions/unknown"]);
+      const done = JSON.parse(readFileSync(join(reloadDir, DONE_FILE), "utf8")) as { ok: boolean; error?: string };
+      expect(done).toMatchObject({ ok: false, error: expect.stringContaining("functions/unknown") });
+    } finally {
+      esbuildBuilds.builds.delete("functions/other.ts");
+      for (const made of plugin.made.values()) await made.dispose?.();
+    }
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { FIXTURE_APP_MODULE } from "../../../test/support/fixture-app.ts";
 import { waitFor } from "../../../test/support/wait.ts";
 import { Checker, checkInChild } from "./rebuild.ts";
 
@@ -18,7 +19,7 @@ function module(name: string, text: string): string {
 
 describe("checkInChild", { timeout: 60_000 }, () => {
   it("renders the application's schema-cache and tables in a fresh process", async () => {
-    const result = await checkInChild(PROJECT_DIR, join(PROJECT_DIR, "app", "index.ts"), "live-");
+    const result = await checkInChild(PROJECT_DIR, FIXTURE_APP_MODULE, "live-");
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(Object.keys(result.files)).toEqual(expect.arrayContaining(["routes.json", "functions.json", "validators.mjs"]));
@@ -57,11 +58,11 @@ describe("Checker", { timeout: 120_000 }, () => {
       expect(checker.warmed).toBe(false);
       checker.warm();
       await waitFor(() => checker.warmed, Boolean, "the next spare", 100_000);
-      const result = await checker.check(join(PROJECT_DIR, "app", "index.ts"), "live-");
+      const result = await checker.check(FIXTURE_APP_MODULE, "live-");
       expect(result.ok).toBe(true);
       expect(checker.lastFromSpare).toBe(true);
       // No spare waiting: a fresh process checks, and says so.
-      expect((await checker.check(join(PROJECT_DIR, "app", "index.ts"), "live-")).ok).toBe(true);
+      expect((await checker.check(FIXTURE_APP_MODULE, "live-")).ok).toBe(true);
       expect(checker.lastFromSpare).toBe(false);
     } finally {
       checker.close();

@@ -1,13 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Context } from "aws-lambda";
-import { app } from "../../../app/index.ts";
-import { createApp } from "../../../app/definition.ts";
+import { app } from "../../fixtures/blog/index.ts";
+import { createApp } from "../../fixtures/blog/definition.ts";
 import { migrationHandler, runMigrationInvocation } from "../../../lib/auth/v3/lambda.ts";
 import { migrationFunction } from "../../../lib/auth/v3/migration-function.ts";
 import { loadSecrets } from "../../../lib/core/secrets/load.ts";
-import { validators } from "../../../schema-cache/validators.mjs";
+import { renderedValidators } from "../../support/rendered-validators.ts";
 import { parseEmf, stdoutLinesOf } from "../../support/emf.ts";
 import { clients, freshTables } from "./support.ts";
+
+const validators = await renderedValidators(app);
 
 // As the deployed function logs (info, JSON lines, metrics to stdout), to read its lines.
 process.env.LOG_LEVEL = "info";

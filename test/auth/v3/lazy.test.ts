@@ -6,7 +6,7 @@ import { upgradeIdent, type Row } from "../../../lib/auth/v3/field-map.ts";
 import { migrate } from "../../../lib/auth/v3/migrate.ts";
 import { migrationTables } from "../../../lib/auth/v3/setup.ts";
 import { TokenSealer } from "../../../lib/auth/v3/tokens.ts";
-import { app as blog } from "../../../app/index.ts";
+import { app as blog } from "../../fixtures/blog/index.ts";
 import { documentClient } from "../../../lib/store/dynamodb-client.ts";
 import { emailApp } from "../client.ts";
 import { configuredIssuers, idpIdentKey } from "../../../lib/auth/idp-keys.ts";

@@ -2,7 +2,7 @@ import { PutCommand } from "@aws-sdk/lib-dynamodb";
 import bcrypt from "bcryptjs";
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { app as blog } from "../../../app/index.ts";
+import { app as blog } from "../../fixtures/blog/index.ts";
 import { migrationTables } from "../../../lib/auth/v3/setup.ts";
 import { documentClient } from "../../../lib/store/dynamodb-client.ts";
 import { client, emailApp, PASSWORD, profile } from "../client.ts";

@@ -2,7 +2,7 @@ import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from "@aws-sdk
 import { DynamoDBDocumentClient, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { randomUUID } from "node:crypto";
 import { inject } from "vitest";
-import { app } from "../../../app/index.ts";
+import { app } from "../../fixtures/blog/index.ts";
 import type { Row } from "../../../lib/auth/v3/field-map.ts";
 import type { MigrationTables } from "../../../lib/auth/v3/migrate.ts";
 import { migrationTables } from "../../../lib/auth/v3/setup.ts";

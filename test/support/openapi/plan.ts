@@ -248,6 +248,21 @@ async function exerciseRouting(
   run.mismatches.push(...run.checker.checkBody("unknown path", errorSchema, unknown));
 }
 
+/** Not valid percent-encoding: a truncated three-byte UTF-8 sequence. */
+const MALFORMED = "%E0%A4%A";
+
+/**
+ * Every operation with a path parameter, the parameter not valid percent-encoding: the router
+ * refuses it with a 400 in the error format before the route runs (lib/http/router.ts), so each
+ * such operation lists 400.
+ */
+async function exerciseMalformedPaths(run: Conformance, skipped: (op: Operation) => boolean): Promise<void> {
+  for (const op of run.checker.operations()) {
+    if (skipped(op) || !op.path.includes("{")) continue;
+    await run.call({ operationId: op.operationId, expect: 400, path: op.path.replace(/\{[^}]+\}/g, MALFORMED) });
+  }
+}
+
 /**
  * Calls every operation of the document: model routes generically from the route table and the
  * document's examples, service operations through their cases. An operation with neither (a route
@@ -258,7 +273,11 @@ export async function exerciseAll(
   app: Application,
   cases: Record<string, ServiceCase>,
   send: (method: string, path: string) => Promise<{ status: number; headers: Record<string, string>; bodyText: string }>,
-  options: { skip?: (op: Operation) => boolean } = {},
+  /**
+   * `malformedPaths: false` where something before the function refuses such a path itself
+   * (`npm start`'s HTTP server answers it with a 400 of its own): the in-process run sends them.
+   */
+  options: { skip?: (op: Operation) => boolean; malformedPaths?: boolean } = {},
 ): Promise<void> {
   const routes = deriveRoutes(app);
   const byKey = new Map(routes.map((r) => [`${r.method} ${r.path}`, r]));
@@ -286,5 +305,6 @@ export async function exerciseAll(
     await run.call(success);
     await all(run, extra);
   }
+  if (options.malformedPaths !== false) await exerciseMalformedPaths(run, skipped);
   await exerciseRouting(run, send);
 }
