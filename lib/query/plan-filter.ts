@@ -39,6 +39,15 @@ function predicateExpressible(predicate: Predicate): boolean {
   }
 }
 
+/**
+ * How many operators and functions DynamoDB counts in an emitted expression (its limit is 300 per
+ * expression): every comparison, AND, OR, NOT, IN, BETWEEN and function call. Names and values are
+ * placeholders (`#n0`, `:v0`), so no user text can look like one.
+ */
+export function operatorCount(text: string): number {
+  return text.match(/<>|<=|>=|[=<>]|\b(?:AND|OR|NOT|IN|BETWEEN)\b|\b[a-z_]+\(/g)?.length ?? 0;
+}
+
 /** Call only on an expressible node: every placeholder it allocates ends up in the text. */
 export function emitFilter(expression: Expression, placeholders: Placeholders): string {
   switch (expression.kind) {

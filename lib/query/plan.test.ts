@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { QueryError } from "./fail.ts";
 import { parseFilter, parseQuery } from "./parser.ts";
 import { planDynamoQuery, type DynamoPlan, type TableShape } from "./plan.ts";
+import { operatorCount } from "./plan-filter.ts";
 
 const comments: TableShape = {
   key: { hash: "uuid" },
@@ -197,6 +198,25 @@ describe("planDynamoQuery: residual", () => {
     const sent = (many.filterExpression ?? "").split(" AND ").length;
     const kept = many.residual?.kind === "and" ? many.residual.operands.length : 1;
     expect([sent, kept]).toEqual([100, 50]);
+  });
+});
+
+describe("planDynamoQuery: DynamoDB's 300 operators", () => {
+  it("counts every comparison, connective, IN and function of an emitted filter", () => {
+    expect(operatorCount("(#n0 = :v0 OR #n0 = :v1)")).toBe(3);
+    expect(operatorCount("(attribute_exists(#n0) AND (NOT attribute_type(#n0, :NULL)))")).toBe(4);
+    expect(operatorCount("#n0 IN (:v0, :v1, :v2)")).toBe(1);
+    expect(operatorCount("#n0 <> :v0 AND #n1 <= :v1 AND begins_with(#n2, :v2)")).toBe(5);
+  });
+
+  it("keeps the conjuncts past 300 operators for evaluate, though each fits the 4 KB", () => {
+    // A boolean IN is sent as equalities joined by OR: 100 values are 199 operators alone.
+    const booleans = (field: string) => `${field} IN [${Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? "TRUE" : "FALSE")).join(", ")}]`;
+    const result = plan(`${booleans("published")} AND ${booleans("featured")}`);
+    const sent = result.filterExpression ?? "";
+    expect(operatorCount(sent)).toBeLessThanOrEqual(300);
+    expect(operatorCount(sent)).toBe(199);
+    expect(result.residual).toEqual(parseFilter(booleans("featured"), WIDE));
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Expression, Query } from "./ast.ts";
-import { emitFilter, expressible } from "./plan-filter.ts";
+import { emitFilter, expressible, operatorCount } from "./plan-filter.ts";
 import { chooseKey, keyCondition, type TableShape } from "./plan-keys.ts";
 import { Placeholders } from "./placeholders.ts";
 
@@ -28,6 +28,8 @@ const MAX_EXPRESSION_BYTES = 4096;
 const MAX_SUBSTITUTION_BYTES = 1_500_000;
 /** Keeps well under DynamoDB's count of operators in one expression. */
 const MAX_FILTER_CONJUNCTS = 100;
+/** DynamoDB's limit on the operators and functions of one expression. */
+const MAX_FILTER_OPERATORS = 300;
 
 export function planDynamoQuery(query: Query, table: TableShape): DynamoPlan {
   const conjuncts = topLevelConjuncts(query.where);
@@ -51,18 +53,22 @@ export function planDynamoQuery(query: Query, table: TableShape): DynamoPlan {
   const filters: string[] = [];
   const residuals: Expression[] = [];
   let filterBytes = 0;
+  let filterOperators = 0;
   conjuncts.forEach((conjunct, index) => {
     if (used.has(index)) return;
     if (expressible(conjunct, keyAttributes) && filters.length < MAX_FILTER_CONJUNCTS) {
-      // DynamoDB refuses an expression over 4 KB: what does not fit stays with `evaluate`, which
-      // gives the same answer, so a long filter costs reads, never an error.
+      // DynamoDB refuses an expression over 4 KB or 300 operators: what does not fit stays with
+      // `evaluate`, which gives the same answer, so a long filter costs reads, never an error.
       const trial = placeholders.fork();
       const text = emitFilter(conjunct, trial);
-      const bytes = Buffer.byteLength(text) + (filters.length > 0 ? 5 : 0);
-      if (filterBytes + bytes <= MAX_EXPRESSION_BYTES && trial.valueBytes() <= MAX_SUBSTITUTION_BYTES) {
+      const joined = filters.length > 0;
+      const bytes = Buffer.byteLength(text) + (joined ? 5 : 0);
+      const operators = operatorCount(text) + (joined ? 1 : 0);
+      if (filterBytes + bytes <= MAX_EXPRESSION_BYTES && filterOperators + operators <= MAX_FILTER_OPERATORS && trial.valueBytes() <= MAX_SUBSTITUTION_BYTES) {
         placeholders.adopt(trial);
         filters.push(text);
         filterBytes += bytes;
+        filterOperators += operators;
         return;
       }
     }
