@@ -85,9 +85,11 @@ export const CHANGES_PROCESS_STATE =
  * Listed here: files whose subject is itself per process, each in a fresh one.
  */
 export const ISOLATED = [
-  // The metrics settings (METRICS_FILE, METRICS, the log level of a metrics line) and the tracing
-  // switch are read once per process (lib/core/metrics.ts, lib/store/aws-tracing.ts): these files
-  // set them for their own process.
+  // These set the metrics, log or tracing environment (METRICS_FILE, METRICS, LOG_LEVEL, TRACING)
+  // when they load, for their whole run, and build handlers and clients under it: a handler reads
+  // its metrics settings when it is built, an SDK client its tracing switch when it is constructed
+  // (lib/store/aws-tracing.ts; the DynamoDB client of a configuration is shared, keyed without it).
+  // In a shared worker they would leave that environment set and take another file's clients.
   "lib/core/trace-header.test.ts",
   "test/auth/email-provider.test.ts",
   "test/auth/mail-budget.test.ts",
