@@ -113,7 +113,7 @@ export interface Finished {
 
 /**
  * What the metrics do in this function, read from its environment when the function is built (the
- * invocation middleware, at composition) and carried by each invocation it begins: nothing cached
+ * invocationHandler, at composition) and carried by each invocation it begins: nothing cached
  * here, so a process that builds another function under another environment (the tests, the bench)
  * gets that function's settings, with nothing to reload.
  */

@@ -1,6 +1,6 @@
 /**
  * Tracing on OpenTelemetry, for a stage deployed with `--param tracing=true` (docs/operating.md,
- * "Tracing"). The invocation middleware starts each sampled invocation's span under Lambda's own
+ * "Tracing"). invocationHandler (invocation-handler.ts) starts each sampled invocation's span under Lambda's own
  * segment (the remote parent in `_X_AMZN_TRACE_ID`) and ends it, then awaits the export of the
  * invocation's spans, its own and its AWS SDK calls' (lib/store/aws-tracing.ts), to X-Ray's OTLP
  * endpoint: Lambda freezes the process once the handler answers, so nothing is left to a timer.
