@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { devNull } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
-import { ISOLATED, LONG, OWN_SERVICE, SLOW_UNIT } from "./test/setup/file-lists.ts";
+import { ISOLATED, LONG, LONG_SERVICE, OWN_SERVICE, SLOW_UNIT } from "./test/setup/file-lists.ts";
 import { sampleTestsLeftOut } from "./test/setup/sample-tests.ts";
 import ServiceSpreadingSequencer from "./test/setup/sequencer.ts";
 
@@ -15,11 +15,15 @@ process.env.METRICS_FILE ??= devNull;
 process.env.APP_SECRET ??= randomBytes(48).toString("base64url");
 process.env.AUTH_SIGNING_KEY ??= JSON.stringify(generateKeyPairSync("ed25519").privateKey.export({ format: "jwk" }));
 
-// `npm test` and `npm run test:e2e` set SERVICE_CHAIN=1: the files with a service of their own run
-// as one chain (test/e2e/own-service-chain.test.ts). Without it, each is a file of its own, as when
-// one is run alone (`npx vitest run test/e2e/start.test.ts`).
+// `npm test`, `npm run test:e2e` and `npm run test:long` set SERVICE_CHAIN=1: the files with a
+// service of their own on the fixed ports run as one chain (test/e2e/own-service-chain.test.ts,
+// long-service-chain.test.ts). Without it, each is a file of its own, as when one is run alone
+// (`npx vitest run test/e2e/start.test.ts`).
+const CHAINED = process.env.SERVICE_CHAIN === "1";
 const SERVICE_CHAIN_FILE = "test/e2e/own-service-chain.test.ts";
-const SERVICE_FILES = process.env.SERVICE_CHAIN === "1" ? [SERVICE_CHAIN_FILE] : OWN_SERVICE;
+const LONG_CHAIN_FILE = "test/e2e/long-service-chain.test.ts";
+const SERVICE_FILES = CHAINED ? [SERVICE_CHAIN_FILE] : OWN_SERVICE;
+const LONG_SERVICE_FILES = CHAINED ? [LONG_CHAIN_FILE] : LONG_SERVICE;
 const UNIT = ["lib/**/*.test.ts", "test/**/*.test.ts", "functions/**/*.test.ts", "app/**/*.test.ts"];
 const E2E = ["test/e2e/**/*.test.ts"];
 // The sample blog's own tests go with it: left out of every project once app/ is another application
@@ -77,7 +81,7 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: E2E,
-          exclude: [...configDefaults.exclude, ...OWN_SERVICE, SERVICE_CHAIN_FILE, ...LONG, ...SAMPLE_LEFT_OUT],
+          exclude: [...configDefaults.exclude, ...OWN_SERVICE, SERVICE_CHAIN_FILE, LONG_CHAIN_FILE, ...LONG, ...SAMPLE_LEFT_OUT],
           globalSetup: ["test/setup/shared-offline.ts"],
         },
       },
@@ -97,12 +101,21 @@ export default defineConfig({
         extends: true,
         test: {
           name: "long",
-          include: LONG,
+          include: LONG.filter((file) => !LONG_SERVICE.includes(file)),
           exclude: [...configDefaults.exclude, ...SAMPLE_LEFT_OUT],
           globalSetup: ["test/setup/global.ts"],
-          // One at a time: most take the fixed ports or .esbuild/ in turn, and a second worker would
-          // only wait on the offline lock, within the start timeouts of the files queued behind it.
-          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
+        },
+      },
+      {
+        // The long files on the fixed ports, one at a time (one file under SERVICE_CHAIN=1), beside
+        // the other long files: test/setup/sequencer.ts puts them first in their group.
+        extends: true,
+        test: {
+          name: "long-service",
+          include: LONG_SERVICE_FILES,
+          exclude: [...configDefaults.exclude, ...SAMPLE_LEFT_OUT],
+          globalSetup: ["test/setup/global.ts"],
           sequence: { groupOrder: 2 },
         },
       },

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OFFLINE_PORT_ENV } from "../../lib/http/offline.ts";
 import { freePort } from "../../lib/local/ports.ts";
 import { documentedDeployCommand, withoutIdp } from "../support/deploy-parameters.ts";
-import { startOffline, type Offline } from "../support/offline.ts";
+import { startOwnOffline, type Offline } from "../support/offline.ts";
 import { describeTracker, writeTracker } from "./new-project-tracker.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -121,7 +121,8 @@ describe("a new project, from a clean clone: its README's two commands", () => {
       [OFFLINE_PORT_ENV.lambda]: String(ports.lambda),
       DYNAMODB_PORT: String(ports.db),
     };
-    offline = await startOffline({ projectDir: project, args: [], readyPath: "/graphiql", env });
+    // Its own project, ports and database: it starts beside any other `npm start` (no offline lock).
+    offline = await startOwnOffline({ projectDir: project, args: [], readyPath: "/graphiql", env });
     await offline.waitForOutput("Sample tracker seeded.");
     expect(offline.output()).toContain("tables tracker-local-*");
     expect(offline.output()).not.toMatch(/blog/i);

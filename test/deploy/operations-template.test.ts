@@ -2,17 +2,19 @@ import { execFile } from "node:child_process";
 import { access, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSigningJwk, publicKeySet } from "../../lib/auth/index.ts";
 import { EVENT_METRICS } from "../../lib/core/metrics.ts";
-import { takeOfflineTurn } from "../support/offline-turn.ts";
+import { ProjectCopy } from "../support/project-copy.ts";
 import { overlyBroad, statementsOf } from "../support/iam.ts";
 import { specErrors } from "../support/cfn-validation.ts";
 
 const run = promisify(execFile);
-const root = fileURLToPath(new URL("../..", import.meta.url));
+// Packaging rewrites .esbuild/, which a running `npm start` serves from: this file packages a copy
+// of the project, so it runs beside any start (no turn on the offline lock).
+const copy = new ProjectCopy("operations");
+const root = copy.dir;
 const scratch = await mkdtemp(join(tmpdir(), "operations-"));
 const TOPIC = "arn:aws:sns:us-east-1:123456789012:blog-ops";
 const EMAIL = "ops@example.com";
@@ -97,10 +99,7 @@ let defaults: Template;
 let defaultState: Packaged["state"];
 let tuned: Template;
 let tunedState: Packaged["state"];
-let release: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  // Packaging rewrites .esbuild/, which a running `npm start` serves from: never both at once.
-  release = await takeOfflineTurn(600_000);
   ({ template: defaults, state: defaultState } = await packaged("defaults", [`alarmEmail=${EMAIL}`]));
   ({ template: tuned, state: tunedState } = await packaged("tuned", [
     "tracing=true",
@@ -129,7 +128,7 @@ beforeAll(async () => {
   ]));
 }, 600_000);
 afterAll(async () => {
-  await release?.();
+  copy.remove();
   await rm(scratch, { recursive: true, force: true });
 });
 

@@ -4,10 +4,9 @@ import { generateSigningJwk, publicKeySet } from "../../lib/auth/index.ts";
 import { access, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { takeOfflineTurn } from "../support/offline-turn.ts";
+import { afterAll, describe, expect, it } from "vitest";
+import { ProjectCopy } from "../support/project-copy.ts";
 import { app } from "../../app/index.ts";
 import { deriveRoutes } from "../../lib/rest/routes.ts";
 import { overlyBroad, statementsOf } from "../support/iam.ts";
@@ -15,15 +14,13 @@ import { specErrors } from "../support/cfn-validation.ts";
 import { documentedRow } from "../support/stack-figures.ts";
 
 const run = promisify(execFile);
-const root = fileURLToPath(new URL("../..", import.meta.url));
+// Packaging rewrites .esbuild/, which a running `npm start` serves from: this file packages a copy
+// of the project, so it runs beside any start (no turn on the offline lock).
+const copy = new ProjectCopy("package");
+const root = copy.dir;
 const scratch = await mkdtemp(join(tmpdir(), "package-"));
-// Packaging rewrites .esbuild/, which a running `npm start` serves from: never both at once.
-let release: (() => Promise<void>) | undefined;
-beforeAll(async () => {
-  release = await takeOfflineTurn(600_000);
-}, 610_000);
 afterAll(async () => {
-  await release?.();
+  copy.remove();
   await rm(scratch, { recursive: true, force: true });
 });
 

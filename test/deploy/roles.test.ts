@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateSigningJwk, publicKeySet } from "../../lib/auth/index.ts";
-import { takeOfflineTurn } from "../support/offline-turn.ts";
+import { ProjectCopy } from "../support/project-copy.ts";
 import { recordAwsCalls, type Call } from "../support/aws-calls.ts";
 import { functionGrants, isWrite, kindViolations, type Grant } from "../support/iam.ts";
 import { loadStacks, type Stack } from "../support/stacks.ts";
@@ -20,11 +20,13 @@ import { awsStub, driveEveryFunction, httpEvent, lambdaContext, streamEvent } fr
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL("../..", import.meta.url));
+// Packaging rewrites .esbuild/, which a running `npm start` serves from: this file packages a copy
+// of the project (and runs the project's own functions), so it runs beside any start.
+const copy = new ProjectCopy("roles");
 const scratch = await mkdtemp(join(tmpdir(), "roles-"));
 const stub = await awsStub();
 const prefix = process.env.TABLE_PREFIX ?? "blog-test-";
 
-let release: (() => Promise<void>) | undefined;
 let stacks: Stack[] = [];
 /** function name -> its logical id and stack, handler. */
 const functions = new Map<string, { id: string; stack: Stack; handler: string }>();
@@ -35,8 +37,6 @@ const invoked = new Set<string>();
 let statuses: Record<string, string> = {};
 
 beforeAll(async () => {
-  // Packaging rewrites .esbuild/, which a running `npm start` serves from: never both at once.
-  release = await takeOfflineTurn(600_000);
   const out = join(scratch, "out");
   await run(
     join(root, "node_modules/.bin/serverless"),
@@ -69,7 +69,7 @@ beforeAll(async () => {
       "--param",
       "testRoutes=true",
     ],
-    { cwd: root, env: { ...process.env, ALLOW_TEST_USER: "false" }, maxBuffer: 16 * 1024 * 1024 },
+    { cwd: copy.dir, env: { ...process.env, ALLOW_TEST_USER: "false" }, maxBuffer: 16 * 1024 * 1024 },
   );
   stacks = await loadStacks(out);
   mapFunctions();
@@ -145,7 +145,7 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  await release?.();
+  copy.remove();
   stub.server.close();
   await rm(scratch, { recursive: true, force: true });
 });

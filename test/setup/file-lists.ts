@@ -17,20 +17,25 @@ export const OWN_SERVICE = [
 ];
 // Long by nature, `npm run test:long` (docs/tests.md), which CI runs after `npm test`: the fuzzer
 // and the load test (thousands of requests), live reload (a save of each style, offline
-// restarted twice, then broken saves in the same start), and building and packaging (every function's bundle under its budget, the
-// packaged templates validated, callgrind counting a cold start, the 30-model application).
+// restarted twice, then broken saves in the same start), a new project built and started, and
+// building and packaging (every function's bundle under its budget, the packaged templates
+// validated, callgrind counting a cold start, the 30-model application). Two at a time: the
+// files of LONG_SERVICE one after another in one worker, the others beside them in the other.
 export const LONG = [
   // 20,000 records written, migrated, killed and resumed under racing patches: on the DynamoDB
-  // Local the unit files share, its load timed their requests out, so it runs here, alone.
+  // Local the unit files share, its load timed their requests out, so it runs here.
   "test/cli/db-migrate.test.ts",
   "test/reliability/fuzz.test.ts",
   "test/reliability/load.test.ts",
   "test/e2e/live-reload.test.ts",
+  // Its own project, ports and database: it takes no turn on the fixed ports.
   "test/cli/new-project-start.test.ts",
   // A copy of the project with app/ replaced: its typecheck, lint and test lists.
   "test/cli/replaced-app.test.ts",
   "test/deploy/large-app.test.ts",
   "test/deploy/compile-cache.test.ts",
+  // Each packages a copy of the project (test/support/project-copy.ts), not the project itself,
+  // whose .esbuild/ a running `npm start` serves from.
   "test/deploy/operations-template.test.ts",
   "test/deploy/package.test.ts",
   "test/deploy/roles.test.ts",
@@ -40,6 +45,11 @@ export const LONG = [
   "test/bench/callgrind.test.ts",
   "test/bench/yoga-fair.test.ts",
 ];
+// The long files that start `npm start` on the fixed ports (the offline lock, test/support/offline.ts):
+// `npm run test:long` runs them as one file (test/e2e/long-service-chain.test.ts, SERVICE_CHAIN=1),
+// back to back in one worker, as `npm test` runs OWN_SERVICE. They share its process, so none may
+// change process-wide state (test/setup/isolation.test.ts).
+export const LONG_SERVICE = ["test/e2e/live-reload.test.ts", "test/reliability/fuzz.test.ts", "test/reliability/load.test.ts"];
 // In `npm test`, not in `npm run test:fast` (the inner loop): unit files that start processes of
 // their own (JVMs, the CLI, a check process, a browser), measure by repetition, write thousands of
 // rows, or wait out real time (the SDK's retry backoff, a watcher's quiet windows).

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CHANGES_PROCESS_STATE, ISOLATED, LONG, OWN_SERVICE } from "./file-lists.ts";
+import { CHANGES_PROCESS_STATE, ISOLATED, LONG, LONG_SERVICE, OWN_SERVICE } from "./file-lists.ts";
 import { changes, take } from "./process-state.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -24,9 +24,10 @@ function unitFiles(): string[] {
 }
 
 describe("which unit files share their worker's modules (vitest.config.ts)", () => {
-  it("finds no such change in the service files, which `npm test` runs in one process (test/e2e/own-service-chain.test.ts)", () => {
-    const changing = OWN_SERVICE.filter((file) => CHANGES_PROCESS_STATE.test(readFileSync(join(ROOT, file), "utf8")));
+  it("finds no such change in the service files, which `npm test` and `npm run test:long` run in one process each (test/e2e/own-service-chain.test.ts, long-service-chain.test.ts)", () => {
+    const changing = [...OWN_SERVICE, ...LONG_SERVICE].filter((file) => CHANGES_PROCESS_STATE.test(readFileSync(join(ROOT, file), "utf8")));
     expect(changing).toEqual([]);
+    expect(LONG_SERVICE.filter((file) => !LONG.includes(file))).toEqual([]);
   });
 
   it("names only files that exist, once each", () => {

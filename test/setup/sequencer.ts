@@ -1,7 +1,7 @@
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-/** The project whose files start an `npm start` of their own on the fixed ports (vitest.config.ts). */
-export const SERVICE_PROJECT = "service";
+/** The projects whose files start an `npm start` of their own on the fixed ports (vitest.config.ts): `npm test`'s and `npm run test:long`'s. */
+export const SERVICE_PROJECTS: readonly string[] = ["service", "long-service"];
 /** The project whose files share their worker's process, one after another, in a shuffled order. */
 export const SHUFFLED_PROJECT = "unit";
 
@@ -52,7 +52,8 @@ export function shuffleProject<T>(sorted: readonly T[], inProject: (item: T) => 
  * one worker runs a service while the others work through unit files, and the next service comes up
  * about when the previous one ends. A wrong guess costs only a worker waiting for the lock. Under
  * `npm test` the service files are one chain file (test/e2e/own-service-chain.test.ts), which so
- * comes first.
+ * comes first; under `npm run test:long` the long ones on the fixed ports are another
+ * (test/e2e/long-service-chain.test.ts).
  */
 export default class ServiceSpreadingSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -62,20 +63,19 @@ export default class ServiceSpreadingSequencer extends BaseSequencer {
     const seed = shuffleSeed();
     if (files.filter(inShuffled).length > 1) this.ctx.logger.log(`unit files in a shuffled order, seed ${seed} (TEST_SEED=${seed} replays it)`);
     const sorted = shuffleProject(await super.sort(files), inShuffled, seed);
-    const services = sorted.filter((spec) => spec.project.name === SERVICE_PROJECT);
-    if (services.length === 0) return sorted;
-    const group = services[0]?.project.config.sequence.groupOrder ?? 0;
-    // vitest's own order for the rest: spreading the isolated files among the shared ones as well
-    // was measured slower, in npm test and in test:fast alike.
-    const partners = sorted.filter((spec) => spec.project.name !== SERVICE_PROJECT && spec.project.config.sequence.groupOrder === group);
-    const spread = spreadAmong(services, partners);
-    const others = sorted.filter((spec) => spec.project.config.sequence.groupOrder !== group);
-    // Groups run one after another in ascending order: keep them so, with this group's files spread.
-    return [
-      ...others.filter((spec) => spec.project.config.sequence.groupOrder < group),
-      ...spread,
-      ...others.filter((spec) => spec.project.config.sequence.groupOrder > group),
-    ];
+    const groupOf = (spec: TestSpecification): number => spec.project.config.sequence.groupOrder;
+    const isService = (spec: TestSpecification): boolean => SERVICE_PROJECTS.includes(spec.project.name);
+    // Groups run one after another in ascending order: keep them so, with each group's service files
+    // spread among its other files (vitest's own order for those: spreading the isolated files among
+    // the shared ones as well was measured slower, in npm test and in test:fast alike).
+    const groups = [...new Set(sorted.map(groupOf))].sort((a, b) => a - b);
+    return groups.flatMap((group) => {
+      const inGroup = sorted.filter((spec) => groupOf(spec) === group);
+      return spreadAmong(
+        inGroup.filter(isService),
+        inGroup.filter((spec) => !isService(spec)),
+      );
+    });
   }
 }
 

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { signalGroup, waitForExit } from "../../lib/local/child-process.ts";
+import { OFFLINE_PORT_ENV } from "../../lib/http/offline.ts";
 import { offlinePort, OFFLINE_PORTS } from "../../lib/local/offline.ts";
 import { isPortFree } from "../../lib/local/ports.ts";
 import { descendantsOf } from "../../lib/local/processes.ts";
@@ -57,6 +58,17 @@ export interface OfflineOptions {
 export async function startOffline(options: OfflineOptions = {}): Promise<Offline> {
   // e2e files (and the package test, which rewrites .esbuild/) take turns on the fixed ports.
   return launchOffline(options, await takeOfflineTurn(READY_TIMEOUT_MS * 2));
+}
+
+/**
+ * `npm start` of a project copy on ports of the caller's own (`options.env` names each of offline's
+ * and DynamoDB Local's): nothing it binds or writes is another start's, so it takes no turn on the
+ * offline lock and runs beside any other start.
+ */
+export async function startOwnOffline(options: OfflineOptions & { projectDir: string; env: NodeJS.ProcessEnv }): Promise<Offline> {
+  const missing = [...Object.values(OFFLINE_PORT_ENV), "DYNAMODB_PORT"].filter((name) => options.env[name] === undefined);
+  if (missing.length > 0) throw new Error(`startOwnOffline needs ports of its own: ${missing.join(", ")} unset`);
+  return launchOffline(options, async () => undefined);
 }
 
 /** Starts `npm start` once the caller holds the offline lock; `release` gives it back after the stop. */
