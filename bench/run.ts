@@ -45,6 +45,11 @@ const SECTIONS: [string, Section][] = [
 ];
 
 const options = runOptions(process.argv.slice(2));
+const unknown = [...options.only, ...options.skip].filter((name) => !SECTIONS.some(([section]) => section === name));
+if (unknown.length > 0) {
+  progress(`no such section: ${unknown.join(", ")} (sections: ${SECTIONS.map(([name]) => name).join(", ")})`);
+  process.exit(2);
+}
 // Cold starts and instruction counts are the runtime's own: measured on the Node major the
 // functions are deployed on (provider.runtime), unless --any-node asks for a comparison.
 const runtime = serverlessConfig().provider.runtime;
@@ -58,7 +63,7 @@ if (deployedMajor !== process.versions.node.split(".")[0] && !options.anyNode) {
 const figures = new Figures();
 const started = performance.now();
 for (const [name, section] of SECTIONS) {
-  if (options.only.length > 0 && !options.only.includes(name)) continue;
+  if ((options.only.length > 0 && !options.only.includes(name)) || options.skip.includes(name)) continue;
   const at = performance.now();
   await section(figures, options);
   progress(`${name} done in ${((performance.now() - at) / 1000).toFixed(1)} s`);
@@ -86,7 +91,7 @@ process.stdout.write(`\nSummary (${command}; medians of repeated runs, spread = 
 await mkdir(options.outDir, { recursive: true });
 await writeFile(`${options.outDir}/latest.md`, `${markdownTable(figures)}\n`);
 // A full run rewrites the figures block; a run of some sections only when --readme asks.
-if (!options.quick && (options.only.length === 0 || options.readme)) await updateReadme(command, figures);
+if (!options.quick && ((options.only.length === 0 && options.skip.length === 0) || options.readme)) await updateReadme(command, figures);
 progress(`finished in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 // DynamoDB Local's JVM and SDK sockets are closed by their sections; nothing else should hold the loop.
 // A failed row (an operation that answered the wrong status) fails the run, CI's --quick included.

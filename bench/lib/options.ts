@@ -13,7 +13,9 @@ export interface RunOptions {
   scaleRepeats: number;
   /** Sections to run; all when empty. */
   only: string[];
-  /** Where bundles, events and profiles go. */
+  /** Sections not to run (`--skip=a,b`), whatever `only` says. */
+  skip: string[];
+  /** Where bundles, events and profiles go (`--out=DIR`; bench/out by default). */
   outDir: string;
   /** Seeds the order of every round in every section (bench/lib/order.ts); `--seed=N` replays one. */
   seed: number;
@@ -29,7 +31,9 @@ export function runOptions(argv: readonly string[]): RunOptions {
   const quick = argv.includes("--quick");
   const baseline = argv.find((a) => a.startsWith("--baseline="))?.slice("--baseline=".length);
   const seedArg = argv.find((a) => a.startsWith("--seed="))?.slice("--seed=".length);
-  const only = argv.filter((a) => a.startsWith("--only=")).flatMap((a) => a.slice("--only=".length).split(","));
+  const listed = (flag: string): string[] => argv.filter((a) => a.startsWith(flag)).flatMap((a) => a.slice(flag.length).split(","));
+  const only = listed("--only=");
+  const skip = listed("--skip=");
   return {
     quick,
     coldRuns: quick ? 2 : 15,
@@ -40,8 +44,9 @@ export function runOptions(argv: readonly string[]): RunOptions {
     scaleSizes: quick ? [1_000, 2_000] : [1_000, 10_000, 100_000],
     scaleRepeats: quick ? 2 : 7,
     only,
+    skip,
     seed: seedArg !== undefined ? Number(seedArg) : Date.now() % 1_000_000,
-    outDir: "bench/out",
+    outDir: argv.find((a) => a.startsWith("--out="))?.slice("--out=".length) || "bench/out",
     readme: argv.includes("--readme"),
     anyNode: argv.includes("--any-node"),
     ...(baseline ? { baseline } : {}),
