@@ -1,12 +1,25 @@
 import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { appendFileSync, existsSync, readFileSync, renameSync, statSync, truncateSync, unlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localDynamoDbClient } from "../../lib/local/local-aws.ts";
-import { LIVE_RELOAD_DIR, LIVE_RELOAD_LOG } from "../../lib/local/live-reload/loop.ts";
+import { LIVE_RELOAD_DIR } from "../../lib/local/live-reload/loop.ts";
+import {
+  callService,
+  checksIn,
+  count,
+  firstRequestRebuilds,
+  lastBreakdownIn,
+  outcomesIn,
+  readReloadLog,
+  saveRenamed,
+  saveTruncated,
+  TAG,
+  tagModelSource,
+} from "../support/live-reload-copy.ts";
 import { startOffline, type Offline } from "../support/offline.ts";
 import { ProjectCopy } from "../support/project-copy.ts";
 import { codeBlocks, fileNameOf, readmeSection, type Block } from "../support/readme.ts";
@@ -23,7 +36,6 @@ import { describeBrokenSaves } from "./broken-saves.suite.ts";
  */
 
 const SERVED_TIMEOUT_MS = 180_000;
-const TAG = "app/models/tag.ts";
 const ALICE = randomUUID();
 const run = randomUUID().slice(0, 8);
 const kept = `kept-${run}`;
@@ -38,83 +50,20 @@ function dir(): string {
   return project.dir;
 }
 
-/** Every live-reload line npm start printed (its log file: the test's copy of the output is truncated). */
-function reloadLog(): string {
-  return existsSync(join(dir(), LIVE_RELOAD_LOG)) ? readFileSync(join(dir(), LIVE_RELOAD_LOG), "utf8") : "";
-}
-const count = (text: string, what: string): number => text.split(what).length - 1;
-const checks = (): number => count(reloadLog(), "changed; checking");
-/** Reloads that have finished, one way or another (served, nothing to serve, refused). */
-const outcomes = (): number =>
-  count(reloadLog(), "live reload: serving the new version") +
-  count(reloadLog(), "live reload: no function changed") +
-  count(reloadLog(), "the change does not load") +
-  count(reloadLog(), "live reload: esbuild refused") +
-  count(reloadLog(), "did not come back") +
-  count(reloadLog(), "did not rebuild");
+const reloadLog = (): string => readReloadLog(dir());
+const checks = (): number => checksIn(reloadLog());
+const outcomes = (): number => outcomesIn(reloadLog());
+const lastBreakdown = (): string => lastBreakdownIn(reloadLog());
+const saveByRename = (file: string, text: string): void => saveRenamed(dir(), file, text);
+const saveByTruncate = (file: string, text: string): void => saveTruncated(dir(), file, text);
+const tagSource = (options: { shortDescription: boolean; signedInRead: boolean }): string => tagModelSource(project?.original(TAG) ?? "", options);
 
-async function call(method: string, path: string, body?: unknown, user?: string): Promise<{ status: number; json: unknown }> {
-  const send = (): Promise<Response> =>
-    fetch(`${offline?.url}${path}`, {
-      method,
-      headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...(user ? { "x-test-user": user } : {}) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(30_000),
-    });
-  // A kept-alive connection to the offline a restart replaced is closed under the request: once more on a new one.
-  const response = await send().catch((error: unknown) => {
-    if ((error as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw error;
-    return send();
-  });
-  const text = await response.text();
-  return { status: response.status, json: text ? (JSON.parse(text) as unknown) : undefined };
-}
+const call = (method: string, path: string, body?: unknown, user?: string): Promise<{ status: number; json: unknown }> =>
+  callService(offline?.url ?? "", method, path, body, user);
 const status = async (method: string, path: string, body?: unknown, user?: string): Promise<number> =>
   (await call(method, path, body, user).catch(() => ({ status: 0 }))).status;
 
 const tag = (slug: string, description: string): Record<string, string> => ({ slug, name: slug, description, color: "#3366ff" });
-
-// The tag model's states the edits move between.
-const OPEN_READ = 'if (action === "read") return true;';
-const SIGNED_IN_READ = 'if (action === "read") return signedIn(ctx);';
-const LONG_DESCRIPTION = "description: Type.String({ maxLength: 2000 })";
-const SHORT_DESCRIPTION = "description: Type.String({ maxLength: 20 })";
-function tagSource(options: { shortDescription: boolean; signedInRead: boolean }): string {
-  let text = project?.original(TAG) ?? "";
-  for (const from of [OPEN_READ, LONG_DESCRIPTION]) {
-    if (!text.includes(from)) throw new Error(`${TAG} has no '${from}' to replace: the test's edit is out of date`);
-  }
-  if (options.shortDescription) text = text.replace(LONG_DESCRIPTION, SHORT_DESCRIPTION);
-  if (options.signedInRead) text = text.replace(OPEN_READ, SIGNED_IN_READ);
-  return text;
-}
-
-/** A save by rename: a temporary file (not a source by its name) renamed over the original, as vim, JetBrains and formatters save. */
-function saveByRename(file: string, text: string): void {
-  const temporary = join(dir(), `${file}.tmp~`);
-  writeFileSync(temporary, text);
-  renameSync(temporary, join(dir(), file));
-}
-
-/** A save in place: the file emptied, then written (two events on the same inode). */
-function saveByTruncate(file: string, text: string): void {
-  truncateSync(join(dir(), file), 0);
-  appendFileSync(join(dir(), file), text);
-}
-
-/** The last figures the reload printed: "check 1.2 s, 6 of 9 bundles rebuilt in 2.0 s", or the restart's. */
-function lastBreakdown(): string {
-  return (
-    /serving the new version \([\d.]+ s: ([^)]*)\)/g.exec(
-      [...reloadLog().matchAll(/live reload: serving the new version \([^)]*\)/g)].at(-1)?.[0] ?? "",
-    )?.[1] ?? "?"
-  );
-}
-
-/** The rebuilds a request after a reload waited for, as offline's plugin printed them. */
-function firstRequestRebuilds(log: string): string[] {
-  return [...log.matchAll(/live reload: (\S+) rebuilt in ([\d.]+ s) \(for a request\)/g)].map((m) => `${m[1]} ${m[2]}`);
-}
 
 /** Saves, then waits until `served` holds; records how long that took with the reload's breakdown. */
 async function timeEdit(what: string, edit: () => void, served: () => Promise<boolean>): Promise<void> {
