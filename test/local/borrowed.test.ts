@@ -119,7 +119,8 @@ describe("each borrowed internal in the installed packages", () => {
     expect(() => serverlessEsbuildOf({ pluginManager: { plugins: [{ buildCache: {}, bundle: async () => undefined }] } })).toThrow(BORROWED.esbuildInstance);
   });
 
-  it(BORROWED.esbuildBuildCache, async () => {
+  // The first of the two bundling checks waits for the child's start and both bundlings.
+  it(BORROWED.esbuildBuildCache, { timeout: 60_000 }, async () => {
     const { rebuildIsFunction, rebuiltBundle } = passed((await bundleChecks()).buildCache);
     // Live reload rebuilds with the context serverless-esbuild keeps per entry.
     expect(rebuildIsFunction).toBe(true);
@@ -128,16 +129,20 @@ describe("each borrowed internal in the installed packages", () => {
 });
 
 describe("the public paths used instead of internals", () => {
-  it("serverless-esbuild's plugins option: under offline, every build it starts is recorded with its options and what it read", async () => {
-    const { recording, options, inputs, outputs } = passed((await bundleChecks()).recorder);
-    expect(recording).toBe(true);
-    // The options a deploy bundles with: serverless-esbuild's translation of custom.esbuild applied.
-    expect(options).toMatchObject({ format: "esm", outExtension: { ".js": ".mjs" }, outdir: join(serviceDir, ".esbuild", ".build", "functions") });
-    expect(options).not.toHaveProperty("plugins");
-    expect(inputs).toEqual(["functions/fn.ts"]);
-    expect(outputs).toContain(".esbuild/.build/functions/fn.mjs");
-    expect(RECORDER).toBe("modelrest-build-recorder");
-  });
+  it(
+    "serverless-esbuild's plugins option: under offline, every build it starts is recorded with its options and what it read",
+    { timeout: 60_000 },
+    async () => {
+      const { recording, options, inputs, outputs } = passed((await bundleChecks()).recorder);
+      expect(recording).toBe(true);
+      // The options a deploy bundles with: serverless-esbuild's translation of custom.esbuild applied.
+      expect(options).toMatchObject({ format: "esm", outExtension: { ".js": ".mjs" }, outdir: join(serviceDir, ".esbuild", ".build", "functions") });
+      expect(options).not.toHaveProperty("plugins");
+      expect(inputs).toEqual(["functions/fn.ts"]);
+      expect(outputs).toContain(".esbuild/.build/functions/fn.mjs");
+      expect(RECORDER).toBe("modelrest-build-recorder");
+    },
+  );
 
   it("records nothing outside offline, nor over esbuild plugins of the project's own", () => {
     const service = (esbuild: Record<string, unknown>) => ({ service: { custom: { esbuild } } });
