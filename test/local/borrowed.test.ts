@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BORROWED, BorrowedInternalBroken, expectBorrowed } from "../../lib/local/borrowed.mjs";
 import { EsbuildBuilds, RECORDER } from "../../lib/local/esbuild-builds.mjs";
 import { offlineHandlerRunner, offlineHapiPrototype, offlineStreamsClient } from "../../lib/local/offline-patches.mjs";
-import { checkServerlessEsbuild, serverlessEsbuildClass, serverlessEsbuildOf } from "../../lib/local/serverless-esbuild-instance.mjs";
+import { serverlessEsbuildOf } from "../../lib/local/serverless-esbuild-instance.mjs";
+import { serverlessEsbuildFor, writeService } from "../support/serverless-esbuild-service.ts";
+import { runInChild } from "../support/tsx-child.ts";
+import type { BundleChecks, BundleObservations } from "./borrowed-bundle.ts";
 
 /**
  * The contract of every third-party internal lib/local relies on (lib/local/README.md, "Borrowed
@@ -21,17 +24,24 @@ const PROJECT_DIR = fileURLToPath(new URL("../..", import.meta.url));
 const require = createRequire(import.meta.url);
 const scratch = mkdtempSync(join(tmpdir(), "borrowed-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-// serverless-esbuild resolves the handlers against the working directory, and esbuild reads it
-// once: Serverless runs in the service's folder, and so does this file (in ISOLATED for it).
 const serviceDir = join(scratch, "service");
-const startDir = process.cwd();
-beforeAll(() => {
-  mkdirSync(join(serviceDir, "functions"), { recursive: true });
-  writeFileSync(join(serviceDir, "functions", "fn.ts"), 'export const handler = async () => "built";\n');
-  writeFileSync(join(serviceDir, "package.json"), "{}\n");
-  process.chdir(serviceDir);
-});
-afterAll(() => process.chdir(startDir));
+beforeAll(() => writeService(serviceDir));
+
+// serverless-esbuild names each entry relative to the working directory, and esbuild's service
+// process keeps the folder it started in: Serverless runs in the service's folder, so the bundling
+// checks run in a process started there (borrowed-bundle.ts), once for both, never in this worker's.
+const CHILD = fileURLToPath(new URL("./borrowed-bundle.ts", import.meta.url));
+let bundling: Promise<BundleObservations> | undefined;
+function bundleChecks(): Promise<BundleObservations> {
+  const input: BundleChecks = { serviceDir };
+  bundling ??= runInChild<BundleObservations>(CHILD, input, { cwd: serviceDir });
+  return bundling;
+}
+/** A check's observations, or the error it failed with (a broken internal's names its entry). */
+function passed<T extends { error?: string }>(observed: T): T {
+  if (observed.error !== undefined) throw new Error(observed.error);
+  return observed;
+}
 
 /** The "Borrowed internals" table of lib/local/README.md: name -> its cells. */
 function table(): Map<string, string[]> {
@@ -53,39 +63,6 @@ function installedVersion(name: string): string {
   let dir = dirname(require.resolve(name));
   while (!existsSync(join(dir, "package.json")) || JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).name !== name) dir = dirname(dir);
   return (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string }).version;
-}
-
-/** serverless-esbuild's plugin as Serverless makes it for a one-function service under `serverless offline`, the recorder in its options. */
-function serverlessEsbuildFor(serviceDir: string, builds: EsbuildBuilds): object {
-  const Plugin = serverlessEsbuildClass();
-  const service = {
-    provider: { name: "aws", runtime: "nodejs22.x" },
-    custom: { esbuild: { bundle: true, format: "esm", outputFileExtension: ".mjs", platform: "node", target: "node22", sourcemap: true } },
-    functions: { fn: { handler: "functions/fn.handler" } },
-    getFunction: (name: string) => ({ handler: `functions/${name}.handler` }),
-    package: {},
-  };
-  const serverless = {
-    config: { serviceDir },
-    service,
-    cli: { log: () => undefined },
-    configSchemaHandler: { defineFunctionProperties: () => undefined },
-    pluginManager: { plugins: [] as unknown[], spawn: async () => undefined },
-    classes: { Error },
-    processedInput: { commands: ["offline"] },
-  };
-  // As bundle-cache.mjs's `initialize` hook does, before serverless-esbuild's.
-  builds.record(serverless);
-  const log = Object.assign(() => undefined, {
-    verbose: () => undefined,
-    error: () => undefined,
-    warning: () => undefined,
-    notice: () => undefined,
-    debug: () => undefined,
-  });
-  const plugin = new Plugin(serverless, {}, { log }) as { hooks: Record<string, () => Promise<void>> };
-  serverless.pluginManager.plugins.push(plugin);
-  return plugin;
 }
 
 describe("the table of borrowed internals", () => {
@@ -113,14 +90,10 @@ describe("the table of borrowed internals", () => {
 });
 
 describe("each borrowed internal in the installed packages", () => {
-  const initialised = async (builds = new EsbuildBuilds()): Promise<{ plugin: object; serviceDir: string }> => {
-    const plugin = serverlessEsbuildFor(serviceDir, builds) as { hooks: Record<string, () => Promise<void>> };
+  const initialised = async (builds = new EsbuildBuilds()): Promise<{ plugin: object }> => {
+    const plugin = serverlessEsbuildFor(serviceDir, builds);
     await plugin.hooks.initialize?.();
-    return { plugin, serviceDir };
-  };
-  /** serverless-esbuild bundling through a public hook of its own (`serverless run`'s: bundle, no offline). */
-  const bundled = async (plugin: object): Promise<void> => {
-    await (plugin as { hooks: Record<string, () => Promise<void>> }).hooks["before:run:run"]?.();
+    return { plugin };
   };
 
   it(BORROWED.handlerRunner, async () => {
@@ -146,36 +119,30 @@ describe("each borrowed internal in the installed packages", () => {
     expect(() => serverlessEsbuildOf({ pluginManager: { plugins: [{ buildCache: {}, bundle: async () => undefined }] } })).toThrow(BORROWED.esbuildInstance);
   });
 
-  it(BORROWED.esbuildBuildCache, async () => {
-    const { plugin, serviceDir } = await initialised();
-    const esbuild = checkServerlessEsbuild(plugin);
-    await bundled(plugin);
+  // The first of the two bundling checks waits for the child's start and both bundlings.
+  it(BORROWED.esbuildBuildCache, { timeout: 60_000 }, async () => {
+    const { rebuildIsFunction, rebuiltBundle } = passed((await bundleChecks()).buildCache);
     // Live reload rebuilds with the context serverless-esbuild keeps per entry.
-    const context = esbuild.buildCache["functions/fn.ts"]?.context as { rebuild: () => Promise<unknown>; dispose: () => Promise<void> } | undefined;
-    expect(typeof context?.rebuild).toBe("function");
-    writeFileSync(join(serviceDir, "functions", "fn.ts"), 'export const handler = async () => "rebuilt";\n');
-    await context?.rebuild();
-    expect(readFileSync(join(serviceDir, ".esbuild", ".build", "functions", "fn.mjs"), "utf8")).toContain('"rebuilt"');
-    await context?.dispose();
-    writeFileSync(join(serviceDir, "functions", "fn.ts"), 'export const handler = async () => "built";\n');
+    expect(rebuildIsFunction).toBe(true);
+    expect(rebuiltBundle).toContain('"rebuilt"');
   });
 });
 
 describe("the public paths used instead of internals", () => {
-  it("serverless-esbuild's plugins option: under offline, every build it starts is recorded with its options and what it read", async () => {
-    const builds = new EsbuildBuilds();
-    const plugin = serverlessEsbuildFor(serviceDir, builds) as { hooks: Record<string, () => Promise<void>> };
-    expect(builds.recording).toBe(true);
-    await plugin.hooks.initialize?.();
-    await plugin.hooks["before:run:run"]?.();
-    const build = builds.builds.get("functions/fn.ts");
-    // The options a deploy bundles with: serverless-esbuild's translation of custom.esbuild applied.
-    expect(build?.options).toMatchObject({ format: "esm", outExtension: { ".js": ".mjs" }, outdir: join(serviceDir, ".esbuild", ".build", "functions") });
-    expect(build?.options).not.toHaveProperty("plugins");
-    expect(Object.keys(build?.result?.metafile?.inputs ?? {})).toEqual(["functions/fn.ts"]);
-    expect(Object.keys(build?.result?.metafile?.outputs ?? {})).toContain(".esbuild/.build/functions/fn.mjs");
-    expect(RECORDER).toBe("modelrest-build-recorder");
-  });
+  it(
+    "serverless-esbuild's plugins option: under offline, every build it starts is recorded with its options and what it read",
+    { timeout: 60_000 },
+    async () => {
+      const { recording, options, inputs, outputs } = passed((await bundleChecks()).recorder);
+      expect(recording).toBe(true);
+      // The options a deploy bundles with: serverless-esbuild's translation of custom.esbuild applied.
+      expect(options).toMatchObject({ format: "esm", outExtension: { ".js": ".mjs" }, outdir: join(serviceDir, ".esbuild", ".build", "functions") });
+      expect(options).not.toHaveProperty("plugins");
+      expect(inputs).toEqual(["functions/fn.ts"]);
+      expect(outputs).toContain(".esbuild/.build/functions/fn.mjs");
+      expect(RECORDER).toBe("modelrest-build-recorder");
+    },
+  );
 
   it("records nothing outside offline, nor over esbuild plugins of the project's own", () => {
     const service = (esbuild: Record<string, unknown>) => ({ service: { custom: { esbuild } } });

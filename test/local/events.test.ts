@@ -3,15 +3,16 @@ import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../app/definition.ts";
 import { seed } from "../../app/seed/data.ts";
 import { serviceTables } from "../../lib/cli/tables.ts";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../lib/local/local-aws.ts";
 import { ensureTables } from "../../lib/local/tables.ts";
 import { runSeed } from "../../lib/local/seed-run.ts";
-import { lambdaContext } from "../support/http-events.ts";
 import { inProcess } from "../support/parts.ts";
+import { runInChild } from "../support/tsx-child.ts";
+import type { Invocations, Outcome } from "./events-child.ts";
 
 /**
  * Each sample in events/ (what docs/running-locally.md hands to `serverless invoke local`), given to
@@ -21,6 +22,7 @@ import { inProcess } from "../support/parts.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const EVENTS = join(ROOT, "events");
+const CHILD = fileURLToPath(new URL("./events-child.ts", import.meta.url));
 const prefix = `events-${randomUUID().slice(0, 8)}-`;
 
 /** The function module serverless.yml names for a route key, by schema-cache/functions.json and the hand-written functions. */
@@ -38,24 +40,40 @@ function handlerModule(routeKey: string): string {
   throw new Error(`no function serves ${routeKey}`);
 }
 
-type Invoke = (event: unknown, context: ReturnType<typeof lambdaContext>) => Promise<unknown>;
-
-async function invoke(module: string, event: unknown): Promise<unknown> {
-  const { handler } = (await import(join(ROOT, module))) as { handler: Invoke };
-  return handler(event, lambdaContext());
-}
-
 const samples = readdirSync(EVENTS)
   .filter((f) => f.endsWith(".json"))
   .sort();
-let restoreEnv: () => void = () => undefined;
+const events = new Map(samples.map((sample) => [sample, JSON.parse(readFileSync(join(EVENTS, sample), "utf8")) as { routeKey?: string }]));
+
+/** The module serverless.yml routes a sample to: an HTTP event by its route, else the authMigrate function's. */
+function moduleOf(event: { routeKey?: string }): string {
+  return event.routeKey === undefined ? "functions/migrate.ts" : handlerModule(event.routeKey);
+}
+
+// The functions read their tables and secret from the environment when they load, as in Lambda:
+// each module loads in a process of its own (events-child.ts), with this environment, so a module
+// another test file in this worker loaded first (with its own tables) is never the one answering.
+const environment = { ...process.env, TABLE_PREFIX: prefix, APP_SECRET: "events-test-secret-".padEnd(48, "x") };
+const invocations = new Map<string, Promise<Map<string, Outcome>>>();
+
+/** What the sample's function answered: one cold start per module, its samples in turn (in name order). */
+async function invoke(sample: string): Promise<unknown> {
+  const module = moduleOf(events.get(sample) ?? {});
+  let answers = invocations.get(module);
+  if (answers === undefined) {
+    const mine = samples.filter((name) => moduleOf(events.get(name) ?? {}) === module);
+    const request: Invocations = { module, events: mine.map((name) => events.get(name)) };
+    answers = runInChild<Outcome[]>(CHILD, request, { env: environment }).then(
+      (outcomes) => new Map(mine.map((name, i) => [name, outcomes[i] ?? { error: "no answer" }])),
+    );
+    invocations.set(module, answers);
+  }
+  const outcome = (await answers).get(sample) ?? { error: "no answer" };
+  if ("error" in outcome) throw new Error(`${module} threw on ${sample}: ${outcome.error}`);
+  return outcome.answer;
+}
 
 beforeAll(async () => {
-  const saved = { TABLE_PREFIX: process.env.TABLE_PREFIX, APP_SECRET: process.env.APP_SECRET };
-  // The functions read their tables and secret from the environment when they load, as in Lambda.
-  process.env.TABLE_PREFIX = prefix;
-  process.env.APP_SECRET = "events-test-secret-".padEnd(48, "x");
-  restoreEnv = () => Object.assign(process.env, saved);
   const endpoint = process.env.DYNAMODB_ENDPOINT;
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   try {
@@ -75,8 +93,6 @@ beforeAll(async () => {
   });
 }, 180_000);
 
-afterAll(() => restoreEnv());
-
 describe("events/ samples against the seeded sample", () => {
   it("has the samples the docs name", () => {
     expect(samples).toEqual(expect.arrayContaining(["version.json", "post-get.json", "auth-migrate-dry-run.json"]));
@@ -84,15 +100,15 @@ describe("events/ samples against the seeded sample", () => {
 
   for (const sample of samples) {
     it(`${sample} answers as its function would in Lambda`, { timeout: 60_000 }, async () => {
-      const event = JSON.parse(readFileSync(join(EVENTS, sample), "utf8")) as { routeKey?: string };
+      const event = events.get(sample) ?? {};
       if (event.routeKey === undefined) {
         // Not an HTTP event: the authMigrate function's dry run, which reports and writes nothing.
-        const report = (await invoke("functions/migrate.ts", event)) as { incomplete?: boolean; aborted?: unknown };
+        const report = (await invoke(sample)) as { incomplete?: boolean; aborted?: unknown };
         expect(report).toMatchObject({ incomplete: false });
         expect(report.aborted).toBeUndefined();
         return;
       }
-      const answer = (await invoke(handlerModule(event.routeKey), event)) as { statusCode: number; body?: string };
+      const answer = (await invoke(sample)) as { statusCode: number; body?: string };
       // The catch-all sample shows the answer to a route that does not exist.
       const expected = sample === "unknown-route.json" ? 404 : 200;
       expect({ sample, status: answer.statusCode }, answer.body).toEqual({ sample, status: expected });

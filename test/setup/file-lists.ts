@@ -114,11 +114,4 @@ export const ISOLATED = [
   "test/operations/tracing-clients.test.ts",
   "test/operations/tracing.test.ts",
   "test/rest/index-advisor.test.ts",
-  // A Lambda cold start of every function module (functions/*.ts compose as they load, with the
-  // tables and secret of the environment then): a module another file loaded first would answer
-  // from that file's tables.
-  "test/local/events.test.ts",
-  // Runs in a service's folder (process.chdir), as Serverless does: esbuild's service process,
-  // started by the first build of a worker, keeps the folder it started in, deleted after.
-  "test/local/borrowed.test.ts",
 ];
