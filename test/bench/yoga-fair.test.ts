@@ -25,7 +25,7 @@ const OUR_SERVING = [
   "lib/core/emf.ts",
   // What opens and closes each invocation (ids, deadline, the request line): our handler's, as emf.ts.
   "lib/core/invocation-handler.ts",
-  "lib/core/invocation-middleware.ts",
+  "lib/core/invocation-lifecycle.ts",
   // What its cold-start line reports of the compile cache: the middleware's, as above.
   "lib/core/compile-cache.ts",
   // The traced invocation's export, which the middleware awaits as it ends (lib/core/tracing.ts): yoga ends no invocation.
