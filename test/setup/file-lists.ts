@@ -78,32 +78,17 @@ export const CHANGES_PROCESS_STATE =
  * AWS SDK and graphql once per worker instead of once per file is most of what the unit project's
  * run time was. Such a file may change the environment, a spy or the working directory while it
  * runs, and must put it back: test/setup/scoped-state.ts checks after each one and fails it,
- * naming it, when it left any of that changed. The application, the invocation or the environment
- * object a call is given carries the rest (the secrets read, the DynamoDB client of a
- * configuration, the log settings), so nothing of a module has to be reset between files.
+ * naming it, when it left any of that changed. The application, the invocation, the function
+ * invocationHandler built or the environment object a call is given carries the rest (the secrets
+ * read, the DynamoDB client of a configuration and tracing switch, the log settings; a function's
+ * metrics settings, cold start and tracer provider), so nothing of a module has to be reset
+ * between files: a file that wants the metrics, log or tracing environment of a deployed stage
+ * sets it in a hook (withEnvironment, test/support/offline-env.ts) and builds its handlers and
+ * clients after it.
  *
  * Listed here: files whose subject is itself per process, each in a fresh one.
  */
 export const ISOLATED = [
-  // These set the metrics, log or tracing environment (METRICS_FILE, METRICS, LOG_LEVEL, TRACING)
-  // when they load, for their whole run, and build handlers and clients under it: a handler reads
-  // its metrics settings when it is built, an SDK client its tracing switch when it is constructed
-  // (lib/store/aws-tracing.ts; the DynamoDB client of a configuration is shared, keyed without it).
-  // In a shared worker they would leave that environment set and take another file's clients.
-  "lib/core/trace-header.test.ts",
-  "test/auth/email-provider.test.ts",
-  "test/auth/mail-budget.test.ts",
-  "test/auth/v3/lambda-correlation.test.ts",
-  "test/functions/invocation-handler.test.ts",
-  "test/bench/metrics-writers-fair.test.ts",
-  "test/operations/invocations-at-once.test.ts",
-  "test/operations/metrics-log-line.test.ts",
-  "test/operations/metrics-offline.test.ts",
-  "test/operations/metrics.test.ts",
-  "test/operations/realtime-metrics.test.ts",
-  "test/operations/tracing-clients.test.ts",
-  "test/operations/tracing.test.ts",
-  "test/rest/index-advisor.test.ts",
   // A Lambda cold start of every function module (functions/*.ts compose as they load, with the
   // tables and secret of the environment then): a module another file loaded first would answer
   // from that file's tables.
