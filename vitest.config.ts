@@ -60,8 +60,8 @@ export default defineConfig({
         },
       },
       {
-        // The unit files whose subject is per process (metrics and tracing settings, a cold start),
-        // each in a fresh process.
+        // The unit files whose subject is per process (every function module's cold start, a
+        // service's working folder), each in a fresh process.
         extends: true,
         test: {
           name: "unit-isolated",
