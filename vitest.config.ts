@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { devNull } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
-import { ISOLATED, LONG, LONG_SERVICE, OWN_SERVICE, SLOW_UNIT } from "./test/setup/file-lists.ts";
+import { LONG, LONG_SERVICE, OWN_SERVICE, SLOW_UNIT } from "./test/setup/file-lists.ts";
 import { sampleTestsLeftOut } from "./test/setup/sample-tests.ts";
 import ServiceSpreadingSequencer from "./test/setup/sequencer.ts";
 
@@ -48,30 +48,23 @@ export default defineConfig({
         // No `npm start`: unit and integration tests over one DynamoDB Local (`npm run test:fast`
         // sets TEST_FAST=1: the same without the slow files). A worker's modules are shared by the
         // files it runs, one after another, in an order shuffled each run (test/setup/sequencer.ts
-        // prints the seed; TEST_SEED replays it); test/setup/scoped-state.ts fails a file that
-        // leaves the process changed (test/setup/file-lists.ts, ISOLATED, says which run alone).
+        // prints the seed; TEST_SEED replays it): importing the application, the AWS SDK and
+        // graphql once per worker instead of once per file. A file may change the environment, a
+        // spy or the working directory while it runs and must put it back: test/setup/scoped-state.ts
+        // fails it, naming it, when it did not. What is per process lives on the application, the
+        // invocation, the function invocationHandler built or the environment object a call is
+        // given, so no module has to be reset between files; what is a process's own (a Lambda cold
+        // start, a working folder) a file runs in a child process (test/support/tsx-child.ts).
         extends: true,
         test: {
           name: "unit",
           include: UNIT,
-          exclude: [...UNIT_EXCLUDED, ...ISOLATED],
+          exclude: UNIT_EXCLUDED,
           isolate: false,
           setupFiles: ["test/setup/scoped-state.ts"],
           globalSetup: ["test/setup/global.ts"],
           // After the e2e files (they share one service, stopped once they are done), beside the
           // service files (one at a time, spread among these by test/setup/sequencer.ts).
-          sequence: { groupOrder: 1 },
-        },
-      },
-      {
-        // The unit files whose subject is per process (metrics and tracing settings, a cold start),
-        // each in a fresh process.
-        extends: true,
-        test: {
-          name: "unit-isolated",
-          include: ISOLATED,
-          exclude: UNIT_EXCLUDED,
-          globalSetup: ["test/setup/global.ts"],
           sequence: { groupOrder: 1 },
         },
       },

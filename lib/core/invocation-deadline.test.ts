@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { currentInvocation, runInvocation } from "./invocation.ts";
 import { ANSWER_RESERVE_MS, attemptTimeoutMs, deadlineOf, timeLeftMs } from "./invocation-deadline.ts";
-import { beginInvocation } from "./invocation-middleware.ts";
+import { beginInvocation } from "./invocation-lifecycle.ts";
 
-/** Begins the current invocation with `remainingMs` left, as the middleware does with Lambda's context. */
+/** Begins the current invocation with `remainingMs` left, as invocationHandler does with Lambda's context. */
 const begin = (remainingMs: number | undefined): void => beginInvocation(currentInvocation(), undefined, remainingMs);
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

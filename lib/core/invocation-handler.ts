@@ -13,10 +13,10 @@
 import middy, { type MiddlewareObj } from "@middy/core";
 import type { Context } from "aws-lambda";
 import { closeInvocation, openInvocation, type Invocation } from "./invocation.ts";
-import { beginInvocation, endInvocation, reportColdStart, type InvocationKind, type LambdaContextLike, type Measured } from "./invocation-middleware.ts";
+import { beginInvocation, endInvocation, reportColdStart, type InvocationKind, type LambdaContextLike, type Measured } from "./invocation-lifecycle.ts";
 import { errorFields, log } from "./log.ts";
 import { metricsSettings, type MetricsSettings } from "./metrics.ts";
-import { endInvocationSpan, startInvocationSpan } from "./tracing.ts";
+import { endInvocationSpan, startInvocationSpan, type TracedFunction } from "./tracing.ts";
 
 export interface EntryKind<E, R> extends InvocationKind<E, R> {
   /**
@@ -37,11 +37,24 @@ export function isInvocationHandler(handler: unknown): boolean {
   return typeof handler === "function" && made.has(handler);
 }
 
-/** The invocation begins: its ids, deadline and trace id; the process's first reports its cold start. */
-function open<E, R>(kind: EntryKind<E, R>, metrics: MetricsSettings, invocation: Invocation, event: E, context: LambdaContextLike | undefined): void {
-  beginInvocation(invocation, context?.awsRequestId ?? kind.requestIdOf?.(event), context?.getRemainingTimeInMillis?.(), metrics);
-  startInvocationSpan(invocation, kind.service);
-  reportColdStart(kind.service);
+/**
+ * What a built function keeps across its invocations, as a Lambda instance does: its settings, read
+ * once as it is built, whether its cold start is still to come, and its tracing (tracing.ts). Kept
+ * by the function, never by a module, so each function built in a process (the tests build many)
+ * has its own cold start and its own spans, whatever was built or run before it.
+ */
+interface FunctionInstance extends TracedFunction {
+  readonly metrics: MetricsSettings;
+  coldStart: boolean;
+}
+
+/** The invocation begins: its ids, deadline and trace id; the function's first reports its cold start. */
+function open<E, R>(kind: EntryKind<E, R>, instance: FunctionInstance, invocation: Invocation, event: E, context: LambdaContextLike | undefined): void {
+  beginInvocation(invocation, context?.awsRequestId ?? kind.requestIdOf?.(event), context?.getRemainingTimeInMillis?.(), instance.metrics);
+  const coldStart = instance.coldStart;
+  instance.coldStart = false;
+  startInvocationSpan(invocation, kind.service, instance, coldStart);
+  if (coldStart) reportColdStart(kind.service);
 }
 
 /**
@@ -70,10 +83,11 @@ async function close<E, R>(kind: EntryKind<E, R>, invocation: Invocation, event:
 /**
  * `handle` as a function's handler: each call an invocation of its own, opened and closed here.
  * The metrics settings are read from the environment now, when the function is built, and every
- * invocation it opens carries them: no module caches them, nothing has to reset them.
+ * invocation it opens carries them; its cold start and its tracing are its own (FunctionInstance):
+ * no module caches them, nothing has to reset them.
  */
 export function invocationHandler<E, R>(kind: EntryKind<E, R>, handle: (event: E, context: Context) => Promise<R>): InvocationHandler<E, R> {
-  const metrics = metricsSettings();
+  const instance: FunctionInstance = { metrics: metricsSettings(), coldStart: true, traces: undefined };
   const chain = middy<E, R, Error, Context>({ timeoutEarlyInMillis: kind.timeoutEarlyInMillis });
   for (const middleware of kind.use ?? []) chain.use(middleware);
   const run = chain.handler(handle);
@@ -82,7 +96,7 @@ export function invocationHandler<E, R>(kind: EntryKind<E, R>, handle: (event: E
       let response: R | undefined;
       let threw = true;
       try {
-        open(kind, metrics, invocation, event, context);
+        open(kind, instance, invocation, event, context);
         response = await run(event, context as Context);
         threw = false;
         return response;

@@ -12,6 +12,7 @@
 import type { Span } from "@opentelemetry/api";
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { EventMetric, MetricsSettings } from "./metrics.ts";
+import type { FunctionTraces } from "./tracing.ts";
 
 export class Invocation {
   /** Lambda's request id (or the event's own, where Lambda gives none), on every line it logs. */
@@ -20,6 +21,8 @@ export class Invocation {
   traceId: string | undefined;
   /** Its span while it runs, when it is traced and sampled (tracing.ts). */
   span: Span | undefined;
+  /** The traces of the function it runs in, while its span is open: its SDK calls' spans go there. */
+  traces: FunctionTraces | undefined;
   /** On performance.now()'s clock, set as it begins. */
   startedAt = 0;
   /** On performance.now()'s clock; +Infinity without a figure from Lambda. */
@@ -60,6 +63,15 @@ export class Invocation {
     this.ended = false;
   }
 }
+
+/*
+ * The state below is the process's, and truly so: which invocations are running in it now, and
+ * the async context that tells overlapping ones apart, are facts of its one event loop, not of a
+ * function or an application (two functions in one process share the loop, and an invocation of
+ * one may overlap the other's). Every open is paired with its close (invocationHandler's
+ * `finally`, runInvocation's), so nothing here outlives the invocations it counts: a test finds
+ * it as the one before left it, with none running, and has nothing to reset.
+ */
 
 /** What runs outside any invocation (a CLI command, a test's own calls): tallied, never published. */
 const ambient = new Invocation();

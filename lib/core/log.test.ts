@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { currentInvocation, runInvocation } from "./invocation.ts";
-import { beginInvocation } from "./invocation-middleware.ts";
+import { beginInvocation } from "./invocation-lifecycle.ts";
 import { log } from "./log.ts";
 
 /** The lines written to stderr while `run` runs (warnings: tests log at LOG_LEVEL=warn). */

@@ -3,7 +3,7 @@ import type { Context as LambdaContext } from "aws-lambda";
 import { UnavailableError } from "../core/errors.ts";
 import { ANSWER_RESERVE_MS } from "../core/invocation-deadline.ts";
 import { invocationHandler, type EntryKind, type InvocationHandler } from "../core/invocation-handler.ts";
-import type { Measured } from "../core/invocation-middleware.ts";
+import type { Measured } from "../core/invocation-lifecycle.ts";
 import { errorResponse } from "./errors.ts";
 import { fromApiGateway, type ApiGatewayEvent, type HttpRequest } from "./request.ts";
 import { toApiGateway, type HttpResponse } from "./response.ts";

@@ -7,7 +7,7 @@
  */
 import { defaultTextMapSetter, SpanKind, SpanStatusCode, trace, type Attributes } from "@opentelemetry/api";
 import type { MetadataBearer, MiddlewareStack, ResponseMetadata } from "@smithy/types";
-import { invocationContext, tracer } from "../core/tracing.ts";
+import { invocationTrace } from "../core/tracing.ts";
 import { xrayPropagator } from "../core/tracing/xray-propagator.ts";
 
 /** What the middleware needs of an SDK client (DynamoDB, API Gateway management, SES v2, SQS). */
@@ -36,15 +36,24 @@ function answerOf(metadata: ResponseMetadata | undefined, status: number | undef
   return attributes;
 }
 
-export function traceAwsCalls<Input extends object, Output extends MetadataBearer>(client: TraceableClient<Input, Output>): void {
-  if (process.env.TRACING !== "true") return;
+/**
+ * `env`: the environment the client is built for (its TRACING switch); a client cache keys on the
+ * same switch (dynamodb-client.ts), so a client built with tracing off is never handed out with it on.
+ */
+export function traceAwsCalls<Input extends object, Output extends MetadataBearer>(
+  client: TraceableClient<Input, Output>,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
+  if (env.TRACING !== "true") return;
   const service = client.config.serviceId;
   let region: string | undefined;
   let resolving: Promise<unknown> | undefined;
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const parent = invocationContext();
-      if (parent === undefined) return next(args);
+      // The invocation's own span and its function's tracer: whichever function runs the call.
+      const traced = invocationTrace();
+      if (traced === undefined) return next(args);
+      const { parent, tracer } = traced;
       // Known by the time the call ends: the SDK resolved it for the endpoint.
       resolving ??= client.config.region().then(
         (name) => (region = name),
@@ -54,7 +63,7 @@ export function traceAwsCalls<Input extends object, Output extends MetadataBeare
       const attributes: Attributes = { "rpc.system": "aws-api", "rpc.service": service, "rpc.method": operation };
       const table = tableNameOf(args.input);
       if (table !== undefined) attributes["aws.dynamodb.table_names"] = [table];
-      const span = tracer().startSpan(`${service}.${operation}`, { kind: SpanKind.CLIENT, attributes }, parent);
+      const span = tracer.startSpan(`${service}.${operation}`, { kind: SpanKind.CLIENT, attributes }, parent);
       try {
         const headers = (args.request as { headers?: unknown } | undefined)?.headers;
         if (typeof headers === "object" && headers !== null) xrayPropagator.inject(trace.setSpan(parent, span), headers, defaultTextMapSetter);

@@ -25,7 +25,7 @@ export function createDocumentClient(
   // through the schema's sensitive-data filter first (a fifth of the CPU of reading 1,000 rows).
   if (!config.logger) client.middlewareStack.remove("loggerMiddleware");
   countDynamoDBCalls(client);
-  traceAwsCalls(client);
+  traceAwsCalls(client, env);
   const documents = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     unmarshallOptions: { wrapNumbers: false },
@@ -35,8 +35,11 @@ export function createDocumentClient(
 
 /**
  * The clients built by documentClient(), one per configuration: a function builds one, at first
- * use, and a process whose environment names another endpoint or budget (a test, a tool) gets
- * another rather than one built for an environment that no longer holds.
+ * use, and a process whose environment names another endpoint, budget or tracing switch (a test, a
+ * tool) gets another rather than one built for an environment that no longer holds. The switch is
+ * part of the key because the client reads it as it is built (aws-tracing.ts): without it, a client
+ * built untraced would serve a traced stage's calls, or the reverse, by which was asked for first.
+ * Only clients are kept here, each the same whoever asked; what a test adds to one it takes off.
  */
 const clients = new Map<string, DynamoDBDocumentClient>();
 
@@ -47,7 +50,7 @@ const clients = new Map<string, DynamoDBDocumentClient>();
  * `DYNAMODB_CONNECTION_TIMEOUT_MS` (aws-budgets.ts).
  */
 export function documentClient(env: NodeJS.ProcessEnv = process.env): DynamoDBDocumentClient {
-  const key = [env.DYNAMODB_ENDPOINT, env.AWS_REGION, env.DYNAMODB_REQUEST_TIMEOUT_MS, env.DYNAMODB_CONNECTION_TIMEOUT_MS].join("\n");
+  const key = [env.DYNAMODB_ENDPOINT, env.AWS_REGION, env.DYNAMODB_REQUEST_TIMEOUT_MS, env.DYNAMODB_CONNECTION_TIMEOUT_MS, env.TRACING === "true"].join("\n");
   let client = clients.get(key);
   if (!client) {
     client = createDocumentClient(env.DYNAMODB_ENDPOINT, {}, env);

@@ -6,9 +6,11 @@ import { checkCost } from "../../lib/auth/email/options.ts";
 import { client, emailApp, linkIn, newEmail, PASSWORD, profile, tokenOf } from "./client.ts";
 import { emfLinesOf } from "../support/emf.ts";
 import { inProcess } from "../support/parts.ts";
+import { withEnvironment } from "../support/offline-env.ts";
 
-// Metric lines to stdout, as in Lambda (vitest.config.ts sends them nowhere), to read them.
-process.env.METRICS_FILE = "";
+// Metric lines to stdout, as in Lambda (vitest.config.ts sends them nowhere), to read them: set
+// before the tests build their handlers (each reads it as it is built), put back after the file.
+withEnvironment({ METRICS_FILE: "" });
 
 describe("registration, verification mode 'after'", () => {
   it("logs in at once, mails a link that verifies only with the matching session", async () => {

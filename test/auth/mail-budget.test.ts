@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { MailBudget } from "../../lib/auth/email/budget.ts";
 import { emfLinesOf } from "../support/emf.ts";
 import { SESSIONS, sessionShape } from "../../lib/auth/tables.ts";
+import { withEnvironment } from "../support/offline-env.ts";
 import { client, emailApp, newEmail, PASSWORD, profile } from "./client.ts";
 
 /**
@@ -80,15 +81,15 @@ describe("the service-wide mail budget (attack 6)", () => {
   });
 });
 
-// The functions' metric lines go to stdout, as in a deployed stage, where `eventCount` reads them.
-process.env.METRICS_FILE = "";
-
 /** How many of `event` the metric lines written while `work` ran counted. */
 async function eventCount(event: string, work: () => Promise<unknown>): Promise<number> {
   return (await emfLinesOf(work)).reduce((sum, line) => sum + Number(line[event] ?? 0), 0);
 }
 
 describe("a mail budget no stranger can spend", () => {
+  // The functions' metric lines go to stdout, as in a deployed stage, where `eventCount` reads
+  // them: set before these tests build their handlers, put back after them.
+  withEnvironment({ METRICS_FILE: "" });
   const ATTACKER = "203.0.113.7";
   const BOB = "198.51.100.20";
 

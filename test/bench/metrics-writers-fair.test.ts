@@ -1,12 +1,26 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { currentInvocation, runInvocation } from "../../lib/core/invocation.ts";
 import { countDynamoDBCall, metricsSettings } from "../../lib/core/metrics.ts";
 import * as ours from "../../bench/metrics-writers/ours.ts";
-import * as powertools from "../../bench/metrics-writers/powertools.ts";
+import type * as Powertools from "../../bench/metrics-writers/powertools.ts";
 import { ruleOf } from "../../bench/metrics-writers/rule.ts";
 import { parseEmf } from "../support/emf.ts";
 
 afterEach(() => vi.restoreAllMocks());
+
+type PowertoolsWriter = typeof Powertools;
+let powertools: PowertoolsWriter;
+// Powertools' commons names itself in AWS_SDK_UA_APP_ID as it is first imported (the user agent of
+// every SDK client built after): imported here, once the value before it is noted, and that value
+// put back after the file, for the files after it in the worker.
+const appIdBefore = process.env.AWS_SDK_UA_APP_ID;
+beforeAll(async () => {
+  powertools = await import("../../bench/metrics-writers/powertools.ts");
+});
+afterAll(() => {
+  if (appIdBefore === undefined) delete process.env.AWS_SDK_UA_APP_ID;
+  else process.env.AWS_SDK_UA_APP_ID = appIdBefore;
+});
 
 /** Every datapoint the lines publish: namespace, metric, unit and dimension values, with its value. */
 function datapoints(lines: string[]): Map<string, unknown> {
@@ -30,13 +44,13 @@ function datapoints(lines: string[]): Map<string, unknown> {
  * What a writer publishes for one request with one DynamoDB call, its lines taken from stdout; in
  * an invocation of its own, so nothing is left on the process's ambient one.
  */
-async function published(writer: typeof ours | typeof powertools): Promise<Map<string, unknown>> {
+async function published(writer: typeof ours | PowertoolsWriter): Promise<Map<string, unknown>> {
   const lines: string[] = [];
   await runInvocation(async () => record(writer, lines));
   return datapoints(lines.map((l) => l.trim()));
 }
 
-function record(writer: typeof ours | typeof powertools, lines: string[]): void {
+function record(writer: typeof ours | PowertoolsWriter, lines: string[]): void {
   const invocation = currentInvocation();
   // To stdout, as in Lambda: this settings' METRICS_FILE is not the test run's /dev/null.
   if (writer === ours) ours.begin(invocation, "req-1", metricsSettings({ METRICS_NAMESPACE: "modelrest" }));

@@ -25,10 +25,10 @@ const OUR_SERVING = [
   "lib/core/emf.ts",
   // What opens and closes each invocation (ids, deadline, the request line): our handler's, as emf.ts.
   "lib/core/invocation-handler.ts",
-  "lib/core/invocation-middleware.ts",
-  // What its cold-start line reports of the compile cache: the middleware's, as above.
+  "lib/core/invocation-lifecycle.ts",
+  // What its cold-start line reports of the compile cache: invocationHandler's, as above.
   "lib/core/compile-cache.ts",
-  // The traced invocation's export, which the middleware awaits as it ends (lib/core/tracing.ts): yoga ends no invocation.
+  // The traced invocation's export, which invocationHandler awaits as it ends (lib/core/tracing.ts): yoga ends no invocation.
   "lib/core/tracing/export.ts",
   "lib/core/tracing/otlp.ts",
 ];

@@ -78,7 +78,7 @@ describe("the sample replaced by webda new's example", () => {
     "leaves the sample's tests out of every project `npm test` runs, and keeps the framework's and the application's",
     { timeout: COMMAND_TIMEOUT_MS },
     async () => {
-      const projects = ["unit", "unit-isolated", "e2e", "service"].flatMap((name) => ["--project", name]);
+      const projects = ["unit", "e2e", "service"].flatMap((name) => ["--project", name]);
       const listed = await run([bin("vitest/vitest.mjs"), "list", "--filesOnly", ...projects], { SERVICE_CHAIN: "1" });
       expect(listed.code, listed.out).toBe(0);
       const files = new Set(listed.out.split("\n").map((line) => line.replace(/^\[[^\]]+\]\s*/, "").trim()));

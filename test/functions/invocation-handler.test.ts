@@ -1,13 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { invocationHandler, type EntryKind } from "../../lib/core/invocation-handler.ts";
 import { currentInvocation, type Invocation } from "../../lib/core/invocation.ts";
 import { timeLeftMs } from "../../lib/core/invocation-deadline.ts";
 import { log } from "../../lib/core/log.ts";
 import { countEvent } from "../../lib/core/metrics.ts";
 import { parseEmf, type EmfLine } from "../support/emf.ts";
+import { withEnvironment } from "../support/offline-env.ts";
 
 /** An entry kind no function has yet: what a new face would write. */
 interface Upload {
@@ -26,16 +27,11 @@ interface Seen {
 
 const metricsDir = mkdtempSync(join(tmpdir(), "invocation-handler-"));
 const metricsFile = join(metricsDir, "metrics.jsonl");
-const previousFile = process.env.METRICS_FILE;
 
-// The metric lines to a file of this test's own, read back below.
-beforeAll(() => {
-  process.env.METRICS_FILE = metricsFile;
-});
-afterAll(() => {
-  process.env.METRICS_FILE = previousFile;
-  rmSync(metricsDir, { recursive: true, force: true });
-});
+// The metric lines to a file of this test's own, read back below: set before the tests build their
+// handlers (each reads it as it is built), put back after the file.
+withEnvironment({ METRICS_FILE: metricsFile });
+afterAll(() => rmSync(metricsDir, { recursive: true, force: true }));
 
 const metricLines = (): EmfLine[] =>
   readFileSync(metricsFile, "utf8")

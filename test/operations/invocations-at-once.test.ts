@@ -1,40 +1,51 @@
 import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
-import { describe, expect, it } from "vitest";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Application } from "../../lib/core/application.ts";
 import { log } from "../../lib/core/log.ts";
 import { httpHandler } from "../../lib/http/handler.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
-import { documentClient } from "../../lib/store/dynamodb-client.ts";
-import { dynamoStore } from "../../lib/store/select.ts";
 import { ALICE, as, blog, model, post } from "../support/blog.ts";
 import { parseEmf, stdoutLinesOf } from "../support/emf.ts";
 import { httpEvent, lambdaContext } from "../support/http-events.ts";
+import { withEnvironment } from "../support/offline-env.ts";
+import { ownDynamoStore } from "../support/own-client.ts";
 
 // As a deployed stage logs (info, JSON lines, the metrics riding on the request line): each
-// request's line is then the whole record of its invocation.
-process.env.LOG_LEVEL = "info";
-process.env.METRICS_FILE = "";
-
-const app = blog(dynamoStore());
-const rest = restHandler(app);
+// request's line is then the whole record of its invocation. Set before the handlers are built
+// (each reads it as it is built), put back after the file.
+withEnvironment({ LOG_LEVEL: "info", METRICS_FILE: "" });
 
 /**
  * Holds the first DynamoDB call of each of `parties` requests until all of them have one in flight:
  * the requests then surely run at once, each with a call under way while the other counts its own.
  */
 let barrier: { parties: number; arrived: number; open: () => void; opened: Promise<void> } | undefined;
-documentClient().middlewareStack.add(
-  (next) => async (args) => {
-    const held = barrier;
-    if (held !== undefined && held.arrived < held.parties) {
-      held.arrived++;
-      if (held.arrived === held.parties) held.open();
-      await held.opened;
-    }
-    return next(args);
-  },
-  { step: "initialize", name: "testBarrier" },
-);
+let client: DynamoDBDocumentClient;
+let app: Application;
+let rest: ReturnType<typeof restHandler>;
+
+beforeAll(() => {
+  // Over a client of this file's own: the barrier goes with it.
+  const own = ownDynamoStore();
+  client = own.client;
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const held = barrier;
+      if (held !== undefined && held.arrived < held.parties) {
+        held.arrived++;
+        if (held.arrived === held.parties) held.open();
+        await held.opened;
+      }
+      return next(args);
+    },
+    { step: "initialize", name: "testBarrier" },
+  );
+  app = blog(own.store);
+  rest = restHandler(app);
+});
+afterAll(() => client.destroy());
 
 function holdUntil(parties: number): void {
   let open = (): void => undefined;

@@ -1,17 +1,21 @@
 import { randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { ALICE, as, blog, model, post } from "../support/blog.ts";
 import { parseEmf, stdoutLinesOf } from "../support/emf.ts";
 import { call, httpEvent } from "../support/http-events.ts";
+import { withEnvironment } from "../support/offline-env.ts";
 
 // As a deployed stage logs by default (logLevel info, JSON lines, metrics to stdout): the tests
-// elsewhere log at warn, where the metrics take a line of their own.
-process.env.LOG_LEVEL = "info";
-process.env.METRICS_FILE = "";
+// elsewhere log at warn, where the metrics take a line of their own. Set before the handler is
+// built (it reads them as it is built), put back after the file.
+withEnvironment({ LOG_LEVEL: "info", METRICS_FILE: "" });
 
 const app = blog();
-const rest = restHandler(app);
+let rest: ReturnType<typeof restHandler>;
+beforeAll(() => {
+  rest = restHandler(app);
+});
 
 describe("the request log line carries the invocation's metrics (Lambda, info level)", () => {
   it("writes one line per request: the access-log fields and a valid EMF document, each id once", async () => {

@@ -5,14 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { percentile, summarise } from "../../lib/local/metrics-summary.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
 import { dynamoStore } from "../../lib/store/select.ts";
 import { ALICE, blog, post } from "../support/blog.ts";
 import { parseEmf, stdoutLinesOf } from "../support/emf.ts";
 import { call, httpEvent } from "../support/http-events.ts";
-import { asServerlessOffline } from "../support/offline-env.ts";
+import { asServerlessOffline, withEnvironment } from "../support/offline-env.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const run = promisify(execFile);
@@ -20,15 +20,20 @@ const dir = await mkdtemp(join(tmpdir(), "metrics-"));
 const file = join(dir, "metrics.jsonl");
 let rest: ReturnType<typeof restHandler>;
 
+const traceHeaderBefore = process.env._X_AMZN_TRACE_ID;
+
+// The offline environment, the metrics to this file's own file: set for the file, put back after it.
 asServerlessOffline();
+withEnvironment({ METRICS_FILE: file, LOG_LEVEL: "info" });
 beforeAll(() => {
-  process.env.METRICS_FILE = file;
-  process.env.LOG_LEVEL = "info";
   // Built once the environment is the offline one: the metrics settings are read when a function is built.
   rest = restHandler(blog(dynamoStore()));
 });
+afterEach(() => {
+  if (traceHeaderBefore === undefined) delete process.env._X_AMZN_TRACE_ID;
+  else process.env._X_AMZN_TRACE_ID = traceHeaderBefore;
+});
 afterAll(async () => {
-  process.env.LOG_LEVEL = "warn";
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -1,49 +1,52 @@
 import { randomUUID } from "node:crypto";
 import type { APIGatewayProxyEventV2 } from "aws-lambda";
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Application } from "../../lib/core/application.ts";
 import { log } from "../../lib/core/log.ts";
 import { restHandler } from "../../lib/rest/handler.ts";
-import { documentClient } from "../../lib/store/dynamodb-client.ts";
-import { dynamoStore } from "../../lib/store/select.ts";
 import { ALICE, as, blog, model, post } from "../support/blog.ts";
 import { dimensionSetsOf, parseEmf, unitOf, type EmfLine } from "../support/emf.ts";
 import { injectFaults, sdkError } from "../support/faults.ts";
 import { call, httpEvent } from "../support/http-events.ts";
 import { graphqlBlog } from "../graphql/support.ts";
+import { withEnvironment } from "../support/offline-env.ts";
+import { ownDynamoStore } from "../support/own-client.ts";
 
-// The metrics settings are read when a handler is built: set before building it, removed after the
-// file. Metric lines to stdout, as in Lambda (vitest.config.ts sends them nowhere), to read them.
-const ENVIRONMENT = { METRICS_FILE: "", METRICS_NAMESPACE: "blog/test", TRACING: "true" };
-const before = Object.fromEntries(Object.keys(ENVIRONMENT).map((name) => [name, process.env[name]]));
-process.env.METRICS_FILE = ENVIRONMENT.METRICS_FILE;
-process.env.METRICS_NAMESPACE = ENVIRONMENT.METRICS_NAMESPACE;
-afterAll(() => {
-  for (const [name, value] of Object.entries(before)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-});
-
-// As in Lambda (no IS_OFFLINE): every invocation writes its EMF line to stdout.
-const app = blog(dynamoStore());
-const faults = injectFaults(documentClient());
+// The metrics settings are read when a handler is built: set before building it, put back after
+// the file (test/support/offline-env.ts). Metric lines to stdout, as in Lambda (vitest.config.ts
+// sends them nowhere), to read them; TRACING as on a stage deployed with `--param tracing=true`
+// (the template sets it on every function): the handler reads it, and so does the client built under it.
+withEnvironment({ METRICS_FILE: "", METRICS_NAMESPACE: "blog/test", TRACING: "true" });
+const traceHeaderBefore = process.env._X_AMZN_TRACE_ID;
 
 /** What DynamoDB answered, seen by a middleware of the test's own: calls and capacity units. */
 const seen = { calls: 0, units: 0 };
-documentClient().middlewareStack.add(
-  (next) => async (args) => {
-    seen.calls++;
-    const result = await next(args);
-    for (const c of [(result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity ?? []].flat())
-      seen.units += c.CapacityUnits ?? 0;
-    return result;
-  },
-  { step: "initialize", name: "testCounter" },
-);
-// As on a stage deployed with `--param tracing=true` (the template sets TRACING on every function),
-// set once the shared client is built, as before: the handler reads it, the client stays untraced.
-process.env.TRACING = ENVIRONMENT.TRACING;
-const rest = restHandler(app);
+let client: DynamoDBDocumentClient;
+let app: Application;
+let faults: ReturnType<typeof injectFaults>;
+let rest: ReturnType<typeof restHandler>;
+
+beforeAll(() => {
+  // As in Lambda (no IS_OFFLINE): every invocation writes its EMF line to stdout. Over a client of
+  // this file's own: the fault injection and the counter go with it.
+  const own = ownDynamoStore();
+  client = own.client;
+  app = blog(own.store);
+  faults = injectFaults(client);
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      seen.calls++;
+      const result = await next(args);
+      for (const c of [(result.output as { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] }).ConsumedCapacity ?? []].flat())
+        seen.units += c.CapacityUnits ?? 0;
+      return result;
+    },
+    { step: "initialize", name: "testCounter" },
+  );
+  rest = restHandler(app);
+});
+afterAll(() => client.destroy());
 
 /** Runs `work` and returns the stdout lines it wrote (EMF ones parsed) and its stderr lines. */
 async function captured(work: () => Promise<unknown>): Promise<{ emf: EmfLine[]; raw: string[]; errors: string[] }> {
@@ -64,7 +67,8 @@ const get = (slug: string): APIGatewayProxyEventV2 => httpEvent("GET", `/posts/$
 
 afterEach(() => {
   faults.reset();
-  delete process.env._X_AMZN_TRACE_ID;
+  if (traceHeaderBefore === undefined) delete process.env._X_AMZN_TRACE_ID;
+  else process.env._X_AMZN_TRACE_ID = traceHeaderBefore;
 });
 
 describe("metrics in CloudWatch's embedded metric format", () => {
@@ -100,9 +104,11 @@ describe("metrics in CloudWatch's embedded metric format", () => {
     const slug = `emf-${randomUUID().slice(0, 8)}`;
     await app.domain.create(as(ALICE), model(app, "Post"), post(slug));
     // A function built with METRICS=off, as `--param metrics=false` deploys it.
+    const metricsBefore = process.env.METRICS;
     process.env.METRICS = "off";
     const off = restHandler(app);
-    delete process.env.METRICS;
+    if (metricsBefore === undefined) delete process.env.METRICS;
+    else process.env.METRICS = metricsBefore;
     const requests: Record<string, unknown>[] = [];
     const info = vi.spyOn(log, "info").mockImplementation((message: string, fields?: Record<string, unknown>) => {
       if (message === "request") requests.push(fields ?? {});

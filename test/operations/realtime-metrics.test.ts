@@ -1,23 +1,29 @@
 import { marshall } from "@aws-sdk/util-dynamodb";
 import type { DynamoDBRecord } from "aws-lambda";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { streamHandler, websocketHandler, type WebSocketEvent } from "../../lib/realtime/handler.ts";
 import { ALICE, blog, post } from "../support/blog.ts";
 import { emfLinesOf } from "../support/emf.ts";
+import { withEnvironment } from "../support/offline-env.ts";
 import { FakeTransport, memoryRepositories, realtimeFor } from "../realtime/support.ts";
 
-// Metric lines to stdout, as in Lambda (vitest.config.ts sends them nowhere), to read them.
-process.env.METRICS_FILE = "";
+// Metric lines to stdout, as in Lambda (vitest.config.ts sends them nowhere), to read them: set
+// before the handlers are built (each reads it as it is built), put back after the file.
+withEnvironment({ METRICS_FILE: "" });
 
 const app = blog();
 const transport = new FakeTransport();
 const realtime = realtimeFor(app, transport, memoryRepositories());
-const ws = websocketHandler(async () => realtime);
-const stream = streamHandler(
-  app,
-  async () => realtime,
-  () => "blog-prod-",
-);
+let ws: ReturnType<typeof websocketHandler>;
+let stream: ReturnType<typeof streamHandler>;
+beforeAll(() => {
+  ws = websocketHandler(async () => realtime);
+  stream = streamHandler(
+    app,
+    async () => realtime,
+    () => "blog-prod-",
+  );
+});
 const ARN = "arn:aws:dynamodb:eu-west-1:123456789012:table/blog-prod-Post/stream/2026-01-01T00:00:00.000";
 
 function event(routeKey: string, connectionId: string, extra: Partial<WebSocketEvent> = {}): WebSocketEvent {

@@ -1,7 +1,8 @@
 import { CreateTableCommand, DeleteTableCommand, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { invocationHandler, type InvocationHandler } from "../../lib/core/invocation-handler.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { injectFaults, sdkError } from "../support/faults.ts";
 import { newTraceRoot, startOtlpReceiver, tracedInvocation, type ReceivedSpan } from "../support/otlp-receiver.ts";
@@ -162,6 +163,22 @@ describe("a sampled invocation", () => {
     expect(invocationSpans(failed).invocation.status.code).toBe(2);
     const answered = await tracedInvocation(ROOT, async () => {}, { route: "GET /posts", status: 404 });
     expect(invocationSpans(answered).invocation.status.code).toBe(0);
+  });
+});
+
+describe("faas.coldstart", () => {
+  it("marks each function's first invocation and not its later ones, whatever another function ran before", async () => {
+    // Two functions in one process, as the tests build them: each keeps its own cold start.
+    const build = () => invocationHandler<unknown, undefined>({ service: "test", timeoutEarlyInMillis: 0 }, async () => undefined);
+    const coldStartOf = async (handler: InvocationHandler<unknown, undefined>): Promise<unknown> => {
+      const parent = randomBytes(8).toString("hex");
+      process.env._X_AMZN_TRACE_ID = `Root=${ROOT};Parent=${parent};Sampled=1`;
+      await handler({}, { awsRequestId: `request-${parent}` });
+      return invocationSpans(parent).invocation.attributes["faas.coldstart"];
+    };
+    const first = build();
+    const second = build();
+    expect([await coldStartOf(first), await coldStartOf(first), await coldStartOf(second), await coldStartOf(first)]).toEqual([true, false, true, false]);
   });
 });
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { UnavailableError } from "../../lib/core/errors.ts";
 import { currentInvocation, runInvocation } from "../../lib/core/invocation.ts";
 import { ANSWER_RESERVE_MS, timeLeftMs } from "../../lib/core/invocation-deadline.ts";
-import { beginInvocation } from "../../lib/core/invocation-middleware.ts";
+import { beginInvocation } from "../../lib/core/invocation-lifecycle.ts";
 import { Deadlines, FRAME_ANSWER_RESERVE_MS, OutOfFrameTime, withAnswerReserve } from "../../lib/realtime/deadlines.ts";
 
 const never = () => new Promise<string>(() => undefined);

@@ -81,37 +81,3 @@ export const SLOW_UNIT = [
  */
 export const CHANGES_PROCESS_STATE =
   /process\.env(\.[A-Za-z_0-9]+|\[[^\]]+\]) *(\?\?|\|\|)?=[^=]|delete process\.env|Object\.assign\(process\.env|vi\.(mock|stubEnv|stubGlobal|useFakeTimers|spyOn|doMock|resetModules)|setLog|setMetrics|globalThis\.[a-zA-Z]+ *=[^=]|process\.chdir|process\.exitCode/;
-
-/**
- * Which unit files run in a process of their own. The others share their worker's modules with the
- * files before them (vitest's `isolate: false`), in a shuffled order: importing the application, the
- * AWS SDK and graphql once per worker instead of once per file is most of what the unit project's
- * run time was. Such a file may change the environment, a spy or the working directory while it
- * runs, and must put it back: test/setup/scoped-state.ts checks after each one and fails it,
- * naming it, when it left any of that changed. The application, the invocation or the environment
- * object a call is given carries the rest (the secrets read, the DynamoDB client of a
- * configuration, the log settings), so nothing of a module has to be reset between files.
- *
- * Listed here: files whose subject is itself per process, each in a fresh one.
- */
-export const ISOLATED = [
-  // These set the metrics, log or tracing environment (METRICS_FILE, METRICS, LOG_LEVEL, TRACING)
-  // when they load, for their whole run, and build handlers and clients under it: a handler reads
-  // its metrics settings when it is built, an SDK client its tracing switch when it is constructed
-  // (lib/store/aws-tracing.ts; the DynamoDB client of a configuration is shared, keyed without it).
-  // In a shared worker they would leave that environment set and take another file's clients.
-  "lib/core/trace-header.test.ts",
-  "test/auth/email-provider.test.ts",
-  "test/auth/mail-budget.test.ts",
-  "test/auth/v3/lambda-correlation.test.ts",
-  "test/functions/invocation-handler.test.ts",
-  "test/bench/metrics-writers-fair.test.ts",
-  "test/operations/invocations-at-once.test.ts",
-  "test/operations/metrics-log-line.test.ts",
-  "test/operations/metrics-offline.test.ts",
-  "test/operations/metrics.test.ts",
-  "test/operations/realtime-metrics.test.ts",
-  "test/operations/tracing-clients.test.ts",
-  "test/operations/tracing.test.ts",
-  "test/rest/index-advisor.test.ts",
-];

@@ -1,9 +1,9 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CHANGES_PROCESS_STATE, ISOLATED, LONG, LONG_SERVICE, OWN_SERVICE } from "./file-lists.ts";
+import { CHANGES_PROCESS_STATE, LONG, LONG_SERVICE, OWN_SERVICE, SLOW_UNIT } from "./file-lists.ts";
 import { changes, take } from "./process-state.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -30,10 +30,13 @@ describe("which unit files share their worker's modules (vitest.config.ts)", () 
     expect(LONG_SERVICE.filter((file) => !LONG.includes(file))).toEqual([]);
   });
 
-  it("names only files that exist, once each", () => {
-    const files = new Set(unitFiles());
-    expect(ISOLATED.filter((file) => !files.has(file))).toEqual([]);
-    expect(new Set(ISOLATED).size).toBe(ISOLATED.length);
+  it("names only files that exist, once each, in every list", () => {
+    const units = new Set(unitFiles());
+    expect(SLOW_UNIT.filter((file) => !units.has(file))).toEqual([]);
+    for (const list of [SLOW_UNIT, LONG, LONG_SERVICE, OWN_SERVICE]) {
+      expect(list.filter((file) => !existsSync(join(ROOT, file)))).toEqual([]);
+      expect(new Set(list).size).toBe(list.length);
+    }
   });
 
   it("recognises each kind of change it guards against", () => {

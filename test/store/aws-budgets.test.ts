@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { UnavailableError } from "../../lib/core/errors.ts";
 import { currentInvocation, runInvocation } from "../../lib/core/invocation.ts";
 import { ANSWER_RESERVE_MS } from "../../lib/core/invocation-deadline.ts";
-import { beginInvocation } from "../../lib/core/invocation-middleware.ts";
+import { beginInvocation } from "../../lib/core/invocation-lifecycle.ts";
 import { DYNAMODB_BUDGET, dynamodbBudget } from "../../lib/store/aws-budgets.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { mapDynamoError } from "../../lib/store/dynamodb-errors.ts";

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { invocationHandler } from "../../lib/core/invocation-handler.ts";
-import type { Outcome } from "../../lib/core/invocation-middleware.ts";
+import type { Outcome } from "../../lib/core/invocation-lifecycle.ts";
 
 /** One span as the receiver read it from an OTLP/HTTP JSON request, its attributes as plain values. */
 export interface ReceivedSpan {

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Application } from "../../core/application.ts";
 import { invocationHandler, type InvocationHandler } from "../../core/invocation-handler.ts";
-import type { LambdaContextLike } from "../../core/invocation-middleware.ts";
+import type { LambdaContextLike } from "../../core/invocation-lifecycle.ts";
 import { log } from "../../core/log.ts";
 import { countEvent } from "../../core/metrics.ts";
 import { DEFAULT_BATCH, migrate } from "./migrate.ts";

@@ -7,13 +7,14 @@ import { migrationFunction } from "../../../lib/auth/v3/migration-function.ts";
 import { loadSecrets } from "../../../lib/core/secrets/load.ts";
 import { renderedValidators } from "../../support/rendered-validators.ts";
 import { parseEmf, stdoutLinesOf } from "../../support/emf.ts";
+import { withEnvironment } from "../../support/offline-env.ts";
 import { clients, freshTables } from "./support.ts";
 
 const validators = await renderedValidators(app);
 
-// As the deployed function logs (info, JSON lines, metrics to stdout), to read its lines.
-process.env.LOG_LEVEL = "info";
-process.env.METRICS_FILE = "";
+// As the deployed function logs (info, JSON lines, metrics to stdout), to read its lines: set
+// before the tests build the functions (each reads it as it is built), put back after the file.
+withEnvironment({ LOG_LEVEL: "info", METRICS_FILE: "" });
 
 const { raw, client } = clients();
 type Line = Record<string, unknown>;

@@ -21,7 +21,7 @@ import {
   type MetricsSettings,
 } from "./metrics.ts";
 
-/** What the middleware reads of Lambda's context (tests call the handlers without one). */
+/** What an invocation reads of Lambda's context (tests call the handlers without one). */
 export interface LambdaContextLike {
   awsRequestId?: string;
   getRemainingTimeInMillis?: () => number;
@@ -95,16 +95,14 @@ export function endInvocation(
   }
 }
 
-let coldStart = true;
-
 /**
- * The process's first invocation (later ones report nothing): in Lambda, or wherever a compile cache was shipped, a line of
- * its own says so, with the Node version running it and whether the bundle was compiled from its
- * compile cache (compile-cache.ts), and the invocation's metrics count the hit or miss.
+ * A function's first invocation, its cold start (invocationHandler says which is, keeping the flag
+ * on the function it built, as a Lambda instance runs one: no module keeps it). In Lambda, or
+ * wherever a compile cache was shipped, a line of its own says so, with the Node version running it
+ * and whether the bundle was compiled from its compile cache (compile-cache.ts), and the
+ * invocation's metrics count the hit or miss.
  */
 export function reportColdStart(service: string): void {
-  if (!coldStart) return;
-  coldStart = false;
   const cache = compileCacheReport(import.meta.url);
   // A real Lambda runtime sets AWS_EXECUTION_ENV; serverless offline does not.
   if (cache.state === "none" && process.env.AWS_EXECUTION_ENV === undefined) return;
