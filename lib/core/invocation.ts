@@ -120,6 +120,11 @@ export function closeInvocation(invocation: Invocation): void {
   if (opened === "context" && --scoped === 0) storage?.disable();
 }
 
+/** How many invocations are open in the process now (test/setup/scoped-state.ts: a test file must leave none). */
+export function invocationsOpen(): number {
+  return running;
+}
+
 /** Runs `work` as one invocation of its own, closed when it settles (tests' own calls, outside any handler). */
 export async function runInvocation<T>(work: () => Promise<T>): Promise<T> {
   let invocation: Invocation | undefined;
