@@ -88,9 +88,18 @@ class DeadlineHttpHandler extends NodeHttpHandler {
 }
 
 /**
+ * The least time a retry's attempt must have left after its backoff to be worth starting. An
+ * attempt cut at the deadline fails with up to a millisecond left (timers are millisecond-grained):
+ * retried, it would sleep its backoff into the deadline and end as "ran out of time" instead of
+ * with its own error, the database's timeout.
+ */
+const MIN_ATTEMPT_MS = 10;
+
+/**
  * The SDK's standard strategy (backoff with jitter, the retry quota), with fewer attempts for a
  * stalled call (a timeout, a reset connection: the TRANSIENT class) and no retry once the
- * invocation is out of time, rather than a backoff slept past its deadline.
+ * invocation has too little time left for one, before its backoff or after it, rather than a
+ * backoff slept past its deadline.
  */
 class BudgetRetryStrategy extends StandardRetryStrategy {
   /** A call's stalled attempts so far, by its latest token (a call's first token has none). */
@@ -108,8 +117,9 @@ class BudgetRetryStrategy extends StandardRetryStrategy {
     const stalled = (this.stalled.get(token) ?? 0) + (errorInfo.errorType === "TRANSIENT" ? 1 : 0);
     // Refused, the SDK rethrows the call's last error, as when its attempts are spent.
     if (stalled >= this.stalledAttempts) throw new Error("No retry: the stalled call's attempts are spent");
-    if (timeLeftMs() <= 0) throw new Error("No retry: the invocation is out of time");
+    if (timeLeftMs() < MIN_ATTEMPT_MS) throw new Error("No retry: the invocation is out of time");
     const next = await super.refreshRetryTokenForRetry(token, errorInfo);
+    if (timeLeftMs() - next.getRetryDelay() < MIN_ATTEMPT_MS) throw new Error("No retry: the invocation is out of time after the backoff");
     if (stalled > 0) this.stalled.set(next, stalled);
     return next;
   }

@@ -1,12 +1,12 @@
 import { createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { GetCommand } from "@aws-sdk/lib-dynamodb";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { UnavailableError } from "../../lib/core/errors.ts";
 import { currentInvocation, runInvocation } from "../../lib/core/invocation.ts";
 import { ANSWER_RESERVE_MS } from "../../lib/core/invocation-deadline.ts";
 import { beginInvocation } from "../../lib/core/invocation-lifecycle.ts";
-import { DYNAMODB_BUDGET, dynamodbBudget } from "../../lib/store/aws-budgets.ts";
+import { clientBudget, DYNAMODB_BUDGET, dynamodbBudget } from "../../lib/store/aws-budgets.ts";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
 import { mapDynamoError } from "../../lib/store/dynamodb-errors.ts";
 import { LOCAL_CREDENTIALS } from "../../lib/store/local-credentials.ts";
@@ -104,10 +104,11 @@ describe("the AWS clients' HTTP handler against a stalled endpoint", () => {
           const answered = mapDynamoError(error);
           expect(answered).toBeInstanceOf(UnavailableError);
           expect((answered as UnavailableError).retryAfterSeconds).toBeGreaterThan(0);
-          // One attempt cut short; the SDK's retry found no time left (or a last millisecond's worth,
-          // timers being millisecond-grained) and stopped there, far from its six attempts.
-          expect(connections).toBeGreaterThanOrEqual(1);
-          expect(connections).toBeLessThanOrEqual(2);
+          // One attempt cut short at the deadline; the SDK's retry found less than an attempt's worth
+          // left (a last millisecond at most, timers being millisecond-grained) and stopped there,
+          // with the attempt's own error, far from its six attempts.
+          expect(connections).toBe(1);
+          expect((answered as UnavailableError).message).toBe("The database did not answer in time, retry shortly");
         } finally {
           documents.destroy();
         }
@@ -126,6 +127,35 @@ describe("the AWS clients' HTTP handler against a stalled endpoint", () => {
         documents.destroy();
       }
     }));
+});
+
+describe("the AWS clients' retry strategy near the invocation's deadline", () => {
+  // A stalled call's retry: the SDK's backoff is random (full jitter), drawn here.
+  const retry = async (leftMs: number, random: number): Promise<unknown> =>
+    runInvocation(async () => {
+      beginInvocation(currentInvocation(), undefined, ANSWER_RESERVE_MS + leftMs);
+      const draw = vi.spyOn(Math, "random").mockReturnValue(random);
+      try {
+        const strategy = clientBudget(DYNAMODB_BUDGET).retryStrategy;
+        const token = await strategy.acquireInitialRetryToken("dynamodb");
+        return await strategy.refreshRetryTokenForRetry(token, { errorType: "TRANSIENT" }).catch((error: unknown) => error);
+      } finally {
+        draw.mockRestore();
+      }
+    });
+
+  it("retries when an attempt's worth of time is left after the backoff", async () => {
+    expect(await retry(500, 0)).not.toBeInstanceOf(Error);
+  });
+
+  it("refuses a retry with less than an attempt's worth left, before its backoff (an attempt cut at the deadline)", async () => {
+    expect(await retry(5, 0)).toMatchObject({ message: "No retry: the invocation is out of time" });
+  });
+
+  it("refuses a retry whose backoff left less than an attempt's worth: the call ends with its own error", async () => {
+    // The first retry's backoff is up to the SDK's base delay (50 ms): 45 of the 30 left.
+    expect(await retry(30, 0.9)).toMatchObject({ message: "No retry: the invocation is out of time after the backoff" });
+  });
 });
 
 describe("DYNAMODB_REQUEST_TIMEOUT_MS", () => {
