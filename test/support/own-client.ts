@@ -1,9 +1,7 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { createDocumentClient } from "../../lib/store/dynamodb-client.ts";
-import { tableName } from "../../lib/store/dynamodb-tables.ts";
-import { DynamoRepository } from "../../lib/store/dynamodb.ts";
 import type { RepositoryFactory } from "../../lib/store/repository.ts";
-import { tablePrefix } from "../../lib/store/table-prefix.ts";
+import { dynamoStore } from "../../lib/store/select.ts";
 
 /**
  * The DynamoDB store dynamoStore() makes (lib/store/select.ts), on the same tables, over a client
@@ -14,6 +12,5 @@ import { tablePrefix } from "../../lib/store/table-prefix.ts";
  */
 export function ownDynamoStore(): { client: DynamoDBDocumentClient; store: RepositoryFactory } {
   const client = createDocumentClient();
-  const prefix = tablePrefix("a test's own store");
-  return { client, store: (model, table) => new DynamoRepository(client, tableName(prefix, model), table) };
+  return { client, store: dynamoStore(undefined, client) };
 }
